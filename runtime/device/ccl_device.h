@@ -1,0 +1,82 @@
+/* ccl_device.h - the device primitive library: what cclc-generated kernels
+ * call. Written once in freestanding C for the host, NVPTX and AMDGPU
+ * targets, compiled to LLVM bitcode at build time, linked into every
+ * generated module and inlined (docs/codegen.md).
+ *
+ * Execution model of one call: every thread of a thread block calls the same
+ * sequence of functions (generated code is straight-line per rank and
+ * block); a function spreads its work over the block's threads (one thread
+ * on the host target). Functions that wait spin on data, poll the timeout
+ * and the communicator's abort flag, and on timeout fill ctx->error and
+ * raise the abort flag, then return: later waits see the abort flag and
+ * return at once, so an aborted kernel always finishes.
+ *
+ * LL16 packet: 16 bytes {uint32 d0, uint32 flag, uint32 d1, uint32 flag}:
+ * 8 payload bytes and two copies of the flag, written by one 16-byte store
+ * on GPUs (two 8-byte atomic stores on the host). A tail shorter than 8
+ * bytes is zero-padded. The flag of a call is epoch + 1.
+ */
+#ifndef CCL_DEVICE_H
+#define CCL_DEVICE_H
+
+#include "ccl/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Start of a kernel: returns the epoch of this call (same for all blocks). */
+uint32_t __ccl_begin(const ccl_dev_ctx *ctx);
+/* End of a kernel: the last block to finish advances the epoch. */
+void __ccl_end(const ccl_dev_ctx *ctx);
+/* Barrier among the threads of this block. */
+void __ccl_barrier(void);
+
+/* Address of chunk `index` of a buffer of `count` elements of `esize` bytes
+ * split into `nchunks` chunks: base + floor(index * count / nchunks) * esize. */
+char *__ccl_chunk_ptr(char *base, uint64_t count, uint32_t esize,
+                      uint32_t index, uint32_t nchunks);
+/* Number of elements in chunks [index, index + n). */
+uint64_t __ccl_chunk_elems(uint64_t count, uint32_t index, uint32_t n,
+                           uint32_t nchunks);
+/* Address of slot `slot` of scratch buffer `buf` on rank `rank` (see
+ * ccl_scratch_info for the layout); for packet buffers the half selected by
+ * the epoch's parity. */
+char *__ccl_scratch_ptr(const ccl_dev_ctx *ctx, uint32_t buf, uint32_t rank,
+                        uint32_t slot, uint32_t nslots, uint64_t count,
+                        uint32_t nchunks, uint32_t esize, uint32_t epoch,
+                        uint32_t packets);
+
+/* dst[0, nbytes) = src[0, nbytes). */
+void __ccl_copy(char *dst, const char *src, uint64_t nbytes);
+/* Writes ceil(nbytes / 8) LL16 packets carrying src[0, nbytes) to dst. */
+void __ccl_put_packets(char *dst, const char *src, uint64_t nbytes,
+                       uint32_t flag);
+/* Waits for the packets carrying `nelems` elements at `pkts` and copies the
+ * payload to dst. */
+void __ccl_unpack_packets(const ccl_dev_ctx *ctx, char *dst, const char *pkts,
+                          uint64_t nbytes, uint32_t flag, uint32_t op_id);
+/* dst[i] = dst[i] OP payload(pkts)[i] for i < nelems, waiting for each
+ * packet. One function per dtype and op, named
+ * __ccl_reduce_packets_<f32|f16|bf16>_<sum|prod|max|min>. */
+#define CCL_DECLARE_REDUCE_PACKETS(DT, OP)                                    \
+  void __ccl_reduce_packets_##DT##_##OP(const ccl_dev_ctx *ctx, char *dst,     \
+                                        const char *pkts, uint64_t nelems,     \
+                                        uint32_t flag, uint32_t op_id);
+/* dst[i] = dst[i] OP src[i] for i < nelems (local reduce). */
+#define CCL_DECLARE_REDUCE(DT, OP)                                             \
+  void __ccl_reduce_##DT##_##OP(char *dst, const char *src, uint64_t nelems);
+
+#define CCL_FOR_EACH_DT_OP(X)                                                  \
+  X(f32, sum) X(f32, prod) X(f32, max) X(f32, min)                             \
+  X(f16, sum) X(f16, prod) X(f16, max) X(f16, min)                             \
+  X(bf16, sum) X(bf16, prod) X(bf16, max) X(bf16, min)
+
+CCL_FOR_EACH_DT_OP(CCL_DECLARE_REDUCE_PACKETS)
+CCL_FOR_EACH_DT_OP(CCL_DECLARE_REDUCE)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CCL_DEVICE_H */

@@ -1,0 +1,130 @@
+/* ccl/ccl.h - public C API of libcclrt, the cclc runtime.
+ *
+ * Model (docs/runtime.md has the full story):
+ *  - A communicator handle is one rank's view. `cclCommInitAllInProcess`
+ *    creates all ranks of an in-process communicator at once: N host ranks
+ *    (threads) for the host target, or N GPUs driven by this process.
+ *  - Generated libraries register their plans when they are loaded (linked
+ *    or dlopen'ed). Creating a communicator prepares every registered plan of
+ *    its target: modules loaded, kernels resolved, scratch allocated, peer
+ *    access enabled. Nothing on the launch path allocates or blocks.
+ *  - Each rank calls the generated entry point
+ *        int ccl_<algorithm>(cclComm_t comm, const void *input, void *output,
+ *                            size_t count, cclDataType_t dtype,
+ *                            cclRedOp_t op, cclStream_t stream);
+ *    for its own buffers. The launch is asynchronous: on CUDA it is queued
+ *    on `stream` (a CUstream; NULL = the legacy default stream) and may be
+ *    captured in a CUDA graph; on the host target it is queued on the rank's
+ *    worker (`stream` must be NULL).
+ *  - `cclCommSynchronize` waits for the rank's queued work and reports an
+ *    asynchronous failure (a spin-wait timeout, with rank, thread block,
+ *    operation and source line).
+ *  - Every call returns a cclResult_t; `cclGetLastError` gives the message of
+ *    the last failure on the calling thread, with context.
+ */
+#ifndef CCL_CCL_H
+#define CCL_CCL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ccl/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  cclSuccess = 0,
+  cclInvalidArgument = 1, /* bad argument from the caller */
+  cclInvalidUsage = 2,    /* call not valid in this state */
+  cclUnsupported = 3,     /* no kernel for this rank count/dtype/op/size */
+  cclNoDevice = 4,        /* no GPU, no driver, or too few GPUs */
+  cclDriverError = 5,     /* the CUDA driver returned an error */
+  cclTimeout = 6,         /* a spin-wait timed out; the communicator aborted */
+  cclSystemError = 7,     /* OS call failed (threads, memory, dlopen) */
+  cclInternalError = 8,
+} cclResult_t;
+
+typedef enum {
+  cclFloat32 = CCL_DT_FLOAT32,
+  cclFloat16 = CCL_DT_FLOAT16,
+  cclBfloat16 = CCL_DT_BFLOAT16,
+} cclDataType_t;
+
+typedef enum {
+  cclSum = CCL_OP_SUM,
+  cclProd = CCL_OP_PROD,
+  cclMax = CCL_OP_MAX,
+  cclMin = CCL_OP_MIN,
+} cclRedOp_t;
+
+typedef enum {
+  cclTargetHost = CCL_TARGET_HOST,
+  cclTargetCuda = CCL_TARGET_NVPTX,
+} cclTarget_t;
+
+typedef struct cclComm *cclComm_t;
+typedef void *cclStream_t; /* CUstream on CUDA; NULL on the host target */
+
+/* Message of the last failed call on this thread ("" if none). */
+const char *cclGetLastError(void);
+const char *cclGetErrorString(cclResult_t result);
+
+/* Creates `nranks` communicator handles, comms[r] for rank r. For the CUDA
+ * target, `devices` lists the CUDA device ordinal of each rank (NULL means
+ * 0..nranks-1); for the host target it must be NULL. */
+cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
+                                    cclTarget_t target, const int *devices);
+/* Destroys one rank's handle; the shared state goes with the last one. */
+cclResult_t cclCommDestroy(cclComm_t comm);
+cclResult_t cclCommRank(cclComm_t comm, int *rank);
+cclResult_t cclCommCount(cclComm_t comm, int *nranks);
+cclResult_t cclCommTarget(cclComm_t comm, cclTarget_t *target);
+/* CUDA device ordinal of the rank (-1 on the host target). */
+cclResult_t cclCommDevice(cclComm_t comm, int *device);
+
+/* Prepares plans registered after the communicator was created (a library
+ * dlopen'ed later). Call it on every rank before launching them. */
+cclResult_t cclCommLoadRegisteredPlans(cclComm_t comm);
+
+/* Waits for the rank's queued work on `stream` and returns the
+ * communicator's asynchronous error, if any. */
+cclResult_t cclCommSynchronize(cclComm_t comm, cclStream_t stream);
+/* Returns the asynchronous error without waiting (cclSuccess if none). */
+cclResult_t cclCommGetAsyncError(cclComm_t comm);
+
+/* Spin-wait timeout in milliseconds for kernels launched from now on
+ * (default: CCL_TIMEOUT_MS from the environment, else 30000; 0 = none). */
+cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms);
+
+/* Memory on the rank's device (device memory on CUDA, host memory on the
+ * host target) and copies between it and host memory. */
+cclResult_t cclMemAlloc(cclComm_t comm, void **ptr, size_t bytes);
+cclResult_t cclMemFree(cclComm_t comm, void *ptr);
+cclResult_t cclMemcpyToDevice(cclComm_t comm, void *dst, const void *src,
+                              size_t bytes);
+cclResult_t cclMemcpyFromDevice(cclComm_t comm, void *dst, const void *src,
+                                size_t bytes);
+
+/* Size of one element of `dtype` in bytes (0 if unknown). */
+size_t cclDataTypeSize(cclDataType_t dtype);
+
+/* --- Used by generated libraries ---------------------------------------- */
+
+/* Called by a generated library's static constructor. */
+void cclrtRegisterPlan(const ccl_plan *plan);
+/* Called by a generated entry point. */
+cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
+                        void *output, size_t count, cclDataType_t dtype,
+                        cclRedOp_t op, cclStream_t stream);
+
+/* Test hook: when set, the rank skips its launches (simulates a rank that
+ * never launches; used by the hang-report tests). */
+cclResult_t cclCommDebugSkipLaunches(cclComm_t comm, int skip);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CCL_CCL_H */

@@ -1,0 +1,148 @@
+/* ccl/plan.h - the binary contract between a cclc-generated library, the
+ * device primitive library and libcclrt.
+ *
+ * A library that cclc generates holds one `ccl_plan` per algorithm. A static
+ * constructor in the library hands each plan to `cclrtRegisterPlan`; a
+ * communicator created afterwards prepares every registered plan of its
+ * target (loads device images, resolves kernels, allocates scratch). The
+ * library's C entry point then calls `cclrtLaunch`.
+ *
+ * `ccl_dev_ctx` is what a kernel receives: it is laid out identically for the
+ * host, NVPTX and AMDGPU targets (64-bit pointers, natural alignment), and
+ * the runtime writes it into device memory (GPU) or host memory (host).
+ *
+ * Bump CCL_PLAN_ABI_VERSION whenever a struct below changes.
+ */
+#ifndef CCL_PLAN_H
+#define CCL_PLAN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CCL_PLAN_ABI_VERSION 1u
+
+/* Targets a plan can be compiled for. */
+enum {
+  CCL_TARGET_HOST = 0,
+  CCL_TARGET_NVPTX = 1,
+  CCL_TARGET_AMDGPU = 2,
+};
+
+/* Element types and reduction operators (same values as cclDataType_t and
+ * cclRedOp_t in ccl.h). */
+enum { CCL_DT_FLOAT32 = 0, CCL_DT_FLOAT16 = 1, CCL_DT_BFLOAT16 = 2 };
+enum { CCL_OP_SUM = 0, CCL_OP_PROD = 1, CCL_OP_MAX = 2, CCL_OP_MIN = 3 };
+
+/* Protocols. */
+enum { CCL_PROTO_SIMPLE = 0, CCL_PROTO_LL = 1 };
+
+/* Kinds of device image. */
+enum { CCL_IMAGE_PTX = 0, CCL_IMAGE_CUBIN = 1, CCL_IMAGE_HSACO = 2 };
+
+/* Error record states. */
+enum { CCL_ERR_NONE = 0, CCL_ERR_TIMEOUT = 1 };
+
+/* Written by the first spin-wait that times out (into host-mapped memory on
+ * GPUs). `op_id` indexes ccl_plan::ops. */
+typedef struct ccl_error_record {
+  uint32_t state;    /* CCL_ERR_* ; claimed with a compare-and-swap 0 -> 1 */
+  uint32_t rank;     /* rank that timed out */
+  uint32_t block;    /* its thread block */
+  uint32_t op_id;    /* the waiting operation */
+  uint32_t expected; /* flag value it waited for */
+  uint32_t observed; /* flag value it last saw */
+  uint64_t waited_ns;
+} ccl_error_record;
+
+/* Per (plan variant, rank) context that every kernel receives. */
+typedef struct ccl_dev_ctx {
+  uint32_t rank;
+  uint32_t nranks;
+  uint32_t nblocks;     /* thread blocks per rank of this kernel */
+  uint32_t num_scratch; /* scratch buffers of the variant */
+  uint64_t timeout_ns;  /* spin-wait timeout; 0 = wait forever */
+  /* epoch[0]: call counter, read at kernel start, advanced by the last
+   * block to finish; epoch[1]: blocks finished in the current call. In
+   * device memory of this rank. */
+  uint32_t *epoch;
+  volatile uint32_t *abort_flag; /* shared by the communicator, host-mapped */
+  ccl_error_record *error;       /* shared by the communicator, host-mapped */
+  /* scratch[b * nranks + r]: base of scratch buffer b on rank r, as this
+   * rank addresses it (peer pointers on GPUs). */
+  void *const *scratch;
+} ccl_dev_ctx;
+
+/* Host-target kernel: run once per thread block, each on its own thread. */
+typedef void (*ccl_host_kernel_fn)(const ccl_dev_ctx *ctx, const void *input,
+                                   void *output, uint64_t count,
+                                   uint32_t block);
+
+/* Source location of one operation of the program (for error reports). */
+typedef struct ccl_op_info {
+  const char *kind; /* "put_packets", "reduce_packets", ... */
+  const char *file;
+  uint32_t line, col; /* 1-based */
+} ccl_op_info;
+
+/* One scratch buffer. Its size for a call of `count` elements is
+ * slots * slot_bytes(count), times two when `packets` is set (LL buffers
+ * alternate by epoch parity). slot_bytes is the byte size of one chunk unit,
+ * ceil(count / chunks) elements, doubled (LL16 carries 8 payload bytes per
+ * 16-byte packet and rounded up to whole packets) when `packets` is set. */
+typedef struct ccl_scratch_info {
+  const char *name;
+  uint32_t slots;
+  uint32_t packets;
+} ccl_scratch_info;
+
+typedef struct ccl_kernel_info {
+  uint32_t dtype; /* CCL_DT_* */
+  uint32_t redop; /* CCL_OP_* */
+  const char *symbol;          /* entry name in the device image */
+  ccl_host_kernel_fn host_fn;  /* host target only */
+} ccl_kernel_info;
+
+/* Everything for one rank count. */
+typedef struct ccl_variant {
+  uint32_t nranks;
+  uint32_t nblocks;
+  uint32_t threads_per_block;
+  uint32_t num_scratch;
+  const ccl_scratch_info *scratch;
+  uint32_t num_kernels;
+  const ccl_kernel_info *kernels;
+} ccl_variant;
+
+typedef struct ccl_image {
+  uint32_t kind; /* CCL_IMAGE_* */
+  const char *arch; /* "sm_90", "gfx942" */
+  const void *data;
+  uint64_t size;
+} ccl_image;
+
+typedef struct ccl_plan {
+  uint32_t abi_version; /* CCL_PLAN_ABI_VERSION */
+  uint32_t target;      /* CCL_TARGET_* */
+  const char *algorithm;
+  const char *collective; /* "AllReduce", ... */
+  uint32_t inplace;
+  uint32_t chunks;
+  uint32_t protocol; /* CCL_PROTO_* */
+  uint64_t max_bytes; /* largest message (input bytes per rank) supported */
+  const char *source; /* path of the .ccl file it was compiled from */
+  uint32_t num_variants;
+  const ccl_variant *variants;
+  uint32_t num_ops;
+  const ccl_op_info *ops;
+  uint32_t num_images; /* in order of preference */
+  const ccl_image *images;
+} ccl_plan;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CCL_PLAN_H */
