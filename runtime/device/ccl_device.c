@@ -1,0 +1,615 @@
+/* ccl_device.c - the device primitive library (see ccl_device.h and
+ * docs/device-library.md).
+ *
+ * Freestanding C11, compiled three ways:
+ *   __NVPTX__   clang -target nvptx64-nvidia-cuda  (bitcode, linked into
+ *               generated kernels)
+ *   __AMDGPU__  clang -target amdgcn-amd-amdhsa    (bitcode)
+ *   otherwise   the host (x86-64 Linux): clang bitcode for generated host
+ *               kernels, and natively (gcc or clang) for the unit tests.
+ *
+ * No libc headers on any target. On the host the few libc functions used
+ * (clock_gettime, sched_yield, nanosleep) are declared here.
+ *
+ * Every function is a plain external definition without recursion, varargs or
+ * calls to anything outside this file (except the three libc functions on
+ * the host): the compiler links the bitcode, internalizes and inlines it.
+ */
+#include "ccl_device.h"
+
+#if defined(__NVPTX__)
+#define CCL_NVPTX 1
+#elif defined(__AMDGPU__) || defined(__AMDGCN__)
+#define CCL_AMDGPU 1
+#else
+#define CCL_HOST 1
+#endif
+
+#define CCL_INLINE static inline __attribute__((always_inline))
+
+/* ------------------------------------------------------------------------ */
+/* Target layer: thread ids, barrier, fences, clock, 16-byte packet access. */
+/* ------------------------------------------------------------------------ */
+
+/* Four 32-bit words, 16-byte aligned: one LL16 packet / one copy unit. */
+typedef uint32_t ccl_u32x4 __attribute__((vector_size(16), aligned(16)));
+
+#if defined(CCL_NVPTX)
+
+#define CCL_GLOBAL __attribute__((address_space(1)))
+
+CCL_INLINE uint32_t ccl_tid(void) { return __nvvm_read_ptx_sreg_tid_x(); }
+CCL_INLINE uint32_t ccl_nthreads(void) { return __nvvm_read_ptx_sreg_ntid_x(); }
+CCL_INLINE uint32_t ccl_block_id(void) { return __nvvm_read_ptx_sreg_ctaid_x(); }
+CCL_INLINE void ccl_block_barrier(void) { __nvvm_barrier_sync(0); }
+/* fence.sc.gpu: orders this thread's accesses for the whole GPU. */
+CCL_INLINE void ccl_fence_device(void) { __nvvm_membar_gl(); }
+/* fence.sc.sys: also for host-mapped memory (abort flag, error record). */
+CCL_INLINE void ccl_fence_system(void) { __nvvm_membar_sys(); }
+CCL_INLINE uint64_t ccl_clock_ns(void) {
+  return __nvvm_read_ptx_sreg_globaltimer();
+}
+CCL_INLINE uint32_t ccl_epoch_count_add(uint32_t *p) {
+  return __scoped_atomic_fetch_add(p, 1u, __ATOMIC_RELAXED,
+                                   __MEMORY_SCOPE_DEVICE);
+}
+CCL_INLINE void ccl_store_u32_device(uint32_t *p, uint32_t v) {
+  __scoped_atomic_store_n(p, v, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+}
+/* Packets live in global memory (local or peer scratch): address them in
+ * the global state space so that the stores are st.volatile.global.v4. */
+CCL_INLINE void ccl_packet_store(char *dst, uint32_t d0, uint32_t d1,
+                                 uint32_t flag) {
+  ccl_u32x4 v = {d0, flag, d1, flag};
+  *(volatile CCL_GLOBAL ccl_u32x4 *)(CCL_GLOBAL char *)dst = v;
+}
+CCL_INLINE void ccl_packet_load(const char *src, uint32_t *d0, uint32_t *f0,
+                                uint32_t *d1, uint32_t *f1) {
+  ccl_u32x4 v =
+      *(volatile const CCL_GLOBAL ccl_u32x4 *)(const CCL_GLOBAL char *)src;
+  *d0 = v[0];
+  *f0 = v[1];
+  *d1 = v[2];
+  *f1 = v[3];
+}
+
+#elif defined(CCL_AMDGPU)
+
+/* Packets live in global memory (local or peer scratch). */
+#define CCL_GLOBAL __attribute__((address_space(1)))
+
+CCL_INLINE uint32_t ccl_tid(void) { return __builtin_amdgcn_workitem_id_x(); }
+CCL_INLINE uint32_t ccl_nthreads(void) {
+  return __builtin_amdgcn_workgroup_size_x();
+}
+CCL_INLINE uint32_t ccl_block_id(void) {
+  return __builtin_amdgcn_workgroup_id_x();
+}
+CCL_INLINE void ccl_block_barrier(void) {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+CCL_INLINE void ccl_fence_device(void) {
+  __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent");
+}
+CCL_INLINE void ccl_fence_system(void) {
+  __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "");
+}
+/* s_memrealtime counts at a constant 100 MHz. */
+CCL_INLINE uint64_t ccl_clock_ns(void) {
+  return __builtin_amdgcn_s_memrealtime() * 10u;
+}
+CCL_INLINE uint32_t ccl_epoch_count_add(uint32_t *p) {
+  return __scoped_atomic_fetch_add(p, 1u, __ATOMIC_RELAXED,
+                                   __MEMORY_SCOPE_DEVICE);
+}
+CCL_INLINE void ccl_store_u32_device(uint32_t *p, uint32_t v) {
+  __scoped_atomic_store_n(p, v, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+}
+CCL_INLINE void ccl_packet_store(char *dst, uint32_t d0, uint32_t d1,
+                                 uint32_t flag) {
+  ccl_u32x4 v = {d0, flag, d1, flag};
+  *(volatile CCL_GLOBAL ccl_u32x4 *)(CCL_GLOBAL char *)dst = v;
+}
+CCL_INLINE void ccl_packet_load(const char *src, uint32_t *d0, uint32_t *f0,
+                                uint32_t *d1, uint32_t *f1) {
+  ccl_u32x4 v =
+      *(volatile const CCL_GLOBAL ccl_u32x4 *)(const CCL_GLOBAL char *)src;
+  *d0 = v[0];
+  *f0 = v[1];
+  *d1 = v[2];
+  *f1 = v[3];
+}
+
+#else /* host */
+
+/* libc, declared here (no libc headers). x86-64 Linux layout. */
+struct ccl_timespec {
+  long tv_sec;
+  long tv_nsec;
+};
+extern int clock_gettime(int clk, struct ccl_timespec *ts);
+extern int sched_yield(void);
+extern int nanosleep(const struct ccl_timespec *req, struct ccl_timespec *rem);
+#define CCL_CLOCK_MONOTONIC 1
+
+/* The host has no block-id register: the generated host kernel (or whoever
+ * runs it) records the block this OS thread runs with __ccl_host_set_block.
+ * Error records report 0xFFFFFFFF when it was never set. */
+_Thread_local uint32_t __ccl_host_block = 0xFFFFFFFFu;
+void __ccl_host_set_block(uint32_t block) { __ccl_host_block = block; }
+
+CCL_INLINE uint32_t ccl_tid(void) { return 0; }
+CCL_INLINE uint32_t ccl_nthreads(void) { return 1; }
+CCL_INLINE uint32_t ccl_block_id(void) { return __ccl_host_block; }
+CCL_INLINE void ccl_block_barrier(void) {}
+CCL_INLINE void ccl_fence_device(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+CCL_INLINE void ccl_fence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+CCL_INLINE uint64_t ccl_clock_ns(void) {
+  struct ccl_timespec ts;
+  clock_gettime(CCL_CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+CCL_INLINE uint32_t ccl_epoch_count_add(uint32_t *p) {
+  return __atomic_fetch_add(p, 1u, __ATOMIC_RELAXED);
+}
+CCL_INLINE void ccl_store_u32_device(uint32_t *p, uint32_t v) {
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+/* Two 8-byte relaxed atomic stores ({d0, flag} then {d1, flag}); 16-byte
+ * atomics would need libatomic. Little-endian: d0 is the low word. */
+CCL_INLINE void ccl_packet_store(char *dst, uint32_t d0, uint32_t d1,
+                                 uint32_t flag) {
+  uint64_t *p = (uint64_t *)dst;
+  __atomic_store_n(&p[0], (uint64_t)d0 | ((uint64_t)flag << 32),
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&p[1], (uint64_t)d1 | ((uint64_t)flag << 32),
+                   __ATOMIC_RELAXED);
+}
+CCL_INLINE void ccl_packet_load(const char *src, uint32_t *d0, uint32_t *f0,
+                                uint32_t *d1, uint32_t *f1) {
+  const uint64_t *p = (const uint64_t *)src;
+  uint64_t a = __atomic_load_n(&p[0], __ATOMIC_RELAXED);
+  uint64_t b = __atomic_load_n(&p[1], __ATOMIC_RELAXED);
+  *d0 = (uint32_t)a;
+  *f0 = (uint32_t)(a >> 32);
+  *d1 = (uint32_t)b;
+  *f1 = (uint32_t)(b >> 32);
+}
+
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Kernel start / end, barrier.                                             */
+/* ------------------------------------------------------------------------ */
+
+uint32_t __ccl_begin(const ccl_dev_ctx *ctx) {
+  return *(volatile const uint32_t *)&ctx->epoch[0];
+}
+
+void __ccl_end(const ccl_dev_ctx *ctx) {
+  /* Every thread of the block is done with this call's data. */
+  ccl_block_barrier();
+  if (ccl_tid() != 0)
+    return;
+  uint32_t *epoch = ctx->epoch;
+  ccl_fence_device(); /* release: this block's work before its count */
+  uint32_t done = ccl_epoch_count_add(&epoch[1]);
+  if (done + 1 == ctx->nblocks) {
+    /* Last block: every other block has counted (and read epoch[0]). */
+    ccl_fence_device(); /* acquire */
+    ccl_store_u32_device(&epoch[1], 0);
+    uint32_t e = *(volatile uint32_t *)&epoch[0];
+    ccl_store_u32_device(&epoch[0], e + 1);
+    ccl_fence_device(); /* visible to the next kernel on the stream */
+  }
+}
+
+void __ccl_barrier(void) { ccl_block_barrier(); }
+
+/* ------------------------------------------------------------------------ */
+/* Chunk and scratch address math.                                          */
+/* ------------------------------------------------------------------------ */
+
+/* floor(i * n / k) without overflowing 64 bits: with n = q*k + r,
+ * floor(i*n/k) = i*q + floor(i*r/k), and i*r < k*k < 2^64. */
+CCL_INLINE uint64_t ccl_chunk_start(uint64_t n, uint64_t i, uint32_t k) {
+  if (k == 0)
+    return 0;
+  uint64_t q = n / k, r = n % k;
+  return i * q + (i * r) / k;
+}
+
+char *__ccl_chunk_ptr(char *base, uint64_t count, uint32_t esize,
+                      uint32_t index, uint32_t nchunks) {
+  return base + ccl_chunk_start(count, index, nchunks) * esize;
+}
+
+uint64_t __ccl_chunk_elems(uint64_t count, uint32_t index, uint32_t n,
+                           uint32_t nchunks) {
+  return ccl_chunk_start(count, (uint64_t)index + n, nchunks) -
+         ccl_chunk_start(count, index, nchunks);
+}
+
+char *__ccl_scratch_ptr(const ccl_dev_ctx *ctx, uint32_t buf, uint32_t rank,
+                        uint32_t slot, uint32_t nslots, uint64_t count,
+                        uint32_t nchunks, uint32_t esize, uint32_t epoch,
+                        uint32_t packets) {
+  char *base = (char *)ctx->scratch[(uint64_t)buf * ctx->nranks + rank];
+  uint64_t k = nchunks ? nchunks : 1;
+  uint64_t unit = (count + k - 1) / k;
+  uint64_t slot_bytes = unit * esize;
+  if (packets) {
+    slot_bytes = (slot_bytes + 7) / 8 * 16;
+    base += (uint64_t)(epoch & 1u) * nslots * slot_bytes;
+  }
+  return base + (uint64_t)slot * slot_bytes;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Copy.                                                                    */
+/* ------------------------------------------------------------------------ */
+
+void __ccl_copy(char *dst, const char *src, uint64_t nbytes) {
+  uint64_t tid = ccl_tid(), nt = ccl_nthreads();
+  uintptr_t mis = (uintptr_t)dst | (uintptr_t)src;
+  uint64_t body = 0;
+  if ((mis & 15) == 0) {
+    uint64_t n = nbytes / 16;
+    ccl_u32x4 *d = (ccl_u32x4 *)dst;
+    const ccl_u32x4 *s = (const ccl_u32x4 *)src;
+    for (uint64_t i = tid; i < n; i += nt)
+      d[i] = s[i];
+    body = n * 16;
+  } else if ((mis & 7) == 0) {
+    uint64_t n = nbytes / 8;
+    uint64_t *d = (uint64_t *)dst;
+    const uint64_t *s = (const uint64_t *)src;
+    for (uint64_t i = tid; i < n; i += nt)
+      d[i] = s[i];
+    body = n * 8;
+  } else if ((mis & 3) == 0) {
+    uint64_t n = nbytes / 4;
+    uint32_t *d = (uint32_t *)dst;
+    const uint32_t *s = (const uint32_t *)src;
+    for (uint64_t i = tid; i < n; i += nt)
+      d[i] = s[i];
+    body = n * 4;
+  } else if ((mis & 1) == 0) {
+    uint64_t n = nbytes / 2;
+    uint16_t *d = (uint16_t *)dst;
+    const uint16_t *s = (const uint16_t *)src;
+    for (uint64_t i = tid; i < n; i += nt)
+      d[i] = s[i];
+    body = n * 2;
+  }
+  /* Tail (and the unaligned case): bytes. */
+  for (uint64_t i = body + tid; i < nbytes; i += nt)
+    dst[i] = src[i];
+}
+
+/* ------------------------------------------------------------------------ */
+/* LL16 packets.                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Payload bytes [off, off + len) of src, len <= 8, little-endian into
+ * (d0, d1), zero-padded; reads exactly those bytes. */
+CCL_INLINE void ccl_load_payload(const char *src, uint64_t len, uint32_t *d0,
+                                 uint32_t *d1) {
+  const unsigned char *s = (const unsigned char *)src;
+  if (len == 8) {
+    uintptr_t a = (uintptr_t)src;
+    if ((a & 7) == 0) {
+      uint64_t v = *(const uint64_t *)src;
+      *d0 = (uint32_t)v;
+      *d1 = (uint32_t)(v >> 32);
+      return;
+    }
+    if ((a & 3) == 0) {
+      *d0 = ((const uint32_t *)src)[0];
+      *d1 = ((const uint32_t *)src)[1];
+      return;
+    }
+    if ((a & 1) == 0) {
+      const uint16_t *h = (const uint16_t *)src;
+      *d0 = (uint32_t)h[0] | ((uint32_t)h[1] << 16);
+      *d1 = (uint32_t)h[2] | ((uint32_t)h[3] << 16);
+      return;
+    }
+  }
+  uint64_t v = 0;
+  for (uint64_t i = 0; i < len; i++)
+    v |= (uint64_t)s[i] << (8 * i);
+  *d0 = (uint32_t)v;
+  *d1 = (uint32_t)(v >> 32);
+}
+
+/* Stores payload (d0, d1) to dst[0, len), len <= 8. */
+CCL_INLINE void ccl_store_payload(char *dst, uint64_t len, uint32_t d0,
+                                  uint32_t d1) {
+  if (len == 8) {
+    uintptr_t a = (uintptr_t)dst;
+    if ((a & 7) == 0) {
+      *(uint64_t *)dst = (uint64_t)d0 | ((uint64_t)d1 << 32);
+      return;
+    }
+    if ((a & 3) == 0) {
+      ((uint32_t *)dst)[0] = d0;
+      ((uint32_t *)dst)[1] = d1;
+      return;
+    }
+  }
+  uint64_t v = (uint64_t)d0 | ((uint64_t)d1 << 32);
+  unsigned char *d = (unsigned char *)dst;
+  for (uint64_t i = 0; i < len; i++)
+    d[i] = (unsigned char)(v >> (8 * i));
+}
+
+void __ccl_put_packets(char *dst, const char *src, uint64_t nbytes,
+                       uint32_t flag) {
+  uint64_t tid = ccl_tid(), nt = ccl_nthreads();
+  uint64_t npkts = (nbytes + 7) / 8;
+  for (uint64_t i = tid; i < npkts; i += nt) {
+    uint64_t off = i * 8;
+    uint64_t len = nbytes - off < 8 ? nbytes - off : 8;
+    uint32_t d0, d1;
+    ccl_load_payload(src + off, len, &d0, &d1);
+    ccl_packet_store(dst + i * 16, d0, d1, flag);
+  }
+}
+
+/* Spin-wait state of one packet wait. */
+typedef struct ccl_spin {
+  uint64_t start; /* clock at the first failed poll */
+  uint32_t polls; /* failed polls */
+  uint32_t sleep; /* host: waited long enough to sleep between polls */
+} ccl_spin;
+
+#if defined(CCL_HOST)
+#define CCL_HOST_SPIN_POLLS 1000u
+#define CCL_HOST_SLEEP_AFTER_NS 10000000ull /* 10 ms */
+#define CCL_HOST_SLEEP_NS 50000 /* 50 us */
+#endif
+
+/* Called after a failed poll. Returns 1 to keep waiting, 0 to give up (abort
+ * raised by someone, or this wait timed out: then the error record is
+ * claimed and filled if still free, and the abort flag raised). */
+CCL_INLINE int ccl_spin_fail(const ccl_dev_ctx *ctx, ccl_spin *s,
+                         uint32_t expected, uint32_t observed,
+                         uint32_t op_id) {
+  uint32_t n = ++s->polls;
+  if (n == 1)
+    s->start = ccl_clock_ns();
+#if defined(CCL_HOST)
+  if (s->sleep) {
+    struct ccl_timespec ts = {0, CCL_HOST_SLEEP_NS};
+    nanosleep(&ts, 0);
+  } else if (n > CCL_HOST_SPIN_POLLS) {
+    sched_yield();
+  }
+#endif
+  if ((n & 63) != 0)
+    return 1;
+  if (*ctx->abort_flag)
+    return 0;
+  uint64_t waited = ccl_clock_ns() - s->start;
+#if defined(CCL_HOST)
+  if (waited >= CCL_HOST_SLEEP_AFTER_NS)
+    s->sleep = 1;
+#endif
+  if (ctx->timeout_ns == 0 || waited <= ctx->timeout_ns)
+    return 1;
+  ccl_error_record *err = ctx->error;
+  uint32_t zero = CCL_ERR_NONE;
+  if (__atomic_compare_exchange_n(&err->state, &zero, CCL_ERR_TIMEOUT, 0,
+                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    volatile ccl_error_record *e = err;
+    e->rank = ctx->rank;
+    e->block = ccl_block_id();
+    e->op_id = op_id;
+    e->expected = expected;
+    e->observed = observed;
+    e->waited_ns = waited;
+  }
+  ccl_fence_system(); /* the record before the abort flag */
+  *ctx->abort_flag = 1;
+  ccl_fence_system();
+  return 0;
+}
+
+/* Waits for the packet at p to carry `flag` in both flag words. Returns 1
+ * with the payload in (d0, d1), or 0 when the wait was abandoned. */
+CCL_INLINE int ccl_wait_packet(const ccl_dev_ctx *ctx, const char *p,
+                               uint32_t flag, uint32_t op_id, uint32_t *d0,
+                               uint32_t *d1) {
+  ccl_spin s = {0, 0, 0};
+  for (;;) {
+    uint32_t f0, f1;
+    ccl_packet_load(p, d0, &f0, d1, &f1);
+    if (f0 == flag && f1 == flag)
+      return 1;
+    if (!ccl_spin_fail(ctx, &s, flag, f0 != flag ? f0 : f1, op_id))
+      return 0;
+  }
+}
+
+void __ccl_unpack_packets(const ccl_dev_ctx *ctx, char *dst, const char *pkts,
+                          uint64_t nbytes, uint32_t flag, uint32_t op_id) {
+  uint64_t tid = ccl_tid(), nt = ccl_nthreads();
+  uint64_t npkts = (nbytes + 7) / 8;
+  for (uint64_t i = tid; i < npkts; i += nt) {
+    uint32_t d0, d1;
+    if (!ccl_wait_packet(ctx, pkts + i * 16, flag, op_id, &d0, &d1))
+      return;
+    uint64_t off = i * 8;
+    uint64_t len = nbytes - off < 8 ? nbytes - off : 8;
+    ccl_store_payload(dst + off, len, d0, d1);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Element types.                                                           */
+/* ------------------------------------------------------------------------ */
+
+CCL_INLINE float ccl_bits_to_f32(uint32_t x) {
+  union {
+    uint32_t u;
+    float f;
+  } c;
+  c.u = x;
+  return c.f;
+}
+CCL_INLINE uint32_t ccl_f32_to_bits(float f) {
+  union {
+    uint32_t u;
+    float f;
+  } c;
+  c.f = f;
+  return c.u;
+}
+
+/* IEEE binary16 -> binary32 (exact). NaN payloads are kept (and stay NaN). */
+CCL_INLINE float ccl_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  if (exp == 0) {
+    /* Zero or subnormal: mant * 2^-24, exact in binary32. */
+    float v = (float)mant * 5.9604644775390625e-8f;
+    return ccl_bits_to_f32(ccl_f32_to_bits(v) | sign);
+  }
+  if (exp == 31)
+    return ccl_bits_to_f32(sign | 0x7f800000u | (mant << 13));
+  return ccl_bits_to_f32(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+/* binary32 -> binary16, round to nearest even; NaN -> quiet NaN (top payload
+ * bits kept), overflow -> infinity. */
+CCL_INLINE uint16_t ccl_f32_to_f16(float f) {
+  uint32_t x = ccl_f32_to_bits(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  x &= 0x7fffffffu;
+  if (x > 0x7f800000u) /* NaN */
+    return (uint16_t)(sign | 0x7e00u | ((x >> 13) & 0x3ffu));
+  if (x >= 0x477ff000u) /* >= 65520: rounds to infinity (or is one) */
+    return (uint16_t)(sign | 0x7c00u);
+  if (x < 0x38800000u) { /* below 2^-14: subnormal half or zero */
+    if (x <= 0x33000000u) /* <= 2^-25: rounds to zero (tie to even) */
+      return (uint16_t)sign;
+    uint32_t e = x >> 23; /* 102 .. 112 */
+    uint32_t m = (x & 0x7fffffu) | 0x800000u;
+    uint32_t sh = 126 - e; /* 14 .. 24 */
+    uint32_t r = m >> sh;
+    uint32_t rem = m & ((1u << sh) - 1);
+    uint32_t half = 1u << (sh - 1);
+    if (rem > half || (rem == half && (r & 1)))
+      r++;
+    return (uint16_t)(sign | r);
+  }
+  uint32_t r = (x >> 13) - (112u << 10);
+  uint32_t rem = x & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (r & 1)))
+    r++;
+  return (uint16_t)(sign | r);
+}
+
+CCL_INLINE float ccl_bf16_to_f32(uint16_t h) {
+  return ccl_bits_to_f32((uint32_t)h << 16);
+}
+
+/* binary32 -> bfloat16, round to nearest even; NaN -> quiet NaN. */
+CCL_INLINE uint16_t ccl_f32_to_bf16(float f) {
+  uint32_t x = ccl_f32_to_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)((x >> 16) | 0x0040u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
+/* Exported for the unit tests (and usable by generated code). */
+uint16_t __ccl_f32_to_f16(float f) { return ccl_f32_to_f16(f); }
+float __ccl_f16_to_f32(uint16_t h) { return ccl_f16_to_f32(h); }
+uint16_t __ccl_f32_to_bf16(float f) { return ccl_f32_to_bf16(f); }
+float __ccl_bf16_to_f32(uint16_t h) { return ccl_bf16_to_f32(h); }
+
+/* Operators, IEEE-754 maxNum/minNum semantics for max/min (a NaN operand is
+ * ignored unless both are NaN), like fmaxf/fminf and NCCL. */
+CCL_INLINE float ccl_op_sum(float a, float b) { return a + b; }
+CCL_INLINE float ccl_op_prod(float a, float b) { return a * b; }
+CCL_INLINE float ccl_op_max(float a, float b) { return __builtin_fmaxf(a, b); }
+CCL_INLINE float ccl_op_min(float a, float b) { return __builtin_fminf(a, b); }
+
+/* Per-dtype element access. */
+#define CCL_ESIZE_f32 4
+#define CCL_ESIZE_f16 2
+#define CCL_ESIZE_bf16 2
+
+CCL_INLINE float ccl_ld_f32(const char *p) { return *(const float *)p; }
+CCL_INLINE void ccl_st_f32(char *p, float v) { *(float *)p = v; }
+CCL_INLINE float ccl_ld_f16(const char *p) {
+  return ccl_f16_to_f32(*(const uint16_t *)p);
+}
+CCL_INLINE void ccl_st_f16(char *p, float v) {
+  *(uint16_t *)p = ccl_f32_to_f16(v);
+}
+CCL_INLINE float ccl_ld_bf16(const char *p) {
+  return ccl_bf16_to_f32(*(const uint16_t *)p);
+}
+CCL_INLINE void ccl_st_bf16(char *p, float v) {
+  *(uint16_t *)p = ccl_f32_to_bf16(v);
+}
+
+/* Element j (< 8 / esize) of a packet payload (d0, d1). */
+CCL_INLINE float ccl_payload_f32(uint32_t d0, uint32_t d1, uint32_t j) {
+  return ccl_bits_to_f32(j == 0 ? d0 : d1);
+}
+CCL_INLINE float ccl_payload_f16(uint32_t d0, uint32_t d1, uint32_t j) {
+  uint64_t v = (uint64_t)d0 | ((uint64_t)d1 << 32);
+  return ccl_f16_to_f32((uint16_t)(v >> (16 * j)));
+}
+CCL_INLINE float ccl_payload_bf16(uint32_t d0, uint32_t d1, uint32_t j) {
+  uint64_t v = (uint64_t)d0 | ((uint64_t)d1 << 32);
+  return ccl_bf16_to_f32((uint16_t)(v >> (16 * j)));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reductions.                                                              */
+/* ------------------------------------------------------------------------ */
+
+#define CCL_DEFINE_REDUCE(DT, OP)                                              \
+  void __ccl_reduce_##DT##_##OP(char *dst, const char *src,                    \
+                                uint64_t nelems) {                             \
+    uint64_t tid = ccl_tid(), nt = ccl_nthreads();                             \
+    for (uint64_t i = tid; i < nelems; i += nt) {                              \
+      char *d = dst + i * CCL_ESIZE_##DT;                                      \
+      ccl_st_##DT(d, ccl_op_##OP(ccl_ld_##DT(d),                               \
+                                 ccl_ld_##DT(src + i * CCL_ESIZE_##DT)));      \
+    }                                                                          \
+  }
+
+#define CCL_DEFINE_REDUCE_PACKETS(DT, OP)                                      \
+  void __ccl_reduce_packets_##DT##_##OP(const ccl_dev_ctx *ctx, char *dst,      \
+                                        const char *pkts, uint64_t nelems,      \
+                                        uint32_t flag, uint32_t op_id) {        \
+    const uint64_t per = 8 / CCL_ESIZE_##DT; /* elements per packet */         \
+    uint64_t tid = ccl_tid(), nt = ccl_nthreads();                             \
+    uint64_t npkts = (nelems + per - 1) / per;                                 \
+    for (uint64_t i = tid; i < npkts; i += nt) {                               \
+      uint32_t d0, d1;                                                         \
+      if (!ccl_wait_packet(ctx, pkts + i * 16, flag, op_id, &d0, &d1))         \
+        return;                                                                \
+      uint64_t first = i * per;                                                \
+      uint64_t n = nelems - first < per ? nelems - first : per;                \
+      for (uint32_t j = 0; j < per; j++) {                                     \
+        if (j < n) {                                                           \
+          char *d = dst + (first + j) * CCL_ESIZE_##DT;                        \
+          ccl_st_##DT(d, ccl_op_##OP(ccl_ld_##DT(d),                           \
+                                     ccl_payload_##DT(d0, d1, j)));            \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
+CCL_FOR_EACH_DT_OP(CCL_DEFINE_REDUCE)
+CCL_FOR_EACH_DT_OP(CCL_DEFINE_REDUCE_PACKETS)
