@@ -1,0 +1,80 @@
+#!/bin/bash
+# Checks the code the device library's bitcode turns into:
+#   NVPTX : __ccl_put_packets stores each packet with one 16-byte volatile
+#           global store (st.volatile.global.v4.{u32,b32}; LLVM 22 prints b32),
+#           packet reads are 16-byte volatile loads, and nothing has a call.
+#   AMDGPU: one global_store_dwordx4 per packet, no calls.
+#   host  : only clock_gettime, nanosleep, sched_yield (and __tls_get_addr
+#           for the block id) are called; no memcpy/memset/libm/libatomic.
+# Usage: bitcode_codegen_test.sh NVPTX.bc AMDGCN.bc HOST.bc
+set -u
+LLVM=${LLVM_BIN:-/usr/lib/llvm-22/bin}
+NV=$1 AMD=$2 HOST=$3
+T=${TEST_TMPDIR:-$(mktemp -d)}
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+
+# Body of PTX function $2 in file $1.
+ptx_func() {
+  awk -v f="$2" '
+    /^\.(visible|weak|extern)? ?\.?(func|entry)/ || /^\.func/ { inf = 0 }
+    $0 ~ ("[ )]" f "\\(") && /\.func|\.entry/ { inf = 1 }
+    inf { print }
+    inf && /^}/ { inf = 0 }' "$1"
+}
+# Body of AMDGPU function $2 in file $1.
+amd_func() {
+  awk -v f="$2" '
+    index($0, f ":") == 1 { inf = 1 }
+    inf { print }
+    inf && $0 ~ ("^\\.Lfunc_end[0-9]+:") { inf = 0 }' "$1"
+}
+
+# ---- NVPTX ----
+"$LLVM/llc" -march=nvptx64 -mcpu=sm_90 -mattr=+ptx80 "$NV" -o "$T/dev.ptx" ||
+  err "llc nvptx"
+grep -q '^\.version 8\.0' "$T/dev.ptx" || err "PTX version is not 8.0"
+grep -n -w 'call' "$T/dev.ptx" && err "PTX has calls"
+put=$(ptx_func "$T/dev.ptx" __ccl_put_packets)
+[ -n "$put" ] || err "no __ccl_put_packets in the PTX"
+nv4=$(grep -cE 'st\.volatile(\.global)?\.v4\.(u32|b32)' <<<"$put")
+nst=$(grep -cE '^\s*st\.' <<<"$put")
+[ "$nv4" -ge 1 ] || err "__ccl_put_packets: no st.volatile.global.v4 store"
+[ "$nst" -eq "$nv4" ] ||
+  err "__ccl_put_packets: $nst stores, $nv4 of them 16-byte volatile"
+grep -qE 'st\.volatile\.global\.v4\.(u32|b32)' <<<"$put" ||
+  err "__ccl_put_packets: the packet store is not in the global space"
+for f in __ccl_unpack_packets $(grep -oE '__ccl_reduce_packets_[a-z0-9]+_[a-z]+' "$T/dev.ptx" | sort -u); do
+  body=$(ptx_func "$T/dev.ptx" "$f")
+  [ -n "$body" ] || err "no $f in the PTX"
+  grep -qE 'ld\.volatile\.global\.v4\.(u32|b32)' <<<"$body" ||
+    err "$f: packets not read with ld.volatile.global.v4"
+  grep -qw call <<<"$body" && err "$f has a call"
+done
+nred=0
+for f in $(grep -oE '__ccl_reduce_(packets_)?(f32|f16|bf16)_(sum|prod|max|min)\(' "$T/dev.ptx" | tr -d '(' | sort -u); do
+  nred=$((nred + 1))
+  ptx_func "$T/dev.ptx" "$f" | grep -qw call && err "$f has a call"
+done
+[ "$nred" -eq 24 ] || err "expected 24 reduce functions in the PTX, found $nred"
+
+# ---- AMDGPU ----
+"$LLVM/llc" -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 "$AMD" -o "$T/dev.s" ||
+  err "llc amdgcn"
+grep -nE 's_swappc|s_setpc_b64 s\[[0-9]+:[0-9]+\]$' "$T/dev.s" | grep -v 's\[30:31\]' &&
+  err "AMDGPU code has calls"
+aput=$(amd_func "$T/dev.s" __ccl_put_packets)
+[ -n "$aput" ] || err "no __ccl_put_packets in the AMDGPU code"
+[ "$(grep -cE '_store_' <<<"$aput")" -eq 1 ] &&
+  grep -q 'global_store_dwordx4' <<<"$aput" ||
+  err "__ccl_put_packets: not exactly one global_store_dwordx4"
+
+# ---- host ----
+"$LLVM/llc" -relocation-model=pic "$HOST" -o "$T/host.s" || err "llc host"
+bad=$(grep -oE '(call|jmp)q?\s+[A-Za-z_][A-Za-z0-9_.]*(@PLT)?' "$T/host.s" |
+  awk '{print $2}' | sed 's/@PLT//' | grep -vE '^\.L' |
+  grep -vxE 'clock_gettime|nanosleep|sched_yield|__tls_get_addr' | sort -u)
+[ -z "$bad" ] || err "host bitcode calls: $bad"
+
+if [ "$fail" -ne 0 ]; then exit 1; fi
+echo PASS

@@ -1,0 +1,835 @@
+/* Host unit test of the device primitive library (runtime/device/ccl_device.c
+ * compiled natively): chunk and scratch math, copy, LL16 packets between two
+ * threads for every dtype and op, epoch handling, timeout and abort, and the
+ * f16/bf16 conversions. Plain asserts; prints "PASS" at the end. */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/device/ccl_device.h"
+
+/* Not in ccl_device.h: host-only and test helpers defined by the library. */
+void __ccl_host_set_block(uint32_t block);
+uint16_t __ccl_f32_to_f16(float f);
+float __ccl_f16_to_f32(uint16_t h);
+uint16_t __ccl_f32_to_bf16(float f);
+float __ccl_bf16_to_f32(uint16_t h);
+
+#define CHECK(c)                                                               \
+  do {                                                                         \
+    if (!(c)) {                                                                \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);    \
+      abort();                                                                 \
+    }                                                                          \
+  } while (0)
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+static void sleep_ms(int ms) { usleep(ms * 1000); }
+
+static uint32_t f2u(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static float u2f(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (uint32_t)(rng_state >> 16);
+}
+/* Uniform in [lo, hi). */
+static float rndf(float lo, float hi) {
+  return lo + (hi - lo) * (float)(rnd() & 0xffffff) / 16777216.0f;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Context                                                                 */
+/* ---------------------------------------------------------------------- */
+
+typedef struct test_ctx {
+  ccl_dev_ctx ctx;
+  uint32_t epoch[2];
+  volatile uint32_t abort_flag;
+  ccl_error_record err;
+  void *scratch[16];
+} test_ctx;
+
+static void ctx_init(test_ctx *t, uint32_t rank, uint32_t nranks,
+                     uint32_t nblocks, uint64_t timeout_ns) {
+  memset(t, 0, sizeof *t);
+  t->ctx.rank = rank;
+  t->ctx.nranks = nranks;
+  t->ctx.nblocks = nblocks;
+  t->ctx.num_scratch = 0;
+  t->ctx.timeout_ns = timeout_ns;
+  t->ctx.epoch = t->epoch;
+  t->ctx.abort_flag = &t->abort_flag;
+  t->ctx.error = &t->err;
+  t->ctx.scratch = t->scratch;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Chunk math                                                              */
+/* ---------------------------------------------------------------------- */
+
+static void test_chunks(void) {
+  static char base[1024];
+  for (uint64_t n = 0; n <= 70; n++) {
+    for (uint32_t k = 1; k <= 11; k++) {
+      uint64_t total = 0;
+      for (uint32_t i = 0; i <= k; i++) {
+        uint64_t start = (uint64_t)i * n / k;
+        for (uint32_t es = 1; es <= 4; es *= 2)
+          CHECK(__ccl_chunk_ptr(base, n, es, i, k) == base + start * es);
+        if (i == k)
+          break;
+        uint64_t e = __ccl_chunk_elems(n, i, 1, k);
+        CHECK(e == ((uint64_t)(i + 1) * n / k) - start);
+        CHECK(e == n / k || e == n / k + 1);
+        if (n < k)
+          CHECK(e <= 1);
+        total += e;
+        for (uint32_t m = 0; i + m <= k; m++)
+          CHECK(__ccl_chunk_elems(n, i, m, k) ==
+                ((uint64_t)(i + m) * n / k) - start);
+      }
+      CHECK(total == n);
+      CHECK(__ccl_chunk_elems(n, 0, k, k) == n);
+    }
+  }
+  /* Empty chunks: 3 elements in 8 chunks. */
+  CHECK(__ccl_chunk_elems(3, 0, 1, 8) == 0);
+  CHECK(__ccl_chunk_elems(3, 2, 1, 8) == 1);
+  CHECK(__ccl_chunk_elems(3, 3, 1, 8) == 0);
+  CHECK(__ccl_chunk_elems(0, 0, 8, 8) == 0);
+  /* 10 elements in 3 chunks: [0,3) [3,6) [6,10). */
+  CHECK(__ccl_chunk_elems(10, 0, 1, 3) == 3);
+  CHECK(__ccl_chunk_elems(10, 1, 1, 3) == 3);
+  CHECK(__ccl_chunk_elems(10, 2, 1, 3) == 4);
+  CHECK(__ccl_chunk_ptr(base, 10, 4, 2, 3) == base + 24);
+  /* Large counts: i * n overflows 64 bits, the result must not. */
+  uint64_t big = (1ull << 62) + 12345;
+  for (uint32_t k = 1; k < 40; k += 3)
+    for (uint32_t i = 0; i <= k; i++) {
+      unsigned __int128 s = (unsigned __int128)i * big / k;
+      CHECK(__ccl_chunk_elems(big, 0, i, k) == (uint64_t)s);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Scratch layout                                                          */
+/* ---------------------------------------------------------------------- */
+
+static void test_scratch(void) {
+  test_ctx t;
+  ctx_init(&t, 1, 3, 1, 0);
+  static char mem[6][1 << 16];
+  for (int i = 0; i < 6; i++)
+    t.scratch[i] = mem[i];
+  t.ctx.num_scratch = 2;
+  for (uint32_t buf = 0; buf < 2; buf++)
+    for (uint32_t rank = 0; rank < 3; rank++) {
+      char *b = mem[buf * 3 + rank];
+      /* Simple: 10 f32 elements, 4 chunks -> unit 3 elements = 12 bytes. */
+      for (uint32_t slot = 0; slot < 5; slot++)
+        for (uint32_t ep = 0; ep < 3; ep++)
+          CHECK(__ccl_scratch_ptr(&t.ctx, buf, rank, slot, 5, 10, 4, 4, ep,
+                                  0) == b + slot * 12);
+      /* Packets: unit 3 f32 = 12 bytes -> 2 packets = 32 bytes per slot;
+       * odd epochs use the second half (5 slots further). */
+      for (uint32_t slot = 0; slot < 5; slot++) {
+        CHECK(__ccl_scratch_ptr(&t.ctx, buf, rank, slot, 5, 10, 4, 4, 0, 1) ==
+              b + slot * 32);
+        CHECK(__ccl_scratch_ptr(&t.ctx, buf, rank, slot, 5, 10, 4, 4, 2, 1) ==
+              b + slot * 32);
+        CHECK(__ccl_scratch_ptr(&t.ctx, buf, rank, slot, 5, 10, 4, 4, 1, 1) ==
+              b + 5 * 32 + slot * 32);
+        CHECK(__ccl_scratch_ptr(&t.ctx, buf, rank, slot, 5, 10, 4, 4, 7, 1) ==
+              b + 5 * 32 + slot * 32);
+      }
+      /* f16, 7 elements, 2 chunks: unit 4 elements = 8 bytes -> 16 bytes. */
+      CHECK(__ccl_scratch_ptr(&t.ctx, buf, rank, 3, 4, 7, 2, 2, 1, 1) ==
+            b + 4 * 16 + 3 * 16);
+      /* f16, 5 elements, 1 chunk: 10 bytes -> 2 packets = 32 bytes. */
+      CHECK(__ccl_scratch_ptr(&t.ctx, buf, rank, 1, 2, 5, 1, 2, 1, 1) ==
+            b + 2 * 32 + 32);
+      CHECK(__ccl_scratch_ptr(&t.ctx, buf, rank, 1, 2, 5, 1, 2, 1, 0) ==
+            b + 10);
+      /* Fewer elements than chunks: unit 1 element. */
+      CHECK(__ccl_scratch_ptr(&t.ctx, buf, rank, 2, 3, 2, 8, 4, 0, 0) ==
+            b + 8);
+      CHECK(__ccl_scratch_ptr(&t.ctx, buf, rank, 2, 3, 2, 8, 4, 1, 1) ==
+            b + 3 * 16 + 2 * 16);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Guarded buffers                                                         */
+/* ---------------------------------------------------------------------- */
+
+/* `nbytes` readable bytes ending exactly at a PROT_NONE page. */
+typedef struct guarded {
+  char *map;
+  size_t maplen;
+  char *p;
+} guarded;
+
+static guarded guarded_alloc(size_t nbytes) {
+  long pg = sysconf(_SC_PAGESIZE);
+  size_t data_pages = (nbytes + pg - 1) / pg;
+  if (data_pages == 0)
+    data_pages = 1;
+  guarded g;
+  g.maplen = (data_pages + 1) * pg;
+  g.map = mmap(NULL, g.maplen, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(g.map != MAP_FAILED);
+  CHECK(mprotect(g.map + data_pages * pg, pg, PROT_NONE) == 0);
+  g.p = g.map + data_pages * pg - nbytes;
+  return g;
+}
+static void guarded_free(guarded g) { munmap(g.map, g.maplen); }
+
+#define GUARD 64
+#define GUARD_BYTE 0xA5
+
+/* 16-byte aligned buffer of n bytes followed by GUARD guard bytes. */
+static char *buf_alloc(size_t n) {
+  char *p = aligned_alloc(16, (n + GUARD + 15) / 16 * 16);
+  CHECK(p);
+  memset(p + n, GUARD_BYTE, GUARD);
+  return p;
+}
+static void buf_check_guard(const char *p, size_t n) {
+  for (size_t i = 0; i < GUARD; i++)
+    CHECK((unsigned char)p[n + i] == GUARD_BYTE);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Copy and local reduce                                                   */
+/* ---------------------------------------------------------------------- */
+
+static void test_copy(void) {
+  for (size_t n = 0; n <= 100; n++)
+    for (size_t so = 0; so < 16; so += 1)
+      for (size_t doff = 0; doff < 16; doff += (so == 0 ? 1 : 4)) {
+        guarded src = guarded_alloc(n + so);
+        char *s = src.p + so;
+        /* Align the guarded source by shifting within its page. */
+        for (size_t i = 0; i < n; i++)
+          s[i] = (char)rnd();
+        char *d = buf_alloc(doff + n);
+        memset(d, 0x11, doff);
+        __ccl_copy(d + doff, s, n);
+        CHECK(memcmp(d + doff, s, n) == 0);
+        for (size_t i = 0; i < doff; i++)
+          CHECK(d[i] == 0x11);
+        buf_check_guard(d, doff + n);
+        free(d);
+        guarded_free(src);
+      }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reference element types (independent of the library).                  */
+/* ---------------------------------------------------------------------- */
+
+enum { DT_F32, DT_F16, DT_BF16 };
+enum { OP_SUM, OP_PROD, OP_MAX, OP_MIN };
+static const uint32_t esize_of[3] = {4, 2, 2};
+static const char *dt_name[3] = {"f32", "f16", "bf16"};
+static const char *op_name[4] = {"sum", "prod", "max", "min"};
+
+static uint16_t ref_f32_to_f16(float f) {
+  _Float16 h = (_Float16)f;
+  uint16_t u;
+  memcpy(&u, &h, 2);
+  return u;
+}
+static float ref_f16_to_f32(uint16_t u) {
+  _Float16 h;
+  memcpy(&h, &u, 2);
+  return (float)h;
+}
+/* bf16 by brute force: the nearest of the two neighbours, ties to even. */
+static uint16_t ref_f32_to_bf16(float f) {
+  uint32_t x = f2u(f);
+  if (isnan(f))
+    return (uint16_t)((x >> 16) | 0x40);
+  uint16_t lo = (uint16_t)(x >> 16);
+  if ((x & 0xffff) == 0)
+    return lo;
+  uint16_t hi = (uint16_t)(lo + 1); /* next magnitude */
+  double dl = fabs((double)u2f((uint32_t)lo << 16) - (double)f);
+  double dh;
+  if (((uint32_t)hi << 16 & 0x7fffffffu) == 0x7f800000u)
+    dh = fabs(ldexp(1.0, 128) - fabs((double)f)); /* rounding to infinity */
+  else
+    dh = fabs((double)u2f((uint32_t)hi << 16) - (double)f);
+  if (dl < dh)
+    return lo;
+  if (dh < dl)
+    return hi;
+  return (lo & 1) ? hi : lo;
+}
+static float ref_bf16_to_f32(uint16_t u) { return u2f((uint32_t)u << 16); }
+
+static float ref_ld(int dt, const char *p) {
+  uint16_t h;
+  switch (dt) {
+  case DT_F32: {
+    float f;
+    memcpy(&f, p, 4);
+    return f;
+  }
+  case DT_F16:
+    memcpy(&h, p, 2);
+    return ref_f16_to_f32(h);
+  default:
+    memcpy(&h, p, 2);
+    return ref_bf16_to_f32(h);
+  }
+}
+static void ref_st(int dt, char *p, float v) {
+  uint16_t h;
+  switch (dt) {
+  case DT_F32:
+    memcpy(p, &v, 4);
+    break;
+  case DT_F16:
+    h = ref_f32_to_f16(v);
+    memcpy(p, &h, 2);
+    break;
+  default:
+    h = ref_f32_to_bf16(v);
+    memcpy(p, &h, 2);
+    break;
+  }
+}
+static float ref_op(int op, float a, float b) {
+  switch (op) {
+  case OP_SUM:
+    return a + b;
+  case OP_PROD:
+    return a * b;
+  case OP_MAX:
+    return fmaxf(a, b);
+  default:
+    return fminf(a, b);
+  }
+}
+
+typedef void (*reduce_packets_fn)(const ccl_dev_ctx *, char *, const char *,
+                                  uint64_t, uint32_t, uint32_t);
+typedef void (*reduce_fn)(char *, const char *, uint64_t);
+
+static reduce_packets_fn reduce_packets_fns[3][4] = {
+    {__ccl_reduce_packets_f32_sum, __ccl_reduce_packets_f32_prod,
+     __ccl_reduce_packets_f32_max, __ccl_reduce_packets_f32_min},
+    {__ccl_reduce_packets_f16_sum, __ccl_reduce_packets_f16_prod,
+     __ccl_reduce_packets_f16_max, __ccl_reduce_packets_f16_min},
+    {__ccl_reduce_packets_bf16_sum, __ccl_reduce_packets_bf16_prod,
+     __ccl_reduce_packets_bf16_max, __ccl_reduce_packets_bf16_min},
+};
+static reduce_fn reduce_fns[3][4] = {
+    {__ccl_reduce_f32_sum, __ccl_reduce_f32_prod, __ccl_reduce_f32_max,
+     __ccl_reduce_f32_min},
+    {__ccl_reduce_f16_sum, __ccl_reduce_f16_prod, __ccl_reduce_f16_max,
+     __ccl_reduce_f16_min},
+    {__ccl_reduce_bf16_sum, __ccl_reduce_bf16_prod, __ccl_reduce_bf16_max,
+     __ccl_reduce_bf16_min},
+};
+
+/* Random element values of dtype dt (exactly representable). */
+static void fill_random(int dt, int op, char *p, uint64_t n) {
+  for (uint64_t i = 0; i < n; i++) {
+    float v = op == OP_PROD ? rndf(0.5f, 2.0f) : rndf(-100.0f, 100.0f);
+    if (op >= OP_MAX && (rnd() % 9) == 0)
+      v = NAN; /* maxNum/minNum ignore a NaN operand */
+    ref_st(dt, p + i * esize_of[dt], v);
+  }
+}
+
+static void test_local_reduce(void) {
+  for (int dt = 0; dt < 3; dt++)
+    for (int op = 0; op < 4; op++)
+      for (uint64_t n = 0; n <= 67; n++) {
+        uint32_t es = esize_of[dt];
+        guarded src = guarded_alloc(n * es);
+        char *dst = buf_alloc(n * es), *want = malloc(n * es + 1);
+        fill_random(dt, op, src.p, n);
+        fill_random(dt, op, dst, n);
+        for (uint64_t i = 0; i < n; i++)
+          ref_st(dt, want + i * es,
+                 ref_op(op, ref_ld(dt, dst + i * es), ref_ld(dt, src.p + i * es)));
+        reduce_fns[dt][op](dst, src.p, n);
+        for (uint64_t i = 0; i < n; i++) {
+          float a = ref_ld(dt, dst + i * es), b = ref_ld(dt, want + i * es);
+          CHECK(memcmp(dst + i * es, want + i * es, es) == 0 ||
+                (isnan(a) && isnan(b)));
+        }
+        buf_check_guard(dst, n * es);
+        free(dst);
+        free(want);
+        guarded_free(src);
+      }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Packets between two threads                                             */
+/* ---------------------------------------------------------------------- */
+
+typedef struct writer_arg {
+  char *pkts;
+  const char *src;
+  uint64_t nbytes;
+  uint32_t flag;
+  int delay_ms;
+} writer_arg;
+
+static void *writer_main(void *p) {
+  writer_arg *a = p;
+  if (a->delay_ms)
+    sleep_ms(a->delay_ms);
+  __ccl_put_packets(a->pkts, a->src, a->nbytes, a->flag);
+  return NULL;
+}
+
+/* Fills npkts packets with a stale flag and junk data. */
+static void fill_stale(char *pkts, uint64_t npkts, uint32_t stale) {
+  for (uint64_t i = 0; i < npkts; i++) {
+    uint32_t w[4] = {rnd(), stale, rnd(), stale};
+    memcpy(pkts + 16 * i, w, 16);
+  }
+}
+
+/* Checks what put_packets wrote: the payload, zero padding, both flags. */
+static void check_packets(const char *pkts, const char *src, uint64_t nbytes,
+                          uint32_t flag) {
+  uint64_t npkts = (nbytes + 7) / 8;
+  for (uint64_t i = 0; i < npkts; i++) {
+    uint32_t w[4];
+    memcpy(w, pkts + 16 * i, 16);
+    CHECK(w[1] == flag && w[3] == flag);
+    unsigned char payload[8];
+    memcpy(payload, &w[0], 4);
+    memcpy(payload + 4, &w[2], 4);
+    for (uint64_t b = 0; b < 8; b++) {
+      uint64_t off = i * 8 + b;
+      CHECK(payload[b] == (off < nbytes ? (unsigned char)src[off] : 0));
+    }
+  }
+}
+
+static void test_unpack(void) {
+  test_ctx t;
+  ctx_init(&t, 0, 1, 1, 0);
+  for (uint64_t nbytes = 0; nbytes <= 67 * 4; nbytes++) {
+    for (int mis = 0; mis < 2; mis++) {
+      uint64_t npkts = (nbytes + 7) / 8;
+      guarded src = guarded_alloc(nbytes); /* ends at the guard page */
+      for (uint64_t i = 0; i < nbytes; i++)
+        src.p[i] = (char)rnd();
+      char *pkts = buf_alloc(npkts * 16);
+      fill_stale(pkts, npkts, 41);
+      char *dst = buf_alloc(nbytes + mis);
+      writer_arg wa = {pkts, src.p, nbytes, 42, (nbytes % 5 == 0) ? 1 : 0};
+      pthread_t th;
+      CHECK(pthread_create(&th, NULL, writer_main, &wa) == 0);
+      __ccl_unpack_packets(&t.ctx, dst + mis, pkts, nbytes, 42, 0);
+      CHECK(pthread_join(th, NULL) == 0);
+      CHECK(memcmp(dst + mis, src.p, nbytes) == 0);
+      buf_check_guard(dst, nbytes + mis);
+      buf_check_guard(pkts, npkts * 16);
+      check_packets(pkts, src.p, nbytes, 42);
+      CHECK(t.abort_flag == 0 && t.err.state == 0);
+      free(dst);
+      free(pkts);
+      guarded_free(src);
+    }
+  }
+}
+
+static void test_reduce_packets(void) {
+  test_ctx t;
+  ctx_init(&t, 0, 1, 1, 0);
+  for (int dt = 0; dt < 3; dt++)
+    for (int op = 0; op < 4; op++)
+      for (uint64_t n = 1; n <= 67; n++) {
+        uint32_t es = esize_of[dt];
+        uint64_t nbytes = n * es, npkts = (nbytes + 7) / 8;
+        guarded src = guarded_alloc(nbytes);
+        char *dst = buf_alloc(nbytes), *want = malloc(nbytes);
+        fill_random(dt, op, src.p, n);
+        fill_random(dt, op, dst, n);
+        for (uint64_t i = 0; i < n; i++)
+          ref_st(dt, want + i * es,
+                 ref_op(op, ref_ld(dt, dst + i * es),
+                        ref_ld(dt, src.p + i * es)));
+        char *pkts = buf_alloc(npkts * 16);
+        uint32_t flag = 1000 + (uint32_t)n;
+        fill_stale(pkts, npkts, flag - 1);
+        writer_arg wa = {pkts, src.p, nbytes, flag, (n % 7 == 0) ? 1 : 0};
+        pthread_t th;
+        CHECK(pthread_create(&th, NULL, writer_main, &wa) == 0);
+        reduce_packets_fns[dt][op](&t.ctx, dst, pkts, n, flag, 0);
+        CHECK(pthread_join(th, NULL) == 0);
+        for (uint64_t i = 0; i < n; i++) {
+          float a = ref_ld(dt, dst + i * es), b = ref_ld(dt, want + i * es);
+          if (!(memcmp(dst + i * es, want + i * es, es) == 0 ||
+                (isnan(a) && isnan(b)))) {
+            fprintf(stderr, "reduce_packets_%s_%s n=%lu i=%lu got %g want %g\n",
+                    dt_name[dt], op_name[op], (unsigned long)n,
+                    (unsigned long)i, a, b);
+            CHECK(0);
+          }
+        }
+        buf_check_guard(dst, nbytes);
+        buf_check_guard(pkts, npkts * 16);
+        check_packets(pkts, src.p, nbytes, flag);
+        CHECK(t.abort_flag == 0 && t.err.state == 0);
+        free(dst);
+        free(want);
+        free(pkts);
+        guarded_free(src);
+      }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Stale flags are not accepted                                            */
+/* ---------------------------------------------------------------------- */
+
+typedef struct reader_arg {
+  test_ctx *t;
+  char *dst;
+  const char *pkts;
+  uint64_t nbytes;
+  uint32_t flag;
+  uint32_t op_id;
+  uint32_t block;
+  volatile int done;
+  uint64_t elapsed_ns;
+} reader_arg;
+
+static void *reader_main(void *p) {
+  reader_arg *a = p;
+  __ccl_host_set_block(a->block);
+  uint64_t t0 = now_ns();
+  __ccl_unpack_packets(&a->t->ctx, a->dst, a->pkts, a->nbytes, a->flag,
+                       a->op_id);
+  a->elapsed_ns = now_ns() - t0;
+  __atomic_store_n(&a->done, 1, __ATOMIC_SEQ_CST);
+  return NULL;
+}
+
+static void test_stale_flags(void) {
+  test_ctx t;
+  ctx_init(&t, 0, 1, 1, 0);
+  enum { NB = 40, NP = 5 };
+  char src[NB];
+  for (int i = 0; i < NB; i++)
+    src[i] = (char)(i + 1);
+  char *pkts = buf_alloc(NP * 16);
+  char dst[NB];
+  memset(dst, 0, NB);
+  /* Previous epoch's packets (flag 6) with valid-looking data. */
+  __ccl_put_packets(pkts, src, NB, 6);
+  reader_arg ra = {&t, dst, pkts, NB, 7, 0, 0, 0, 0};
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, reader_main, &ra) == 0);
+  sleep_ms(30);
+  CHECK(!__atomic_load_n(&ra.done, __ATOMIC_SEQ_CST));
+  /* Torn packets: only one of the two flag words is current. */
+  for (int i = 0; i < NP; i++) {
+    uint32_t *w = (uint32_t *)(pkts + 16 * i);
+    if (i % 2)
+      __atomic_store_n(&w[1], 7, __ATOMIC_SEQ_CST);
+    else
+      __atomic_store_n(&w[3], 7, __ATOMIC_SEQ_CST);
+  }
+  sleep_ms(30);
+  CHECK(!__atomic_load_n(&ra.done, __ATOMIC_SEQ_CST));
+  /* A later epoch is not accepted either. */
+  __ccl_put_packets(pkts, src, NB, 8);
+  sleep_ms(20);
+  CHECK(!__atomic_load_n(&ra.done, __ATOMIC_SEQ_CST));
+  for (int i = 0; i < NB; i++)
+    src[i] = (char)(100 + i);
+  __ccl_put_packets(pkts, src, NB, 7);
+  CHECK(pthread_join(th, NULL) == 0);
+  CHECK(ra.done);
+  CHECK(memcmp(dst, src, NB) == 0);
+  CHECK(t.abort_flag == 0 && t.err.state == 0);
+  free(pkts);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Timeout and abort                                                       */
+/* ---------------------------------------------------------------------- */
+
+static void test_timeout(void) {
+  test_ctx t;
+  ctx_init(&t, 3, 4, 2, 20 * 1000000ull); /* 20 ms */
+  enum { NB = 24, NP = 3 };
+  char *pkts = buf_alloc(NP * 16);
+  fill_stale(pkts, NP, 5);
+  char dst[NB];
+  memset(dst, 0x5a, NB);
+
+  /* Wait on packets that never come: times out, fills the record. */
+  reader_arg ra = {&t, dst, pkts, NB, 6, 42, 7, 0, 0};
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, reader_main, &ra) == 0);
+  CHECK(pthread_join(th, NULL) == 0);
+  CHECK(t.abort_flag == 1);
+  CHECK(t.err.state == CCL_ERR_TIMEOUT);
+  CHECK(t.err.rank == 3);
+  CHECK(t.err.block == 7);
+  CHECK(t.err.op_id == 42);
+  CHECK(t.err.expected == 6);
+  CHECK(t.err.observed == 5);
+  CHECK(t.err.waited_ns >= 20 * 1000000ull);
+  CHECK(t.err.waited_ns < 2000 * 1000000ull);
+  CHECK(ra.elapsed_ns >= 20 * 1000000ull && ra.elapsed_ns < 2000000000ull);
+  for (int i = 0; i < NB; i++)
+    CHECK((unsigned char)dst[i] == 0x5a); /* left as is */
+
+  /* Abort raised: later waits return at once, even with no timeout. */
+  t.ctx.timeout_ns = 0;
+  uint64_t t0 = now_ns();
+  __ccl_unpack_packets(&t.ctx, dst, pkts, NB, 6, 43);
+  __ccl_reduce_packets_f32_sum(&t.ctx, dst, pkts, NB / 4, 6, 44);
+  __ccl_reduce_packets_bf16_max(&t.ctx, dst, pkts, NB / 2, 6, 45);
+  CHECK(now_ns() - t0 < 50 * 1000000ull);
+  CHECK(t.err.op_id == 42);
+  for (int i = 0; i < NB; i++)
+    CHECK((unsigned char)dst[i] == 0x5a);
+
+  /* The record is claimed once: a second timeout raises abort again but
+   * keeps the first record. */
+  t.abort_flag = 0;
+  t.ctx.timeout_ns = 5 * 1000000ull;
+  ra = (reader_arg){&t, dst, pkts, NB, 9, 50, 1, 0, 0};
+  CHECK(pthread_create(&th, NULL, reader_main, &ra) == 0);
+  CHECK(pthread_join(th, NULL) == 0);
+  CHECK(t.abort_flag == 1);
+  CHECK(t.err.op_id == 42 && t.err.expected == 6 && t.err.block == 7);
+
+  free(pkts);
+}
+
+static void *unset_block_reader(void *p) {
+  test_ctx *t = p;
+  char pk[16] = {0};
+  char d[8];
+  __ccl_unpack_packets(&t->ctx, d, pk, 8, 1, 77);
+  return NULL;
+}
+
+static void test_timeout_unset_block(void) {
+  test_ctx t;
+  ctx_init(&t, 0, 1, 1, 2 * 1000000ull);
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, unset_block_reader, &t) == 0);
+  CHECK(pthread_join(th, NULL) == 0);
+  CHECK(t.abort_flag == 1 && t.err.state == CCL_ERR_TIMEOUT);
+  CHECK(t.err.block == 0xFFFFFFFFu && t.err.op_id == 77 &&
+        t.err.observed == 0 && t.err.expected == 1);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Epochs                                                                  */
+/* ---------------------------------------------------------------------- */
+
+typedef struct block_arg {
+  test_ctx *t;
+  uint32_t seen;
+} block_arg;
+
+static void *block_main(void *p) {
+  block_arg *a = p;
+  a->seen = __ccl_begin(&a->t->ctx);
+  __ccl_barrier();
+  if (rnd() & 1)
+    sched_yield();
+  __ccl_end(&a->t->ctx);
+  return NULL;
+}
+
+static void test_epochs(void) {
+  for (uint32_t nblocks = 1; nblocks <= 6; nblocks++) {
+    test_ctx t;
+    ctx_init(&t, 0, 1, nblocks, 0);
+    t.epoch[0] = 0xfffffffeu - 3; /* also crosses the 32-bit wrap */
+    uint32_t start = t.epoch[0];
+    for (uint32_t round = 0; round < 8; round++) {
+      block_arg a[6];
+      pthread_t th[6];
+      for (uint32_t b = 0; b < nblocks; b++) {
+        a[b].t = &t;
+        CHECK(pthread_create(&th[b], NULL, block_main, &a[b]) == 0);
+      }
+      for (uint32_t b = 0; b < nblocks; b++)
+        CHECK(pthread_join(th[b], NULL) == 0);
+      for (uint32_t b = 0; b < nblocks; b++)
+        CHECK(a[b].seen == start + round);
+      CHECK(t.epoch[0] == start + round + 1);
+      CHECK(t.epoch[1] == 0);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------- */
+/* f16 / bf16 conversions                                                  */
+/* ---------------------------------------------------------------------- */
+
+static void test_conversions(void) {
+  /* Known f16 values. */
+  struct {
+    float f;
+    uint16_t h;
+  } f16_cases[] = {
+      {0.0f, 0x0000},
+      {-0.0f, 0x8000},
+      {1.0f, 0x3c00},
+      {-2.0f, 0xc000},
+      {0.5f, 0x3800},
+      {65504.0f, 0x7bff},
+      {65519.99f, 0x7bff},
+      {65520.0f, 0x7c00}, /* tie -> even -> infinity */
+      {1e10f, 0x7c00},
+      {-1e10f, 0xfc00},
+      {INFINITY, 0x7c00},
+      {-INFINITY, 0xfc00},
+      {0x1p-14f, 0x0400},            /* smallest normal */
+      {0x1p-14f - 0x1p-26f, 0x0400}, /* rounds up into the normals */
+      {0x1p-24f, 0x0001},            /* smallest subnormal */
+      {0x1p-25f, 0x0000},            /* tie -> even (0) */
+      {0x1.000002p-25f, 0x0001},     /* just above the tie */
+      {0x1.8p-24f, 0x0002},          /* 1.5 ulp: tie -> even (2) */
+      {0x1.4p-24f, 0x0001},          /* 1.25 ulp */
+      {0x1.002p0f, 0x3c00},          /* 1 + 2^-11: tie -> even (1.0) */
+      {0x1.006p0f, 0x3c02},          /* 1 + 3*2^-11: tie -> even (1+2^-9) */
+      {0x1.0021p0f, 0x3c01},         /* just above the tie */
+      {3.14159265f, 0x4248},
+      {1e-10f, 0x0000},
+  };
+  for (size_t i = 0; i < sizeof f16_cases / sizeof f16_cases[0]; i++) {
+    uint16_t h = __ccl_f32_to_f16(f16_cases[i].f);
+    if (h != f16_cases[i].h) {
+      fprintf(stderr, "f32_to_f16(%a) = %#x, want %#x\n", f16_cases[i].f, h,
+              f16_cases[i].h);
+      CHECK(0);
+    }
+  }
+  /* NaN stays NaN (quiet), with sign. */
+  uint16_t hn = __ccl_f32_to_f16(NAN);
+  CHECK((hn & 0x7c00) == 0x7c00 && (hn & 0x3ff) != 0 && (hn & 0x200));
+  hn = __ccl_f32_to_f16(u2f(0xff800001u)); /* signalling, payload in low bits */
+  CHECK((hn & 0xfc00) == 0xfc00 && (hn & 0x3ff) != 0);
+  CHECK(isnan(__ccl_f16_to_f32(0x7c01)) && isnan(__ccl_f16_to_f32(0xfe00)));
+
+  /* Every f16: decode matches the reference; round trip is exact. */
+  for (uint32_t u = 0; u < 65536; u++) {
+    float f = __ccl_f16_to_f32((uint16_t)u);
+    float r = ref_f16_to_f32((uint16_t)u);
+    if (isnan(r)) {
+      CHECK(isnan(f));
+      CHECK(isnan(__ccl_f16_to_f32(__ccl_f32_to_f16(f))));
+      continue;
+    }
+    CHECK(f2u(f) == f2u(r));
+    CHECK(__ccl_f32_to_f16(f) == u);
+  }
+  /* Random and near-boundary floats vs the compiler's conversion. */
+  for (int i = 0; i < 2000000; i++) {
+    uint32_t x = rnd() ^ (rnd() << 16);
+    if (i & 1) /* concentrate on the f16 range */
+      x = (x & 0x80001fffu) | ((0x33000000u + (rnd() % 0x14800u) * 0x1000u) &
+                               0x7fffe000u);
+    float f = u2f(x);
+    if (isnan(f))
+      continue;
+    CHECK(__ccl_f32_to_f16(f) == ref_f32_to_f16(f));
+  }
+
+  /* bf16 known values. */
+  struct {
+    float f;
+    uint16_t h;
+  } bf_cases[] = {
+      {0.0f, 0x0000},       {-0.0f, 0x8000},         {1.0f, 0x3f80},
+      {-1.0f, 0xbf80},      {0x1.01p0f, 0x3f80},     /* tie -> even */
+      {0x1.03p0f, 0x3f82},  /* tie -> even (up) */   {0x1.0101p0f, 0x3f81},
+      {3.14159265f, 0x4049}, {INFINITY, 0x7f80},     {-INFINITY, 0xff80},
+      {0x1.fffffep127f, 0x7f80}, /* FLT_MAX rounds to infinity */
+      {0x1p-133f, 0x0001},  /* subnormal */
+  };
+  for (size_t i = 0; i < sizeof bf_cases / sizeof bf_cases[0]; i++) {
+    uint16_t h = __ccl_f32_to_bf16(bf_cases[i].f);
+    if (h != bf_cases[i].h) {
+      fprintf(stderr, "f32_to_bf16(%a) = %#x, want %#x\n", bf_cases[i].f, h,
+              bf_cases[i].h);
+      CHECK(0);
+    }
+  }
+  uint16_t bn = __ccl_f32_to_bf16(u2f(0x7f800001u)); /* would round to inf */
+  CHECK((bn & 0x7f80) == 0x7f80 && (bn & 0x7f) != 0);
+  CHECK(isnan(__ccl_bf16_to_f32(__ccl_f32_to_bf16(NAN))));
+  for (uint32_t u = 0; u < 65536; u++) {
+    float f = __ccl_bf16_to_f32((uint16_t)u);
+    CHECK(f2u(f) == (u << 16));
+    if (!isnan(f))
+      CHECK(__ccl_f32_to_bf16(f) == u);
+  }
+  for (int i = 0; i < 2000000; i++) {
+    float f = u2f(rnd() ^ (rnd() << 16));
+    if (isnan(f))
+      continue;
+    CHECK(__ccl_f32_to_bf16(f) == ref_f32_to_bf16(f));
+  }
+}
+
+int main(void) {
+  test_chunks();
+  puts("chunks ok");
+  test_scratch();
+  puts("scratch ok");
+  test_conversions();
+  puts("conversions ok");
+  test_copy();
+  puts("copy ok");
+  test_local_reduce();
+  puts("local reduce ok");
+  test_unpack();
+  puts("unpack ok");
+  test_reduce_packets();
+  puts("reduce_packets ok");
+  test_stale_flags();
+  puts("stale flags ok");
+  test_timeout();
+  test_timeout_unset_block();
+  puts("timeout ok");
+  test_epochs();
+  puts("epochs ok");
+  puts("PASS");
+  return 0;
+}
