@@ -1,0 +1,307 @@
+#include "tools/ccl-perf/options.h"
+
+#include <strings.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace cclperf {
+namespace {
+
+const char kUsage[] =
+    "Usage: ccl-perf --lib LIB.so --algo NAME [options]\n"
+    "\n"
+    "Benchmarks and checks an algorithm of a cclc-generated library, like\n"
+    "nccl-tests' all_reduce_perf. Sizes take K, M, G suffixes (powers of 1024).\n"
+    "\n"
+    "Required:\n"
+    "  --lib PATH                 generated library (.so) to dlopen\n"
+    "  --algo NAME                algorithm: calls the entry point ccl_NAME\n"
+    "\n"
+    "nccl-tests flags:\n"
+    "  -b, --minbytes SIZE        smallest message, bytes per rank (default 32M)\n"
+    "  -e, --maxbytes SIZE        largest message (default 32M)\n"
+    "  -i, --stepbytes SIZE       additive step when -f is not > 1 (default 1M)\n"
+    "  -f, --stepfactor F         multiplicative step (default 1: use -i)\n"
+    "  -n, --iters N              timed iterations per size (default 20)\n"
+    "  -w, --warmup_iters N       warm-up iterations per size (default 5)\n"
+    "  -c, --check 0|1            check results against a host reference\n"
+    "                             (default 1)\n"
+    "  -g, --ngpus N              ranks: GPUs (cuda) or threads (host)\n"
+    "                             (default 1)\n"
+    "  -G, --cudagraph N          capture -n iterations per rank in a CUDA\n"
+    "                             graph and replay it N times (0 = eager,\n"
+    "                             default); also checks a graph replay\n"
+    "  -d, --datatype T           float32|float16|bfloat16|all (also float,\n"
+    "                             half, bf16; comma lists ok) (default float32)\n"
+    "  -o, --op OP                sum|prod|max|min|all (comma lists ok)\n"
+    "                             (default sum)\n"
+    "\n"
+    "ccl-perf flags:\n"
+    "  --target host|cuda         where to run (default: cuda if a GPU is usable\n"
+    "                             and the library has a CUDA plan, else host)\n"
+    "  --compare nccl             also run NCCL on the same buffers, sizes,\n"
+    "                             types and ops (cuda only; NVLS is disabled)\n"
+    "  --timeout-ms N             spin-wait timeout (cclCommSetTimeout); 0 =\n"
+    "                             none (default: the runtime's)\n"
+    "  --skip-rank R              debug: rank R never launches "
+    "(cclCommDebugSkipLaunches);\n"
+    "                             the run must fail with a timeout report\n"
+    "                             (timeout defaults to 2000 ms then)\n"
+    "  --seed N                   seed of the test data (default 1)\n"
+    "  -h, --help                 this text\n"
+    "\n"
+    "Exit status: 0 if every call succeeded and every checked value was right,\n"
+    "1 otherwise.\n";
+
+[[noreturn]] void die(const std::string &msg) {
+  std::fprintf(stderr, "ccl-perf: %s\n(try --help)\n", msg.c_str());
+  std::exit(1);
+}
+
+bool parseInt(const std::string &s, long long lo, long long hi, long long *out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno || *end || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool parseDtypes(const std::string &s, std::vector<DType> *out) {
+  out->clear();
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    std::string t = s.substr(pos, comma == std::string::npos ? std::string::npos
+                                                            : comma - pos);
+    const char *c = t.c_str();
+    if (!strcasecmp(c, "all")) {
+      *out = {DType::F32, DType::F16, DType::BF16};
+      return true;
+    } else if (!strcasecmp(c, "float32") || !strcasecmp(c, "float") ||
+               !strcasecmp(c, "f32") || !strcasecmp(c, "fp32")) {
+      out->push_back(DType::F32);
+    } else if (!strcasecmp(c, "float16") || !strcasecmp(c, "half") ||
+               !strcasecmp(c, "f16") || !strcasecmp(c, "fp16")) {
+      out->push_back(DType::F16);
+    } else if (!strcasecmp(c, "bfloat16") || !strcasecmp(c, "bf16")) {
+      out->push_back(DType::BF16);
+    } else {
+      return false;
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return !out->empty();
+}
+
+bool parseOps(const std::string &s, std::vector<Op> *out) {
+  out->clear();
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    std::string t = s.substr(pos, comma == std::string::npos ? std::string::npos
+                                                            : comma - pos);
+    const char *c = t.c_str();
+    if (!strcasecmp(c, "all")) {
+      *out = {Op::Sum, Op::Prod, Op::Max, Op::Min};
+      return true;
+    } else if (!strcasecmp(c, "sum")) {
+      out->push_back(Op::Sum);
+    } else if (!strcasecmp(c, "prod")) {
+      out->push_back(Op::Prod);
+    } else if (!strcasecmp(c, "max")) {
+      out->push_back(Op::Max);
+    } else if (!strcasecmp(c, "min")) {
+      out->push_back(Op::Min);
+    } else {
+      return false;
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return !out->empty();
+}
+
+struct Flag {
+  char shortName;  // 0: none
+  const char *longName;
+  int id;
+};
+
+enum {
+  kMin, kMax, kStepBytes, kStepFactor, kIters, kWarmup, kCheck, kNgpus,
+  kGraph, kDtype, kOp, kLib, kAlgo, kTarget, kCompare, kTimeout, kSkip,
+  kSeed, kHelp,
+};
+
+const Flag kFlags[] = {
+    {'b', "minbytes", kMin},      {'e', "maxbytes", kMax},
+    {'i', "stepbytes", kStepBytes}, {'f', "stepfactor", kStepFactor},
+    {'n', "iters", kIters},       {'w', "warmup_iters", kWarmup},
+    {'c', "check", kCheck},       {'g', "ngpus", kNgpus},
+    {'G', "cudagraph", kGraph},   {'d', "datatype", kDtype},
+    {'o', "op", kOp},             {0, "lib", kLib},
+    {0, "algo", kAlgo},           {0, "target", kTarget},
+    {0, "compare", kCompare},     {0, "timeout-ms", kTimeout},
+    {0, "skip-rank", kSkip},      {0, "seed", kSeed},
+    {'h', "help", kHelp},
+};
+
+}  // namespace
+
+bool parseSize(const std::string &s, size_t *out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno || end == s.c_str() || s[0] == '-') return false;
+  unsigned long long mult = 1;
+  std::string suf = end;
+  if (!suf.empty() && (suf.back() == 'B' || suf.back() == 'b') && suf.size() == 2)
+    suf.pop_back();
+  if (suf.empty() || suf == "B" || suf == "b") mult = 1;
+  else if (suf == "K" || suf == "k") mult = 1ull << 10;
+  else if (suf == "M" || suf == "m") mult = 1ull << 20;
+  else if (suf == "G" || suf == "g") mult = 1ull << 30;
+  else return false;
+  if (v > std::numeric_limits<unsigned long long>::max() / mult) return false;
+  *out = (size_t)(v * mult);
+  return true;
+}
+
+std::vector<size_t> sweepSizes(const Options &o) {
+  std::vector<size_t> sizes;
+  for (size_t s = o.minBytes; s <= o.maxBytes;) {
+    sizes.push_back(s);
+    size_t next = o.stepFactor > 1 ? (size_t)((double)s * o.stepFactor)
+                                   : s + o.stepBytes;
+    if (next <= s) break;  // size 0 with a factor, or overflow
+    s = next;
+  }
+  return sizes;
+}
+
+Options parseOptions(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; i++) {
+    std::string arg = argv[i];
+    const Flag *flag = nullptr;
+    std::string value;
+    bool haveValue = false;
+    if (arg.size() > 2 && arg[0] == '-' && arg[1] == '-') {
+      std::string name = arg.substr(2);
+      size_t eq = name.find('=');
+      if (eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        haveValue = true;
+      }
+      for (const Flag &f : kFlags)
+        if (name == f.longName) flag = &f;
+    } else if (arg.size() >= 2 && arg[0] == '-') {
+      for (const Flag &f : kFlags)
+        if (f.shortName && arg[1] == f.shortName) flag = &f;
+      if (flag && arg.size() > 2) {
+        value = arg.substr(2);
+        haveValue = true;
+      }
+    }
+    if (!flag) die("unknown argument '" + arg + "'");
+    if (flag->id == kHelp) {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+    if (!haveValue) {
+      if (i + 1 >= argc) die("missing value for '" + arg + "'");
+      value = argv[++i];
+    }
+    long long n = 0;
+    std::string what = std::string("--") + flag->longName;
+    switch (flag->id) {
+      case kMin:
+        if (!parseSize(value, &o.minBytes)) die("bad size for " + what + ": " + value);
+        break;
+      case kMax:
+        if (!parseSize(value, &o.maxBytes)) die("bad size for " + what + ": " + value);
+        break;
+      case kStepBytes:
+        if (!parseSize(value, &o.stepBytes)) die("bad size for " + what + ": " + value);
+        break;
+      case kStepFactor: {
+        char *end = nullptr;
+        o.stepFactor = std::strtod(value.c_str(), &end);
+        if (*end || !(o.stepFactor >= 1)) die("bad " + what + ": " + value);
+        break;
+      }
+      case kIters:
+        if (!parseInt(value, 1, 1 << 30, &n)) die("bad " + what + ": " + value);
+        o.iters = (int)n;
+        break;
+      case kWarmup:
+        if (!parseInt(value, 0, 1 << 30, &n)) die("bad " + what + ": " + value);
+        o.warmup = (int)n;
+        break;
+      case kCheck:
+        if (!parseInt(value, 0, 1, &n)) die("bad " + what + " (0 or 1): " + value);
+        o.check = n != 0;
+        break;
+      case kNgpus:
+        if (!parseInt(value, 1, 1024, &n)) die("bad " + what + ": " + value);
+        o.nranks = (int)n;
+        break;
+      case kGraph:
+        if (!parseInt(value, 0, 1 << 30, &n)) die("bad " + what + ": " + value);
+        o.graphLaunches = (int)n;
+        break;
+      case kDtype:
+        if (!parseDtypes(value, &o.dtypes)) die("bad " + what + ": " + value);
+        break;
+      case kOp:
+        if (!parseOps(value, &o.ops)) die("bad " + what + ": " + value);
+        break;
+      case kLib: o.lib = value; break;
+      case kAlgo: o.algo = value; break;
+      case kTarget:
+        if (value == "host") o.target = TargetChoice::Host;
+        else if (value == "cuda") o.target = TargetChoice::Cuda;
+        else die("bad --target (host or cuda): " + value);
+        break;
+      case kCompare:
+        if (strcasecmp(value.c_str(), "nccl") != 0)
+          die("bad --compare (only 'nccl' is supported): " + value);
+        o.compareNccl = true;
+        break;
+      case kTimeout:
+        if (!parseInt(value, 0, std::numeric_limits<long long>::max(), &n))
+          die("bad " + what + ": " + value);
+        o.timeoutMs = (uint64_t)n;
+        o.timeoutSet = true;
+        break;
+      case kSkip:
+        if (!parseInt(value, 0, 1 << 20, &n)) die("bad " + what + ": " + value);
+        o.skipRank = (int)n;
+        break;
+      case kSeed:
+        if (!parseInt(value, 0, std::numeric_limits<long long>::max(), &n))
+          die("bad " + what + ": " + value);
+        o.seed = (uint64_t)n;
+        break;
+    }
+  }
+  if (o.lib.empty()) die("--lib is required");
+  if (o.algo.empty()) die("--algo is required");
+  if (o.minBytes > o.maxBytes) die("-b (minbytes) is larger than -e (maxbytes)");
+  if (o.stepFactor <= 1 && o.stepBytes == 0) die("-i (stepbytes) must be > 0 when -f is 1");
+  if (o.skipRank >= o.nranks)
+    die("--skip-rank " + std::to_string(o.skipRank) + " is not a rank (-g " +
+        std::to_string(o.nranks) + ")");
+  return o;
+}
+
+}  // namespace cclperf

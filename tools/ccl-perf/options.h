@@ -1,0 +1,49 @@
+// options.h - ccl-perf's command line (nccl-tests' flags plus our own).
+#ifndef CCL_PERF_OPTIONS_H
+#define CCL_PERF_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/ccl-perf/dtype.h"
+
+namespace cclperf {
+
+enum class TargetChoice { Auto, Host, Cuda };
+
+struct Options {
+  size_t minBytes = 32 << 20;
+  size_t maxBytes = 32 << 20;
+  size_t stepBytes = 1 << 20;
+  double stepFactor = 1;  // > 1: multiply; else add stepBytes
+  int iters = 20;
+  int warmup = 5;
+  bool check = true;
+  int nranks = 1;
+  int graphLaunches = 0;  // -G: 0 = eager
+  std::vector<DType> dtypes{DType::F32};
+  std::vector<Op> ops{Op::Sum};
+  std::string lib;
+  std::string algo;
+  TargetChoice target = TargetChoice::Auto;
+  bool compareNccl = false;
+  bool timeoutSet = false;
+  uint64_t timeoutMs = 0;
+  int skipRank = -1;
+  uint64_t seed = 1;
+};
+
+// Parses argv. On --help prints the usage and exits 0; on an error prints
+// the message and exits 1 (the process exits; no exceptions).
+Options parseOptions(int argc, char **argv);
+
+// "1K" -> 1024, "4M", "1G", "300" (also "1KB", lower case). false if bad.
+bool parseSize(const std::string &s, size_t *out);
+
+// The sizes of the sweep, nccl-tests style.
+std::vector<size_t> sweepSizes(const Options &o);
+
+}  // namespace cclperf
+
+#endif  // CCL_PERF_OPTIONS_H
