@@ -79,10 +79,20 @@ static std::string cclError(const char *what, int rank, cclResult_t r) {
   return s;
 }
 
+// Continuation lines of a multi-line message stay comments in the table.
+static std::string commented(const std::string &msg) {
+  std::string out;
+  for (char c : msg) {
+    out += c;
+    if (c == '\n') out += "#   ";
+  }
+  return out;
+}
+
 [[noreturn]] static void fatal(const std::string &msg) {
   std::fflush(stdout);
   std::fprintf(stderr, "ccl-perf: error: %s\n", msg.c_str());
-  std::printf("# ERROR: %s\n", msg.c_str());
+  std::printf("# ERROR: %s\n", commented(msg).c_str());
   std::fflush(stdout);
   std::fflush(stderr);
   _exit(1);
@@ -533,7 +543,7 @@ static SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
           res.error = err;
           std::printf("# ERROR: %s %zu B %s %s %s: %s\n", b.label(), row.bytes,
                       dtypeName(t), opName(op), inplace ? "in-place" : "out-of-place",
-                      err.c_str());
+                      commented(err).c_str());
           std::fflush(stdout);
           return res;
         }
@@ -819,8 +829,18 @@ int main(int argc, char **argv) {
     failed |= theirs.failed || theirs.wrong > 0;
   }
 
+  auto measured = [](const SweepResult &r) {
+    for (const Row &row : r.rows)
+      for (const PlaceResult &p : row.place)
+        if (p.ran) return true;
+    return false;
+  };
   std::printf("#\n");
   printSummary("", mine, opt.check);
+  if (!mine.failed && !measured(mine)) {
+    std::printf("# ERROR: nothing was measured (every size or type was skipped)\n");
+    failed = true;
+  }
   if (ranNccl) {
     printSummary("NCCL ", theirs, opt.check);
     // Per-row time ratios, matched by position (same rows in the same order).
@@ -845,7 +865,7 @@ int main(int argc, char **argv) {
   if (mine.failed || (ranNccl && theirs.failed)) {
     // The communicator is aborted (or in an unknown state): report and leave
     // without tearing it down.
-    std::printf("# FAILED: %s\n", (mine.failed ? mine.error : theirs.error).c_str());
+    std::printf("# FAILED: %s\n", commented(mine.failed ? mine.error : theirs.error).c_str());
     std::fflush(stdout);
     std::fprintf(stderr, "ccl-perf: error: %s\n",
                  (mine.failed ? mine.error : theirs.error).c_str());
