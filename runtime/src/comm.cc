@@ -1,0 +1,919 @@
+// comm.cc - communicators, plan preparation, launches, memory, errors
+// (docs/runtime.md).
+#include <cinttypes>
+#include <cstdlib>
+#include <cstring>
+#include <system_error>
+
+#include "internal.h"
+
+namespace cclrt {
+namespace {
+
+constexpr uint64_t kDefaultTimeoutMs = 30000;
+
+uint64_t msToNs(uint64_t ms) {
+  uint64_t ns;
+  if (__builtin_mul_overflow(ms, 1000000ull, &ns))
+    return UINT64_MAX;
+  return ns;
+}
+
+uint64_t defaultTimeoutNs() {
+  const char *env = getenv("CCL_TIMEOUT_MS");
+  if (env && *env) {
+    char *end = nullptr;
+    unsigned long long v = strtoull(env, &end, 10);
+    if (end && *end == '\0')
+      return msToNs(v);
+    fprintf(stderr,
+            "libcclrt: ignoring CCL_TIMEOUT_MS=\"%s\" (not a number of "
+            "milliseconds); using %" PRIu64 " ms\n",
+            env, kDefaultTimeoutMs);
+  }
+  return msToNs(kDefaultTimeoutMs);
+}
+
+// Bytes of one scratch buffer for the largest message the plan supports
+// (see ccl_scratch_info). The slot size depends on the element size through
+// the rounding of ceil(count / chunks), so take the largest over the element
+// sizes there are (2 and 4 bytes), each at its largest count.
+bool scratchBytes(const ccl_plan *p, const ccl_scratch_info &si,
+                  uint64_t *out) {
+  uint64_t best = 0;
+  const uint64_t k = p->chunks ? p->chunks : 1;
+  for (uint64_t esize : {2ull, 4ull}) {
+    uint64_t count = p->max_bytes / esize;
+    uint64_t unit = count / k + (count % k != 0);
+    uint64_t slot = unit * esize; // <= max_bytes + esize: no overflow
+    if (si.packets)
+      slot = (slot + 7) / 8 * 16;
+    uint64_t total;
+    if (__builtin_mul_overflow(slot, (uint64_t)si.slots, &total) ||
+        __builtin_mul_overflow(total, si.packets ? 2ull : 1ull, &total))
+      return false;
+    if (total > best)
+      best = total;
+  }
+  *out = best;
+  return true;
+}
+
+std::string planName(const ccl_plan *p) {
+  return p && p->algorithm ? p->algorithm : "(unnamed)";
+}
+
+void releasePlan(Shared *s, PreparedPlan *pp) {
+  for (size_t r = 0; r < pp->ranks.size(); r++) {
+    PreparedRank &pr = pp->ranks[r];
+    for (void *b : pr.scratch)
+      devFree(s, (int)r, b);
+    pr.scratch.clear();
+    devFree(s, (int)r, pr.scratchTable);
+    devFree(s, (int)r, pr.epoch);
+    devFree(s, (int)r, pr.ctxDev);
+    devFree(s, (int)r, pr.staging);
+    pr.scratchTable = pr.epoch = pr.ctxDev = pr.staging = nullptr;
+  }
+  if (s->target == cclTargetCuda)
+    cudaUnloadModules(s, pp);
+}
+
+// Prepares `p` for every rank of `s`. Never fails as a whole: the outcome is
+// recorded in the returned PreparedPlan (reported by launches).
+std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
+  auto pp = std::make_unique<PreparedPlan>();
+  pp->plan = p;
+  const std::string alg = planName(p);
+  if (p->abi_version != CCL_PLAN_ABI_VERSION) {
+    pp->status = PreparedPlan::kWrongAbi;
+    pp->failCode = cclUnsupported;
+    pp->message = format("library for algorithm %s was built against plan ABI "
+                         "version %u, but this libcclrt implements version "
+                         "%u; rebuild it with a cclc that matches libcclrt",
+                         alg.c_str(), p->abi_version, CCL_PLAN_ABI_VERSION);
+    return pp;
+  }
+  if (p->target != (uint32_t)s->target) {
+    pp->status = PreparedPlan::kWrongTarget;
+    pp->failCode = cclUnsupported;
+    pp->message = format("library for algorithm %s was built for target %s, "
+                         "but the communicator is %s",
+                         alg.c_str(), targetName(p->target),
+                         targetName(s->target));
+    return pp;
+  }
+  for (uint32_t v = 0; v < p->num_variants; v++)
+    if (p->variants[v].nranks == (uint32_t)s->nranks) {
+      pp->variant = &p->variants[v];
+      break;
+    }
+  if (!pp->variant) {
+    std::string list;
+    for (uint32_t v = 0; v < p->num_variants; v++) {
+      if (v)
+        list += ", ";
+      list += std::to_string(p->variants[v].nranks);
+    }
+    pp->status = PreparedPlan::kNoVariant;
+    pp->failCode = cclUnsupported;
+    pp->message = format(
+        "algorithm %s has no kernel for %d ranks (compiled for %s %s); "
+        "recompile with cclc --nranks=%d",
+        alg.c_str(), s->nranks, p->num_variants == 1 ? "rank count" : "rank counts",
+        list.empty() ? "no rank count" : list.c_str(), s->nranks);
+    return pp;
+  }
+  const ccl_variant *var = pp->variant;
+  auto fail = [&](cclResult_t code, const std::string &msg) {
+    releasePlan(s, pp.get());
+    pp->status = PreparedPlan::kFailed;
+    pp->failCode = code;
+    pp->message = format("preparing algorithm %s failed: ", alg.c_str()) + msg;
+    return std::move(pp);
+  };
+  if (var->nblocks == 0)
+    return fail(cclInvalidArgument, "its variant for " +
+                                        std::to_string(var->nranks) +
+                                        " ranks has 0 thread blocks");
+  pp->ranks.resize(s->nranks);
+  if (s->target == cclTargetHost) {
+    for (uint32_t k = 0; k < var->num_kernels; k++)
+      if (!var->kernels[k].host_fn)
+        return fail(cclInvalidArgument,
+                    format("its %s/%s kernel has no host function",
+                           dtypeName(var->kernels[k].dtype),
+                           opName(var->kernels[k].redop)));
+  } else {
+    cclResult_t r = cudaPrepareModules(s, pp.get());
+    if (r != cclSuccess)
+      return fail(r, cclGetLastError());
+  }
+  // Scratch buffers of every rank (the tables need all of them).
+  std::vector<uint64_t> sizes(var->num_scratch);
+  for (uint32_t b = 0; b < var->num_scratch; b++)
+    if (!scratchBytes(p, var->scratch[b], &sizes[b]))
+      return fail(cclInvalidArgument,
+                  format("scratch buffer %s is too large to address",
+                         var->scratch[b].name ? var->scratch[b].name : "?"));
+  for (int r = 0; r < s->nranks; r++) {
+    PreparedRank &pr = pp->ranks[r];
+    for (uint32_t b = 0; b < var->num_scratch; b++) {
+      void *ptr = nullptr;
+      std::string what = format("scratch buffer %s of rank %d",
+                                var->scratch[b].name ? var->scratch[b].name
+                                                     : "?",
+                                r);
+      cclResult_t res = devAlloc(s, r, sizes[b], &ptr, what.c_str());
+      if (res != cclSuccess)
+        return fail(res, cclGetLastError());
+      pr.scratch.push_back(ptr);
+      if ((res = devZero(s, r, ptr, sizes[b])) != cclSuccess)
+        return fail(res, cclGetLastError());
+    }
+  }
+  for (int r = 0; r < s->nranks; r++) {
+    PreparedRank &pr = pp->ranks[r];
+    RankState &rs = *s->ranks[r];
+    std::vector<void *> table((size_t)var->num_scratch * s->nranks);
+    for (uint32_t b = 0; b < var->num_scratch; b++)
+      for (int q = 0; q < s->nranks; q++)
+        table[(size_t)b * s->nranks + q] = pp->ranks[q].scratch[b];
+    cclResult_t res;
+    size_t tableBytes = table.size() * sizeof(void *);
+    if ((res = devAlloc(s, r, tableBytes ? tableBytes : sizeof(void *),
+                        &pr.scratchTable,
+                        format("scratch table of rank %d", r).c_str())) !=
+        cclSuccess)
+      return fail(res, cclGetLastError());
+    if (tableBytes &&
+        (res = devUpload(s, r, pr.scratchTable, table.data(), tableBytes)) !=
+            cclSuccess)
+      return fail(res, cclGetLastError());
+    if ((res = devAlloc(s, r, 2 * sizeof(uint32_t), &pr.epoch,
+                        format("epoch of rank %d", r).c_str())) != cclSuccess)
+      return fail(res, cclGetLastError());
+    if ((res = devZero(s, r, pr.epoch, 2 * sizeof(uint32_t))) != cclSuccess)
+      return fail(res, cclGetLastError());
+    if (!p->inplace && p->max_bytes) {
+      if ((res = devAlloc(s, r, p->max_bytes, &pr.staging,
+                          format("staging buffer of rank %d", r).c_str())) !=
+          cclSuccess)
+        return fail(res, cclGetLastError());
+    }
+    pr.ctx = std::make_unique<ccl_dev_ctx>();
+    ccl_dev_ctx &c = *pr.ctx;
+    memset(&c, 0, sizeof c);
+    c.rank = r;
+    c.nranks = s->nranks;
+    c.nblocks = var->nblocks;
+    c.num_scratch = var->num_scratch;
+    c.timeout_ns = rs.timeoutNs;
+    c.epoch = static_cast<uint32_t *>(pr.epoch);
+    c.scratch = static_cast<void *const *>(pr.scratchTable);
+    if (s->target == cclTargetHost) {
+      c.abort_flag = s->abortFlag;
+      c.error = s->error;
+    } else {
+      c.abort_flag = reinterpret_cast<volatile uint32_t *>(rs.abortFlagDev);
+      c.error = reinterpret_cast<ccl_error_record *>(rs.errorDev);
+      if ((res = devAlloc(s, r, sizeof(ccl_dev_ctx), &pr.ctxDev,
+                          format("context of rank %d", r).c_str())) !=
+          cclSuccess)
+        return fail(res, cclGetLastError());
+      if ((res = devUpload(s, r, pr.ctxDev, &c, sizeof c)) != cclSuccess)
+        return fail(res, cclGetLastError());
+    }
+  }
+  if (s->target == cclTargetHost) {
+    for (int r = 0; r < s->nranks; r++) {
+      try {
+        s->ranks[r]->host->ensureBlocks(var->nblocks);
+      } catch (const std::system_error &e) {
+        return fail(cclSystemError,
+                    format("could not start %u thread-block threads for rank "
+                           "%d: %s",
+                           var->nblocks, r, e.what()));
+      }
+    }
+  }
+  pp->status = PreparedPlan::kReady;
+  return pp;
+}
+
+// Prepares every registered plan not prepared yet. Returns the first
+// failure of a plan of this target (it is also remembered for launches).
+cclResult_t loadPlans(Shared *s, std::string *firstError) {
+  std::lock_guard<std::mutex> prep(s->prepMu);
+  cclResult_t first = cclSuccess;
+  for (const ccl_plan *p : registeredPlans()) {
+    {
+      std::lock_guard<std::mutex> lk(s->plansMu);
+      if (s->plans.count(p))
+        continue;
+    }
+    std::unique_ptr<PreparedPlan> pp = preparePlan(s, p);
+    if (first == cclSuccess && (pp->status == PreparedPlan::kFailed ||
+                                pp->status == PreparedPlan::kWrongAbi)) {
+      first = pp->failCode;
+      *firstError = pp->message;
+    }
+    std::lock_guard<std::mutex> lk(s->plansMu);
+    s->plans[p] = std::move(pp);
+  }
+  return first;
+}
+
+void teardown(Shared *s) {
+  // Stop the host workers first: they finish their queued work.
+  for (auto &rs : s->ranks)
+    rs->host.reset();
+  if (s->target == cclTargetCuda) {
+    for (int r = 0; r < s->nranks; r++) {
+      RankState &rs = *s->ranks[r];
+      if (rs.cuCtx && cudaSetCurrent(s, r, "cclCommDestroy") == cclSuccess) {
+        std::string e;
+        const CudaDriver *d = cudaDriver(&e, nullptr);
+        if (d)
+          d->cuCtxSynchronize();
+      }
+    }
+  }
+  for (auto &kv : s->plans)
+    releasePlan(s, kv.second.get());
+  s->plans.clear();
+  if (s->target == cclTargetHost)
+    free(s->hostMapped);
+  s->hostMapped = nullptr;
+  if (s->target == cclTargetCuda)
+    cudaTeardown(s);
+  delete s;
+}
+
+// Describes the communicator's asynchronous error (the abort flag is set).
+std::string describeAsyncError(Shared *s) {
+  volatile ccl_error_record *e = s->error;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  ccl_error_record rec;
+  rec.state = e->state;
+  rec.rank = e->rank;
+  rec.block = e->block;
+  rec.op_id = e->op_id;
+  rec.expected = e->expected;
+  rec.observed = e->observed;
+  rec.waited_ns = e->waited_ns;
+  if (rec.state != CCL_ERR_TIMEOUT)
+    return format("the communicator was aborted (abort flag raised, error "
+                  "record state %u)",
+                  rec.state);
+  const ccl_plan *p = nullptr;
+  if (rec.rank < (uint32_t)s->nranks)
+    p = s->ranks[rec.rank]->lastPlan.load();
+  for (int r = 0; !p && r < s->nranks; r++)
+    p = s->ranks[r]->lastPlan.load();
+  std::string block = rec.block == 0xFFFFFFFFu
+                          ? std::string("thread block ?")
+                          : format("thread block %u", rec.block);
+  std::string where;
+  if (!p) {
+    where = format("in operation %u (no launch recorded to map it to a "
+                   "source line)",
+                   rec.op_id);
+  } else if (rec.op_id >= p->num_ops || !p->ops) {
+    where = format("in operation %u (out of range: algorithm %s has %u "
+                   "operations)",
+                   rec.op_id, planName(p).c_str(), p->num_ops);
+  } else {
+    const ccl_op_info &op = p->ops[rec.op_id];
+    where = format("in %s at %s:%u:%u (algorithm %s)", op.kind ? op.kind : "?",
+                   op.file ? op.file : (p->source ? p->source : "?"), op.line,
+                   op.col, planName(p).c_str());
+  }
+  return format("rank %u %s timed out after %.2f s %s: waited for flag %u, "
+                "last saw %u; the communicator is aborted",
+                rec.rank, block.c_str(), rec.waited_ns / 1e9, where.c_str(),
+                rec.expected, rec.observed);
+}
+
+bool aborted(Shared *s) {
+  return __atomic_load_n(const_cast<uint32_t *>(s->abortFlag),
+                         __ATOMIC_ACQUIRE) != 0;
+}
+
+// Common checks of a communicator handle.
+cclResult_t checkComm(cclComm_t comm, const char *fn) {
+  if (!comm)
+    return setError(cclInvalidArgument, format("%s: comm is NULL", fn));
+  if (comm->shared->ranks[comm->rank]->destroyed.load())
+    return setError(cclInvalidUsage,
+                    format("%s(rank %d): the communicator handle was "
+                           "destroyed",
+                           fn, comm->rank));
+  return cclSuccess;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+// Device memory helpers.
+// ---------------------------------------------------------------------------
+cclResult_t devAlloc(Shared *s, int rank, size_t bytes, void **ptr,
+                     const char *what) {
+  *ptr = nullptr;
+  if (s->target == cclTargetHost) {
+    size_t n = (bytes + 63) / 64 * 64;
+    if (n == 0)
+      n = 64;
+    void *p = aligned_alloc(64, n);
+    if (!p)
+      return setError(cclSystemError,
+                      format("allocating %zu bytes for %s failed: out of host "
+                             "memory",
+                             bytes, what));
+    *ptr = p;
+    return cclSuccess;
+  }
+  std::string err;
+  const CudaDriver *d = cudaDriver(&err, nullptr);
+  if (!d)
+    return setError(cclNoDevice, err);
+  cclResult_t r = cudaSetCurrent(s, rank, "cuMemAlloc");
+  if (r != cclSuccess)
+    return r;
+  CUdeviceptr dp = 0;
+  CUresult cr = d->cuMemAlloc(&dp, bytes ? bytes : 1);
+  if (cr != CUDA_SUCCESS)
+    return setError(cclDriverError,
+                    format("cuMemAlloc(%zu bytes) for %s on device %d "
+                           "failed: %s",
+                           bytes, what, s->ranks[rank]->device,
+                           cuErrorString(cr).c_str()));
+  *ptr = reinterpret_cast<void *>(dp);
+  return cclSuccess;
+}
+
+void devFree(Shared *s, int rank, void *ptr) {
+  if (!ptr)
+    return;
+  if (s->target == cclTargetHost) {
+    free(ptr);
+    return;
+  }
+  const CudaDriver *d = cudaDriver(nullptr, nullptr);
+  if (!d || cudaSetCurrent(s, rank, "cuMemFree") != cclSuccess)
+    return;
+  d->cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
+}
+
+cclResult_t devZero(Shared *s, int rank, void *ptr, size_t bytes) {
+  if (!bytes)
+    return cclSuccess;
+  if (s->target == cclTargetHost) {
+    memset(ptr, 0, bytes);
+    return cclSuccess;
+  }
+  const CudaDriver *d = cudaDriver(nullptr, nullptr);
+  cclResult_t r = cudaSetCurrent(s, rank, "cuMemsetD8");
+  if (r != cclSuccess)
+    return r;
+  CUresult cr = d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(ptr), 0, bytes);
+  if (cr != CUDA_SUCCESS)
+    return setError(cclDriverError,
+                    format("cuMemsetD8(%zu bytes) on device %d failed: %s",
+                           bytes, s->ranks[rank]->device,
+                           cuErrorString(cr).c_str()));
+  return cclSuccess;
+}
+
+cclResult_t devUpload(Shared *s, int rank, void *dst, const void *src,
+                      size_t bytes) {
+  if (!bytes)
+    return cclSuccess;
+  if (s->target == cclTargetHost) {
+    memcpy(dst, src, bytes);
+    return cclSuccess;
+  }
+  const CudaDriver *d = cudaDriver(nullptr, nullptr);
+  cclResult_t r = cudaSetCurrent(s, rank, "cuMemcpyHtoD");
+  if (r != cclSuccess)
+    return r;
+  CUresult cr =
+      d->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src, bytes);
+  if (cr != CUDA_SUCCESS)
+    return setError(cclDriverError,
+                    format("cuMemcpyHtoD(%zu bytes) on device %d failed: %s",
+                           bytes, s->ranks[rank]->device,
+                           cuErrorString(cr).c_str()));
+  return cclSuccess;
+}
+
+cclResult_t devDownload(Shared *s, int rank, void *dst, const void *src,
+                        size_t bytes) {
+  if (!bytes)
+    return cclSuccess;
+  if (s->target == cclTargetHost) {
+    memcpy(dst, src, bytes);
+    return cclSuccess;
+  }
+  const CudaDriver *d = cudaDriver(nullptr, nullptr);
+  cclResult_t r = cudaSetCurrent(s, rank, "cuMemcpyDtoH");
+  if (r != cclSuccess)
+    return r;
+  CUresult cr =
+      d->cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src), bytes);
+  if (cr != CUDA_SUCCESS)
+    return setError(cclDriverError,
+                    format("cuMemcpyDtoH(%zu bytes) on device %d failed: %s",
+                           bytes, s->ranks[rank]->device,
+                           cuErrorString(cr).c_str()));
+  return cclSuccess;
+}
+
+} // namespace cclrt
+
+using namespace cclrt;
+
+extern "C" {
+
+cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
+                                    cclTarget_t target, const int *devices) {
+  const char *fn = "cclCommInitAllInProcess";
+  if (!comms)
+    return setError(cclInvalidArgument, format("%s: comms is NULL", fn));
+  if (nranks < 1)
+    return setError(cclInvalidArgument,
+                    format("%s: nranks is %d; it must be at least 1", fn,
+                           nranks));
+  for (int r = 0; r < nranks; r++)
+    comms[r] = nullptr;
+  if (target != cclTargetHost && target != cclTargetCuda)
+    return setError(cclInvalidArgument,
+                    format("%s: unknown target %d (expected cclTargetHost or "
+                           "cclTargetCuda)",
+                           fn, (int)target));
+  if (target == cclTargetHost && devices)
+    return setError(cclInvalidArgument,
+                    format("%s: devices must be NULL for the host target", fn));
+  Shared *s = new Shared();
+  s->nranks = nranks;
+  s->target = target;
+  CtxGuard guard(s);
+  uint64_t timeout = defaultTimeoutNs();
+  for (int r = 0; r < nranks; r++) {
+    s->ranks.push_back(std::make_unique<RankState>());
+    s->ranks[r]->rank = r;
+    s->ranks[r]->timeoutNs = timeout;
+  }
+  if (target == cclTargetHost) {
+    s->hostMapped = aligned_alloc(64, 64);
+    if (!s->hostMapped) {
+      delete s;
+      return setError(cclSystemError, format("%s: out of host memory", fn));
+    }
+    memset(s->hostMapped, 0, 64);
+    for (int r = 0; r < nranks; r++) {
+      try {
+        s->ranks[r]->host = std::make_unique<HostRank>(r);
+        s->ranks[r]->host->start();
+      } catch (const std::system_error &e) {
+        teardown(s);
+        return setError(cclSystemError,
+                        format("%s: could not start the worker thread of "
+                               "rank %d: %s",
+                               fn, r, e.what()));
+      }
+    }
+  } else {
+    cclResult_t r = cudaInitComm(s, devices);
+    if (r != cclSuccess) {
+      std::string msg = cclGetLastError();
+      teardown(s);
+      return setError(r, std::string(fn) + ": " + msg);
+    }
+  }
+  s->abortFlag = static_cast<volatile uint32_t *>(s->hostMapped);
+  s->error = reinterpret_cast<ccl_error_record *>(
+      static_cast<char *>(s->hostMapped) + 8);
+  // Plans are prepared once the abort flag and error record exist.
+  std::string firstError;
+  loadPlans(s, &firstError); // failures are remembered per plan
+  s->liveHandles = nranks;
+  for (int r = 0; r < nranks; r++)
+    comms[r] = new cclComm{s, r};
+  return cclSuccess;
+}
+
+cclResult_t cclCommDestroy(cclComm_t comm) {
+  cclResult_t r = checkComm(comm, "cclCommDestroy");
+  if (r != cclSuccess)
+    return r;
+  Shared *s = comm->shared;
+  CtxGuard guard(s);
+  s->ranks[comm->rank]->destroyed = true;
+  delete comm;
+  if (--s->liveHandles == 0)
+    teardown(s);
+  return cclSuccess;
+}
+
+cclResult_t cclCommRank(cclComm_t comm, int *rank) {
+  cclResult_t r = checkComm(comm, "cclCommRank");
+  if (r != cclSuccess)
+    return r;
+  if (!rank)
+    return setError(cclInvalidArgument, "cclCommRank: rank is NULL");
+  *rank = comm->rank;
+  return cclSuccess;
+}
+
+cclResult_t cclCommCount(cclComm_t comm, int *nranks) {
+  cclResult_t r = checkComm(comm, "cclCommCount");
+  if (r != cclSuccess)
+    return r;
+  if (!nranks)
+    return setError(cclInvalidArgument, "cclCommCount: nranks is NULL");
+  *nranks = comm->shared->nranks;
+  return cclSuccess;
+}
+
+cclResult_t cclCommTarget(cclComm_t comm, cclTarget_t *target) {
+  cclResult_t r = checkComm(comm, "cclCommTarget");
+  if (r != cclSuccess)
+    return r;
+  if (!target)
+    return setError(cclInvalidArgument, "cclCommTarget: target is NULL");
+  *target = comm->shared->target;
+  return cclSuccess;
+}
+
+cclResult_t cclCommDevice(cclComm_t comm, int *device) {
+  cclResult_t r = checkComm(comm, "cclCommDevice");
+  if (r != cclSuccess)
+    return r;
+  if (!device)
+    return setError(cclInvalidArgument, "cclCommDevice: device is NULL");
+  *device = comm->shared->ranks[comm->rank]->device;
+  return cclSuccess;
+}
+
+cclResult_t cclCommLoadRegisteredPlans(cclComm_t comm) {
+  cclResult_t r = checkComm(comm, "cclCommLoadRegisteredPlans");
+  if (r != cclSuccess)
+    return r;
+  std::string err;
+  CtxGuard guard(comm->shared);
+  r = loadPlans(comm->shared, &err);
+  if (r != cclSuccess)
+    return setError(r, format("cclCommLoadRegisteredPlans(rank %d): ",
+                              comm->rank) +
+                           err);
+  return cclSuccess;
+}
+
+cclResult_t cclCommGetAsyncError(cclComm_t comm) {
+  cclResult_t r = checkComm(comm, "cclCommGetAsyncError");
+  if (r != cclSuccess)
+    return r;
+  Shared *s = comm->shared;
+  if (!aborted(s))
+    return cclSuccess;
+  return setError(cclTimeout, format("cclCommGetAsyncError(rank %d): ",
+                                     comm->rank) +
+                                  describeAsyncError(s));
+}
+
+cclResult_t cclCommSynchronize(cclComm_t comm, cclStream_t stream) {
+  cclResult_t r = checkComm(comm, "cclCommSynchronize");
+  if (r != cclSuccess)
+    return r;
+  Shared *s = comm->shared;
+  RankState &rs = *s->ranks[comm->rank];
+  CtxGuard guard(s);
+  if (s->target == cclTargetHost) {
+    if (stream)
+      return setError(cclInvalidArgument,
+                      format("cclCommSynchronize(rank %d): stream must be "
+                             "NULL on the host target",
+                             comm->rank));
+    rs.host->drain();
+  } else {
+    r = cudaStreamSync(s, comm->rank, stream);
+    if (r != cclSuccess) {
+      // A failed kernel may still have left a timeout record: prefer it.
+      if (!aborted(s))
+        return r;
+    }
+  }
+  if (aborted(s))
+    return setError(cclTimeout, format("cclCommSynchronize(rank %d): ",
+                                       comm->rank) +
+                                    describeAsyncError(s));
+  return cclSuccess;
+}
+
+cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms) {
+  cclResult_t r = checkComm(comm, "cclCommSetTimeout");
+  if (r != cclSuccess)
+    return r;
+  Shared *s = comm->shared;
+  int rank = comm->rank;
+  uint64_t ns = msToNs(timeout_ms);
+  CtxGuard guard(s);
+  std::lock_guard<std::mutex> prep(s->prepMu);
+  s->ranks[rank]->timeoutNs = ns;
+  std::lock_guard<std::mutex> lk(s->plansMu);
+  for (auto &kv : s->plans) {
+    PreparedPlan &pp = *kv.second;
+    if (pp.status != PreparedPlan::kReady)
+      continue;
+    PreparedRank &pr = pp.ranks[rank];
+    if (s->target == cclTargetHost) {
+      __atomic_store_n(&pr.ctx->timeout_ns, ns, __ATOMIC_RELAXED);
+    } else {
+      pr.ctx->timeout_ns = ns;
+      r = cudaSetTimeout(s, rank, &pr, ns);
+      if (r != cclSuccess)
+        return setError(r, format("cclCommSetTimeout(rank %d, algorithm "
+                                  "%s): ",
+                                  rank, planName(pp.plan).c_str()) +
+                               cclGetLastError());
+    }
+  }
+  return cclSuccess;
+}
+
+cclResult_t cclCommDebugSkipLaunches(cclComm_t comm, int skip) {
+  cclResult_t r = checkComm(comm, "cclCommDebugSkipLaunches");
+  if (r != cclSuccess)
+    return r;
+  comm->shared->ranks[comm->rank]->skip = skip ? 1 : 0;
+  return cclSuccess;
+}
+
+cclResult_t cclMemAlloc(cclComm_t comm, void **ptr, size_t bytes) {
+  cclResult_t r = checkComm(comm, "cclMemAlloc");
+  if (r != cclSuccess)
+    return r;
+  if (!ptr)
+    return setError(cclInvalidArgument, "cclMemAlloc: ptr is NULL");
+  *ptr = nullptr;
+  if (bytes == 0)
+    return cclSuccess;
+  CtxGuard guard(comm->shared);
+  r = devAlloc(comm->shared, comm->rank, bytes, ptr, "cclMemAlloc");
+  if (r != cclSuccess)
+    return setError(r, format("cclMemAlloc(rank %d): ", comm->rank) +
+                           cclGetLastError());
+  return cclSuccess;
+}
+
+cclResult_t cclMemFree(cclComm_t comm, void *ptr) {
+  cclResult_t r = checkComm(comm, "cclMemFree");
+  if (r != cclSuccess)
+    return r;
+  if (!ptr)
+    return cclSuccess;
+  Shared *s = comm->shared;
+  if (s->target == cclTargetHost) {
+    free(ptr);
+    return cclSuccess;
+  }
+  std::string err;
+  const CudaDriver *d = cudaDriver(&err, nullptr);
+  if (!d)
+    return setError(cclNoDevice, err);
+  CtxGuard guard(s);
+  if ((r = cudaSetCurrent(s, comm->rank, "cclMemFree")) != cclSuccess)
+    return r;
+  CUresult cr = d->cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
+  if (cr != CUDA_SUCCESS)
+    return setError(cclDriverError,
+                    format("cclMemFree(rank %d): cuMemFree(%p) failed: %s",
+                           comm->rank, ptr, cuErrorString(cr).c_str()));
+  return cclSuccess;
+}
+
+cclResult_t cclMemcpyToDevice(cclComm_t comm, void *dst, const void *src,
+                              size_t bytes) {
+  cclResult_t r = checkComm(comm, "cclMemcpyToDevice");
+  if (r != cclSuccess)
+    return r;
+  if (bytes && (!dst || !src))
+    return setError(cclInvalidArgument,
+                    format("cclMemcpyToDevice(rank %d): NULL %s with %zu "
+                           "bytes",
+                           comm->rank, dst ? "src" : "dst", bytes));
+  CtxGuard guard(comm->shared);
+  r = devUpload(comm->shared, comm->rank, dst, src, bytes);
+  if (r != cclSuccess)
+    return setError(r, format("cclMemcpyToDevice(rank %d): ", comm->rank) +
+                           cclGetLastError());
+  return cclSuccess;
+}
+
+cclResult_t cclMemcpyFromDevice(cclComm_t comm, void *dst, const void *src,
+                                size_t bytes) {
+  cclResult_t r = checkComm(comm, "cclMemcpyFromDevice");
+  if (r != cclSuccess)
+    return r;
+  if (bytes && (!dst || !src))
+    return setError(cclInvalidArgument,
+                    format("cclMemcpyFromDevice(rank %d): NULL %s with %zu "
+                           "bytes",
+                           comm->rank, dst ? "src" : "dst", bytes));
+  CtxGuard guard(comm->shared);
+  r = devDownload(comm->shared, comm->rank, dst, src, bytes);
+  if (r != cclSuccess)
+    return setError(r, format("cclMemcpyFromDevice(rank %d): ", comm->rank) +
+                           cclGetLastError());
+  return cclSuccess;
+}
+
+cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
+                        void *output, size_t count, cclDataType_t dtype,
+                        cclRedOp_t op, cclStream_t stream) {
+  if (!comm)
+    return setError(cclInvalidArgument,
+                    format("cclrtLaunch(algorithm %s): comm is NULL",
+                           planName(plan).c_str()));
+  const int rank = comm->rank;
+  if (!plan)
+    return setError(cclInvalidArgument,
+                    format("cclrtLaunch(rank %d): plan is NULL", rank));
+  const std::string alg = planName(plan);
+  cclResult_t r = checkComm(comm, "cclrtLaunch");
+  if (r != cclSuccess)
+    return r;
+  Shared *s = comm->shared;
+  RankState &rs = *s->ranks[rank];
+  const std::string ctx = format("cclrtLaunch(rank %d, algorithm %s)", rank,
+                                 alg.c_str());
+  if (aborted(s))
+    return setError(cclTimeout, ctx + ": the communicator was aborted by an "
+                                      "earlier failure (" +
+                                    describeAsyncError(s) +
+                                    "); destroy it and create a new one");
+  PreparedPlan *pp = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(s->plansMu);
+    auto it = s->plans.find(plan);
+    if (it != s->plans.end())
+      pp = it->second.get();
+  }
+  if (!pp) {
+    if (isRegistered(plan))
+      return setError(cclInvalidUsage,
+                      ctx + ": the library was registered after the "
+                            "communicator was created; call "
+                            "cclCommLoadRegisteredPlans on every rank first");
+    return setError(cclInvalidUsage,
+                    ctx + ": the plan was never registered (the generated "
+                          "library's constructor must call "
+                          "cclrtRegisterPlan)");
+  }
+  if (pp->status != PreparedPlan::kReady)
+    return setError(pp->failCode, ctx + ": " + pp->message);
+  const size_t esize = dtypeSize(dtype);
+  if (!esize)
+    return setError(cclInvalidArgument,
+                    format("%s: unknown data type %d", ctx.c_str(), (int)dtype));
+  if (op != cclSum && op != cclProd && op != cclMax && op != cclMin)
+    return setError(cclInvalidArgument,
+                    format("%s: unknown reduction operator %d", ctx.c_str(),
+                           (int)op));
+  const ccl_variant *var = pp->variant;
+  size_t kernel = var->num_kernels;
+  for (uint32_t k = 0; k < var->num_kernels; k++)
+    if (var->kernels[k].dtype == (uint32_t)dtype &&
+        var->kernels[k].redop == (uint32_t)op) {
+      kernel = k;
+      break;
+    }
+  if (kernel == var->num_kernels) {
+    std::string list;
+    for (uint32_t k = 0; k < var->num_kernels; k++) {
+      if (k)
+        list += ", ";
+      list += dtypeName(var->kernels[k].dtype);
+      list += "/";
+      list += opName(var->kernels[k].redop);
+    }
+    return setError(cclUnsupported,
+                    format("%s: no kernel for %s/%s with %d ranks; the library "
+                           "has %s",
+                           ctx.c_str(), dtypeName(dtype), opName(op),
+                           s->nranks,
+                           list.empty() ? "no kernels" : list.c_str()));
+  }
+  uint64_t bytes;
+  if (__builtin_mul_overflow((uint64_t)count, (uint64_t)esize, &bytes) ||
+      bytes > plan->max_bytes)
+    return setError(
+        cclUnsupported,
+        format("%s: message of %zu %s elements (%s bytes) exceeds the "
+               "library's limit of %" PRIu64 " bytes per rank; recompile with "
+               "cclc --max-bytes to raise it",
+               ctx.c_str(), count, dtypeName(dtype),
+               bytes > plan->max_bytes && bytes / esize == count
+                   ? std::to_string(bytes).c_str()
+                   : "too many",
+               plan->max_bytes));
+  if (count && (!input || !output))
+    return setError(cclInvalidArgument,
+                    format("%s: %s is NULL with count %zu", ctx.c_str(),
+                           input ? "output" : "input", count));
+  if (s->target == cclTargetHost && stream)
+    return setError(cclInvalidArgument,
+                    ctx + ": stream must be NULL on the host target");
+  if (rs.skip.load(std::memory_order_relaxed))
+    return cclSuccess;
+
+  PreparedRank &pr = pp->ranks[rank];
+  void *copyDst = nullptr;
+  const void *copySrc = nullptr;
+  size_t copyBytes = 0;
+  const void *in = input;
+  void *out = output;
+  if (plan->inplace) {
+    if (input != output) {
+      copyDst = output;
+      copySrc = input;
+      copyBytes = bytes;
+      in = output;
+    }
+  } else if (input == output && bytes) {
+    copyDst = pr.staging;
+    copySrc = input;
+    copyBytes = bytes;
+    in = pr.staging;
+  }
+  rs.lastPlan.store(plan);
+  if (s->target == cclTargetHost) {
+    HostTask t{};
+    if (copyBytes) {
+      t.kind = HostTask::kCopy;
+      t.dst = copyDst;
+      t.src = copySrc;
+      t.bytes = copyBytes;
+      rs.host->enqueue(t);
+    }
+    t = HostTask{};
+    t.kind = HostTask::kKernel;
+    t.fn = var->kernels[kernel].host_fn;
+    t.ctx = pr.ctx.get();
+    t.input = in;
+    t.output = out;
+    t.count = count;
+    t.nblocks = var->nblocks;
+    rs.host->enqueue(t);
+    return cclSuccess;
+  }
+  CtxGuard guard(s);
+  r = cudaLaunch(s, rank, pp, kernel, copyDst, copySrc, copyBytes, in, out,
+                 count, stream);
+  if (r != cclSuccess)
+    return setError(r, ctx + ": " + cclGetLastError());
+  return cclSuccess;
+}
+
+} // extern "C"

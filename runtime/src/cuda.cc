@@ -1,0 +1,384 @@
+// cuda.cc - the CUDA target: contexts, peer access, modules, launches
+// (docs/runtime.md, "CUDA target"). Uses only the entry points of
+// cuda_driver.h, loaded at run time.
+#include <cinttypes>
+#include <cstddef>
+#include <cstring>
+
+#include "internal.h"
+
+namespace cclrt {
+
+namespace {
+
+const CudaDriver *drv() { return cudaDriver(nullptr, nullptr); }
+
+cclResult_t cuFail(const char *call, CUresult r, const std::string &where) {
+  return setError(cclDriverError, format("%s failed%s%s: %s", call,
+                                         where.empty() ? "" : " ",
+                                         where.c_str(),
+                                         cuErrorString(r).c_str()));
+}
+
+bool archMatches(const char *arch, const std::string &want) {
+  if (!arch)
+    return false;
+  std::string a(arch);
+  return a == want || a == want + "a";
+}
+
+const char *imageKindName(uint32_t kind) {
+  switch (kind) {
+  case CCL_IMAGE_PTX:
+    return "ptx";
+  case CCL_IMAGE_CUBIN:
+    return "cubin";
+  case CCL_IMAGE_HSACO:
+    return "hsaco";
+  }
+  return "unknown";
+}
+
+} // namespace
+
+std::string cuErrorString(CUresult r) {
+  const CudaDriver *d = drv();
+  const char *name = nullptr, *str = nullptr;
+  if (d) {
+    if (d->cuGetErrorName(r, &name) != CUDA_SUCCESS)
+      name = nullptr;
+    if (d->cuGetErrorString(r, &str) != CUDA_SUCCESS)
+      str = nullptr;
+  }
+  std::string out = name ? name : "CUDA error " + std::to_string(r);
+  if (str)
+    out += std::string(" (") + str + ")";
+  return out;
+}
+
+CtxGuard::CtxGuard(Shared *s) {
+  if (!s || s->target != cclTargetCuda)
+    return;
+  const CudaDriver *d = drv();
+  if (d && d->cuCtxGetCurrent(&prev_) == CUDA_SUCCESS)
+    active_ = true;
+}
+
+CtxGuard::~CtxGuard() {
+  if (active_)
+    drv()->cuCtxSetCurrent(prev_);
+}
+
+cclResult_t cudaSetCurrent(Shared *s, int rank, const char *fn) {
+  const CudaDriver *d = drv();
+  if (!d)
+    return setError(cclNoDevice, "the CUDA driver is not loaded");
+  RankState &rs = *s->ranks[rank];
+  CUresult r = d->cuCtxSetCurrent(rs.cuCtx);
+  if (r != CUDA_SUCCESS)
+    return cuFail("cuCtxSetCurrent",
+                  r, format("(%s, rank %d, device %d)", fn, rank, rs.device));
+  return cclSuccess;
+}
+
+cclResult_t cudaInitComm(Shared *s, const int *devices) {
+  std::string err;
+  const CudaDriver *d = cudaDriver(&err, nullptr);
+  if (!d)
+    return setError(cclNoDevice, err);
+  int count = 0;
+  CUresult cr = d->cuDeviceGetCount(&count);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuDeviceGetCount", cr, "");
+  if (!devices && count < s->nranks)
+    return setError(cclNoDevice,
+                    format("the communicator needs %d GPUs (one per rank) but "
+                           "only %d CUDA device%s visible (check "
+                           "CUDA_VISIBLE_DEVICES)",
+                           s->nranks, count, count == 1 ? " is" : "s are"));
+  for (int r = 0; r < s->nranks; r++) {
+    int ord = devices ? devices[r] : r;
+    if (ord < 0 || ord >= count)
+      return setError(devices ? cclInvalidArgument : cclNoDevice,
+                      format("devices[%d] is %d, but only %d CUDA device%s "
+                             "visible (ordinals 0..%d)",
+                             r, ord, count, count == 1 ? " is" : "s are",
+                             count - 1));
+    s->ranks[r]->device = ord;
+  }
+  for (int r = 0; r < s->nranks; r++) {
+    RankState &rs = *s->ranks[r];
+    if ((cr = d->cuDeviceGet(&rs.cuDev, rs.device)) != CUDA_SUCCESS)
+      return cuFail("cuDeviceGet", cr, format("(device %d)", rs.device));
+    if ((cr = d->cuDeviceGetAttribute(
+             &rs.ccMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+             rs.cuDev)) != CUDA_SUCCESS ||
+        (cr = d->cuDeviceGetAttribute(
+             &rs.ccMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+             rs.cuDev)) != CUDA_SUCCESS)
+      return cuFail("cuDeviceGetAttribute", cr,
+                    format("(compute capability of device %d)", rs.device));
+    if ((cr = d->cuDevicePrimaryCtxRetain(&rs.cuCtx, rs.cuDev)) !=
+        CUDA_SUCCESS)
+      return cuFail("cuDevicePrimaryCtxRetain", cr,
+                    format("(device %d)", rs.device));
+    rs.ctxRetained = true;
+    cclResult_t res = cudaSetCurrent(s, r, "cclCommInitAllInProcess");
+    if (res != cclSuccess)
+      return res;
+    if ((cr = d->cuStreamCreate(&rs.internalStream, CU_STREAM_NON_BLOCKING)) !=
+        CUDA_SUCCESS)
+      return cuFail("cuStreamCreate", cr, format("(device %d)", rs.device));
+  }
+  // Peer access: every rank reaches every other rank's memory.
+  for (int r = 0; r < s->nranks; r++) {
+    RankState &rs = *s->ranks[r];
+    cclResult_t res = cudaSetCurrent(s, r, "cclCommInitAllInProcess");
+    if (res != cclSuccess)
+      return res;
+    for (int p = 0; p < s->nranks; p++) {
+      RankState &ps = *s->ranks[p];
+      if (p == r || ps.device == rs.device)
+        continue;
+      int can = 0;
+      if ((cr = d->cuDeviceCanAccessPeer(&can, rs.cuDev, ps.cuDev)) !=
+          CUDA_SUCCESS)
+        return cuFail("cuDeviceCanAccessPeer", cr,
+                      format("(device %d -> device %d)", rs.device,
+                             ps.device));
+      if (!can)
+        return setError(cclUnsupported,
+                        format("rank %d (device %d) cannot access the memory "
+                               "of rank %d (device %d) directly "
+                               "(cuDeviceCanAccessPeer says no); the runtime "
+                               "needs peer access (NVLink or PCIe P2P) "
+                               "between every pair of GPUs of an in-process "
+                               "communicator",
+                               r, rs.device, p, ps.device));
+      cr = d->cuCtxEnablePeerAccess(ps.cuCtx, 0);
+      if (cr != CUDA_SUCCESS && cr != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+        return cuFail("cuCtxEnablePeerAccess", cr,
+                      format("(device %d -> device %d)", rs.device,
+                             ps.device));
+    }
+  }
+  // The abort flag (offset 0) and the error record (offset 8): host-mapped
+  // pinned memory, portable to every context.
+  cclResult_t res = cudaSetCurrent(s, 0, "cclCommInitAllInProcess");
+  if (res != cclSuccess)
+    return res;
+  void *hm = nullptr;
+  if ((cr = d->cuMemHostAlloc(&hm, 64,
+                              CU_MEMHOSTALLOC_PORTABLE |
+                                  CU_MEMHOSTALLOC_DEVICEMAP)) != CUDA_SUCCESS)
+    return cuFail("cuMemHostAlloc", cr, "(abort flag and error record)");
+  memset(hm, 0, 64);
+  s->hostMapped = hm;
+  for (int r = 0; r < s->nranks; r++) {
+    RankState &rs = *s->ranks[r];
+    if ((res = cudaSetCurrent(s, r, "cclCommInitAllInProcess")) != cclSuccess)
+      return res;
+    CUdeviceptr dp = 0;
+    if ((cr = d->cuMemHostGetDevicePointer(&dp, hm, 0)) != CUDA_SUCCESS)
+      return cuFail("cuMemHostGetDevicePointer", cr,
+                    format("(device %d)", rs.device));
+    rs.abortFlagDev = dp;
+    rs.errorDev = dp + 8;
+  }
+  return cclSuccess;
+}
+
+cclResult_t cudaPrepareModules(Shared *s, PreparedPlan *pp) {
+  const CudaDriver *d = drv();
+  const ccl_plan *p = pp->plan;
+  const ccl_variant *var = pp->variant;
+  for (int r = 0; r < s->nranks; r++) {
+    RankState &rs = *s->ranks[r];
+    PreparedRank &pr = pp->ranks[r];
+    cclResult_t res = cudaSetCurrent(s, r, "loading a module");
+    if (res != cclSuccess)
+      return res;
+    const std::string want = format("sm_%d%d", rs.ccMajor, rs.ccMinor);
+    std::string attempts;
+    // First a CUBIN built for this device, then PTX (JIT), each in the
+    // plan's order of preference.
+    for (int pass = 0; pass < 2 && !pr.module; pass++) {
+      for (uint32_t i = 0; i < p->num_images && !pr.module; i++) {
+        const ccl_image &img = p->images[i];
+        if (pass == 0 &&
+            !(img.kind == CCL_IMAGE_CUBIN && archMatches(img.arch, want)))
+          continue;
+        if (pass == 1 && img.kind != CCL_IMAGE_PTX)
+          continue;
+        std::string ptx;
+        const void *data = img.data;
+        if (img.kind == CCL_IMAGE_PTX) {
+          const char *c = static_cast<const char *>(img.data);
+          if (img.size == 0 || c[img.size - 1] != '\0') {
+            ptx.assign(c, img.size); // the driver wants NUL-terminated PTX
+            data = ptx.c_str();
+          }
+        }
+        static const size_t kLog = 16384;
+        std::vector<char> errLog(kLog, 0), infoLog(kLog, 0);
+        CUjit_option opts[4] = {CU_JIT_ERROR_LOG_BUFFER,
+                                CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                CU_JIT_INFO_LOG_BUFFER,
+                                CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+        void *vals[4] = {errLog.data(), reinterpret_cast<void *>(kLog),
+                         infoLog.data(), reinterpret_cast<void *>(kLog)};
+        CUmodule mod = nullptr;
+        CUresult cr = d->cuModuleLoadDataEx(&mod, data, 4, opts, vals);
+        if (cr == CUDA_SUCCESS) {
+          pr.module = mod;
+          break;
+        }
+        errLog[kLog - 1] = 0;
+        attempts += format("; %s image %u (%s) failed: %s%s%s",
+                           imageKindName(img.kind), i,
+                           img.arch ? img.arch : "any",
+                           cuErrorString(cr).c_str(),
+                           errLog[0] ? ": JIT log: " : "", errLog.data());
+      }
+    }
+    if (!pr.module) {
+      std::string list;
+      for (uint32_t i = 0; i < p->num_images; i++)
+        list += format("%s%s %s", i ? ", " : "",
+                       imageKindName(p->images[i].kind),
+                       p->images[i].arch ? p->images[i].arch : "");
+      return setError(cclUnsupported,
+                      format("no device image of algorithm %s loads on rank "
+                             "%d (device %d, %s); the library has [%s]%s",
+                             p->algorithm ? p->algorithm : "?", r, rs.device,
+                             want.c_str(), list.c_str(), attempts.c_str()));
+    }
+    pr.functions.assign(var->num_kernels, nullptr);
+    for (uint32_t k = 0; k < var->num_kernels; k++) {
+      const char *sym = var->kernels[k].symbol;
+      if (!sym)
+        return setError(cclInvalidArgument,
+                        format("its %s/%s kernel has no symbol",
+                               dtypeName(var->kernels[k].dtype),
+                               opName(var->kernels[k].redop)));
+      CUresult cr = d->cuModuleGetFunction(&pr.functions[k], pr.module, sym);
+      if (cr != CUDA_SUCCESS)
+        return cuFail("cuModuleGetFunction", cr,
+                      format("(kernel %s on device %d)", sym, rs.device));
+    }
+  }
+  return cclSuccess;
+}
+
+void cudaUnloadModules(Shared *s, PreparedPlan *pp) {
+  const CudaDriver *d = drv();
+  if (!d)
+    return;
+  for (size_t r = 0; r < pp->ranks.size(); r++) {
+    PreparedRank &pr = pp->ranks[r];
+    if (!pr.module)
+      continue;
+    if (cudaSetCurrent(s, (int)r, "cuModuleUnload") == cclSuccess)
+      d->cuModuleUnload(pr.module);
+    pr.module = nullptr;
+    pr.functions.clear();
+  }
+}
+
+cclResult_t cudaSetTimeout(Shared *s, int rank, PreparedRank *pr,
+                           uint64_t timeoutNs) {
+  const CudaDriver *d = drv();
+  cclResult_t res = cudaSetCurrent(s, rank, "cclCommSetTimeout");
+  if (res != cclSuccess)
+    return res;
+  RankState &rs = *s->ranks[rank];
+  // On the rank's non-blocking internal stream: does not wait for kernels
+  // queued on the caller's streams (one of them may be spinning).
+  CUdeviceptr dst = reinterpret_cast<CUdeviceptr>(pr->ctxDev) +
+                    offsetof(ccl_dev_ctx, timeout_ns);
+  uint64_t v = timeoutNs;
+  CUresult cr = d->cuMemcpyHtoDAsync(dst, &v, sizeof v, rs.internalStream);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuMemcpyHtoDAsync", cr, format("(device %d)", rs.device));
+  cr = d->cuStreamSynchronize(rs.internalStream);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuStreamSynchronize", cr, format("(device %d)", rs.device));
+  return cclSuccess;
+}
+
+cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
+                       void *copyDst, const void *copySrc, size_t copyBytes,
+                       const void *input, void *output, uint64_t count,
+                       cclStream_t stream) {
+  const CudaDriver *d = drv();
+  RankState &rs = *s->ranks[rank];
+  PreparedRank &pr = pp->ranks[rank];
+  CUresult cr = d->cuCtxSetCurrent(rs.cuCtx);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuCtxSetCurrent", cr, format("(device %d)", rs.device));
+  CUstream st = static_cast<CUstream>(stream);
+  if (copyBytes) {
+    cr = d->cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(copyDst),
+                              reinterpret_cast<CUdeviceptr>(copySrc),
+                              copyBytes, st);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuMemcpyDtoDAsync", cr,
+                    format("(%zu bytes, device %d)", copyBytes, rs.device));
+  }
+  const ccl_variant *var = pp->variant;
+  CUdeviceptr ctxArg = reinterpret_cast<CUdeviceptr>(pr.ctxDev);
+  CUdeviceptr inArg = reinterpret_cast<CUdeviceptr>(input);
+  CUdeviceptr outArg = reinterpret_cast<CUdeviceptr>(output);
+  uint64_t countArg = count;
+  void *params[4] = {&ctxArg, &inArg, &outArg, &countArg};
+  cr = d->cuLaunchKernel(pr.functions[kernel], var->nblocks, 1, 1,
+                         var->threads_per_block ? var->threads_per_block : 1,
+                         1, 1, 0, st, params, nullptr);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuLaunchKernel", cr,
+                  format("(%s, %u blocks x %u threads, device %d)",
+                         var->kernels[kernel].symbol, var->nblocks,
+                         var->threads_per_block, rs.device));
+  return cclSuccess;
+}
+
+cclResult_t cudaStreamSync(Shared *s, int rank, cclStream_t stream) {
+  const CudaDriver *d = drv();
+  cclResult_t res = cudaSetCurrent(s, rank, "cclCommSynchronize");
+  if (res != cclSuccess)
+    return res;
+  CUresult cr = d->cuStreamSynchronize(static_cast<CUstream>(stream));
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuStreamSynchronize", cr,
+                  format("(cclCommSynchronize, rank %d, device %d)", rank,
+                         s->ranks[rank]->device));
+  return cclSuccess;
+}
+
+void cudaTeardown(Shared *s) {
+  const CudaDriver *d = drv();
+  if (!d)
+    return;
+  for (int r = 0; r < s->nranks; r++) {
+    RankState &rs = *s->ranks[r];
+    if (rs.internalStream && cudaSetCurrent(s, r, "cclCommDestroy") ==
+                                 cclSuccess)
+      d->cuStreamDestroy(rs.internalStream);
+    rs.internalStream = nullptr;
+  }
+  if (s->hostMapped) {
+    if (s->nranks > 0 && s->ranks[0]->cuCtx)
+      cudaSetCurrent(s, 0, "cclCommDestroy");
+    d->cuMemFreeHost(s->hostMapped);
+    s->hostMapped = nullptr;
+  }
+  for (int r = 0; r < s->nranks; r++) {
+    RankState &rs = *s->ranks[r];
+    if (rs.ctxRetained)
+      d->cuDevicePrimaryCtxRelease(rs.cuDev);
+    rs.ctxRetained = false;
+    rs.cuCtx = nullptr;
+  }
+}
+
+} // namespace cclrt

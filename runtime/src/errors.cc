@@ -1,0 +1,158 @@
+// errors.cc - last-error string, names, plan registry.
+#include <cstdio>
+
+#include "internal.h"
+
+namespace cclrt {
+
+namespace {
+thread_local std::string tlsLastError;
+
+std::mutex &registryMutex() {
+  static std::mutex *m = new std::mutex();
+  return *m;
+}
+std::vector<const ccl_plan *> &registry() {
+  static std::vector<const ccl_plan *> *r = new std::vector<const ccl_plan *>();
+  return *r;
+}
+} // namespace
+
+cclResult_t setError(cclResult_t code, const std::string &msg) {
+  tlsLastError = msg;
+  return code;
+}
+
+std::string vformat(const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  char buf[512];
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  std::string out;
+  if (n < 0) {
+    out = fmt;
+  } else if (static_cast<size_t>(n) < sizeof buf) {
+    out.assign(buf, n);
+  } else {
+    out.resize(n + 1);
+    vsnprintf(&out[0], n + 1, fmt, ap2);
+    out.resize(n);
+  }
+  va_end(ap2);
+  return out;
+}
+
+std::string format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = vformat(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+const char *targetName(uint32_t target) {
+  switch (target) {
+  case CCL_TARGET_HOST:
+    return "host";
+  case CCL_TARGET_NVPTX:
+    return "cuda";
+  case CCL_TARGET_AMDGPU:
+    return "amdgpu";
+  }
+  return "unknown";
+}
+
+const char *dtypeName(uint32_t dtype) {
+  switch (dtype) {
+  case CCL_DT_FLOAT32:
+    return "float32";
+  case CCL_DT_FLOAT16:
+    return "float16";
+  case CCL_DT_BFLOAT16:
+    return "bfloat16";
+  }
+  return "unknown-dtype";
+}
+
+const char *opName(uint32_t op) {
+  switch (op) {
+  case CCL_OP_SUM:
+    return "sum";
+  case CCL_OP_PROD:
+    return "prod";
+  case CCL_OP_MAX:
+    return "max";
+  case CCL_OP_MIN:
+    return "min";
+  }
+  return "unknown-op";
+}
+
+size_t dtypeSize(uint32_t dtype) {
+  switch (dtype) {
+  case CCL_DT_FLOAT32:
+    return 4;
+  case CCL_DT_FLOAT16:
+  case CCL_DT_BFLOAT16:
+    return 2;
+  }
+  return 0;
+}
+
+std::vector<const ccl_plan *> registeredPlans() {
+  std::lock_guard<std::mutex> lk(registryMutex());
+  return registry();
+}
+
+bool isRegistered(const ccl_plan *plan) {
+  std::lock_guard<std::mutex> lk(registryMutex());
+  for (const ccl_plan *p : registry())
+    if (p == plan)
+      return true;
+  return false;
+}
+
+} // namespace cclrt
+
+extern "C" {
+
+const char *cclGetLastError(void) { return cclrt::tlsLastError.c_str(); }
+
+const char *cclGetErrorString(cclResult_t result) {
+  switch (result) {
+  case cclSuccess:
+    return "cclSuccess: no error";
+  case cclInvalidArgument:
+    return "cclInvalidArgument: invalid argument";
+  case cclInvalidUsage:
+    return "cclInvalidUsage: call not valid in this state";
+  case cclUnsupported:
+    return "cclUnsupported: no kernel for this rank count, type, operator "
+           "or size";
+  case cclNoDevice:
+    return "cclNoDevice: no GPU, no driver, or too few GPUs";
+  case cclDriverError:
+    return "cclDriverError: the CUDA driver returned an error";
+  case cclTimeout:
+    return "cclTimeout: a spin-wait timed out; the communicator is aborted";
+  case cclSystemError:
+    return "cclSystemError: an operating-system call failed";
+  case cclInternalError:
+    return "cclInternalError: internal error in libcclrt";
+  }
+  return "unknown cclResult_t";
+}
+
+size_t cclDataTypeSize(cclDataType_t dtype) { return cclrt::dtypeSize(dtype); }
+
+void cclrtRegisterPlan(const ccl_plan *plan) {
+  if (!plan)
+    return;
+  std::lock_guard<std::mutex> lk(cclrt::registryMutex());
+  for (const ccl_plan *p : cclrt::registry())
+    if (p == plan)
+      return;
+  cclrt::registry().push_back(plan);
+}
+
+} // extern "C"

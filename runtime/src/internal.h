@@ -1,0 +1,207 @@
+// internal.h - libcclrt's internal state (docs/runtime.md).
+#ifndef CCLRT_INTERNAL_H
+#define CCLRT_INTERNAL_H
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdarg>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+// The public API is exported; everything else is hidden (-fvisibility=hidden).
+#pragma GCC visibility push(default)
+#include "ccl/ccl.h"
+#pragma GCC visibility pop
+#include "cuda_driver.h"
+
+namespace cclrt {
+
+// ---------------------------------------------------------------------------
+// Errors: thread-local last error.
+// ---------------------------------------------------------------------------
+cclResult_t setError(cclResult_t code, const std::string &msg);
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string vformat(const char *fmt, va_list ap);
+
+const char *targetName(uint32_t target);
+const char *dtypeName(uint32_t dtype);
+const char *opName(uint32_t op);
+size_t dtypeSize(uint32_t dtype);
+
+// ---------------------------------------------------------------------------
+// Plan registry.
+// ---------------------------------------------------------------------------
+std::vector<const ccl_plan *> registeredPlans();
+bool isRegistered(const ccl_plan *plan);
+
+// ---------------------------------------------------------------------------
+// Host target: one worker thread per rank plays the stream; a pool of block
+// threads runs the thread blocks of a kernel, one OS thread each.
+// ---------------------------------------------------------------------------
+struct HostTask {
+  enum Kind { kKernel, kCopy } kind;
+  ccl_host_kernel_fn fn;
+  const ccl_dev_ctx *ctx;
+  const void *input;
+  void *output;
+  uint64_t count;
+  uint32_t nblocks;
+  // kCopy
+  void *dst;
+  const void *src;
+  size_t bytes;
+};
+
+class HostRank {
+public:
+  explicit HostRank(int rank);
+  ~HostRank(); // drains the queue, joins the worker and the block threads
+  // Starts the worker thread. Throws std::system_error.
+  void start();
+  // Grows the block pool to at least n threads. Throws std::system_error.
+  void ensureBlocks(uint32_t n);
+  // Queues a task (never waits for other work; allocates only when more
+  // than the preallocated number of tasks are queued).
+  void enqueue(const HostTask &t);
+  // Waits until every queued task has finished.
+  void drain();
+
+private:
+  void workerLoop();
+  void blockLoop(uint32_t b);
+  void runKernel(const HostTask &t);
+
+  int rank_;
+  // Task FIFO (a ring that grows only when full).
+  std::mutex mu_;
+  std::condition_variable cvTask_, cvIdle_;
+  std::vector<HostTask> ring_;
+  size_t head_ = 0, size_ = 0;
+  bool busy_ = false, stop_ = false;
+  std::thread worker_;
+  // Block pool.
+  std::mutex pmu_;
+  std::condition_variable pcvStart_, pcvDone_;
+  std::vector<std::thread> blocks_;
+  uint64_t gen_ = 0;
+  HostTask cur_{};
+  uint32_t remaining_ = 0;
+  bool pstop_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// Communicator state.
+// ---------------------------------------------------------------------------
+struct RankState {
+  int rank = 0;
+  int device = -1; // CUDA ordinal, -1 on host
+  uint64_t timeoutNs = 0;
+  std::atomic<int> skip{0};
+  std::atomic<const ccl_plan *> lastPlan{nullptr};
+  std::atomic<bool> destroyed{false};
+  // host target
+  std::unique_ptr<HostRank> host;
+  // CUDA target
+  CUdevice cuDev = 0;
+  CUcontext cuCtx = nullptr;
+  bool ctxRetained = false;
+  CUstream internalStream = nullptr; // non-blocking, for ctx updates
+  int ccMajor = 0, ccMinor = 0;
+  CUdeviceptr abortFlagDev = 0, errorDev = 0; // host-mapped, as seen here
+};
+
+// One rank's part of a prepared plan.
+struct PreparedRank {
+  std::vector<void *> scratch;      // buffer b of this rank (device address)
+  void *scratchTable = nullptr;     // device: void*[num_scratch * nranks]
+  void *epoch = nullptr;            // device: uint32_t[2]
+  void *ctxDev = nullptr;           // device: ccl_dev_ctx (CUDA)
+  std::unique_ptr<ccl_dev_ctx> ctx; // host copy; the ctx itself on host
+  void *staging = nullptr;          // out-of-place plans: max_bytes
+  CUmodule module = nullptr;
+  std::vector<CUfunction> functions; // per variant kernel
+};
+
+struct PreparedPlan {
+  enum Status { kReady, kWrongTarget, kWrongAbi, kNoVariant, kFailed };
+  const ccl_plan *plan = nullptr;
+  Status status = kFailed;
+  cclResult_t failCode = cclInternalError;
+  std::string message; // why it is not ready
+  const ccl_variant *variant = nullptr;
+  uint64_t scratchBytes = 0; // per buffer, total
+  std::vector<PreparedRank> ranks;
+};
+
+struct Shared {
+  int nranks = 0;
+  cclTarget_t target = cclTargetHost;
+  std::vector<std::unique_ptr<RankState>> ranks;
+  // Communicator-wide abort flag and error record (host-mapped on CUDA).
+  void *hostMapped = nullptr; // the allocation holding both
+  volatile uint32_t *abortFlag = nullptr;
+  ccl_error_record *error = nullptr;
+  // Preparation (serialised) and the prepared plans (looked up by launches).
+  std::mutex prepMu;
+  std::mutex plansMu;
+  std::unordered_map<const ccl_plan *, std::unique_ptr<PreparedPlan>> plans;
+  std::atomic<int> liveHandles{0};
+};
+
+} // namespace cclrt
+
+struct cclComm {
+  cclrt::Shared *shared;
+  int rank;
+};
+
+namespace cclrt {
+
+// Memory of a rank's "device" (CUDA device memory or 64-byte aligned host
+// memory). Each returns cclSuccess or sets the error.
+cclResult_t devAlloc(Shared *s, int rank, size_t bytes, void **ptr,
+                     const char *what);
+void devFree(Shared *s, int rank, void *ptr);
+cclResult_t devZero(Shared *s, int rank, void *ptr, size_t bytes);
+cclResult_t devUpload(Shared *s, int rank, void *dst, const void *src,
+                      size_t bytes);
+cclResult_t devDownload(Shared *s, int rank, void *dst, const void *src,
+                        size_t bytes);
+
+// CUDA helpers (cuda.cc).
+cclResult_t cudaInitComm(Shared *s, const int *devices);
+cclResult_t cudaPrepareModules(Shared *s, PreparedPlan *pp);
+void cudaUnloadModules(Shared *s, PreparedPlan *pp);
+cclResult_t cudaSetCurrent(Shared *s, int rank, const char *fn);
+cclResult_t cudaSetTimeout(Shared *s, int rank, PreparedRank *pr,
+                           uint64_t timeoutNs);
+cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
+                       void *copyDst, const void *copySrc, size_t copyBytes,
+                       const void *input, void *output, uint64_t count,
+                       cclStream_t stream);
+cclResult_t cudaStreamSync(Shared *s, int rank, cclStream_t stream);
+void cudaTeardown(Shared *s);
+
+// Restores the calling thread's current CUDA context when it goes out of
+// scope (public entry points switch to the rank's primary context).
+class CtxGuard {
+public:
+  explicit CtxGuard(Shared *s);
+  ~CtxGuard();
+  CtxGuard(const CtxGuard &) = delete;
+  CtxGuard &operator=(const CtxGuard &) = delete;
+
+private:
+  bool active_ = false;
+  CUcontext prev_ = nullptr;
+};
+std::string cuErrorString(CUresult r);
+
+} // namespace cclrt
+
+#endif // CCLRT_INTERNAL_H
