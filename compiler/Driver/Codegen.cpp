@@ -1,0 +1,576 @@
+//===- Codegen.cpp - LLVM IR to device images and the .so -----------------===//
+
+#include "compiler/Driver/Codegen.h"
+
+#include "compiler/Conversion/CclToLLVM.h"
+
+#include "ccl/plan.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <map>
+#include <mutex>
+
+#include <unistd.h>
+
+using namespace llvm;
+using namespace ccl;
+
+namespace {
+
+void initTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    InitializeAllTargetInfos();
+    InitializeAllTargets();
+    InitializeAllTargetMCs();
+    InitializeAllAsmPrinters();
+  });
+}
+
+std::unique_ptr<TargetMachine> makeMachine(StringRef triple, StringRef cpu,
+                                           StringRef features,
+                                           std::string &error) {
+  initTargets();
+  Triple tt(triple);
+  const Target *t = TargetRegistry::lookupTarget(tt, error);
+  if (!t)
+    return nullptr;
+  TargetOptions opts;
+  return std::unique_ptr<TargetMachine>(t->createTargetMachine(
+      tt, cpu, features, opts, Reloc::PIC_, std::nullopt,
+      CodeGenOptLevel::Aggressive));
+}
+
+bool isKernel(const Function &f) { return f.getName().starts_with("ccl_"); }
+
+/// Writes `data` to a new temporary file and returns its path.
+bool writeTemp(StringRef prefix, StringRef suffix, StringRef data,
+               std::string &path, std::string &error) {
+  SmallString<128> p;
+  int fd;
+  if (std::error_code ec = sys::fs::createTemporaryFile(prefix, suffix, fd, p)) {
+    error = "cannot create a temporary file: " + ec.message();
+    return false;
+  }
+  raw_fd_ostream os(fd, /*shouldClose=*/true);
+  os << data;
+  os.close();
+  if (os.has_error()) {
+    error = ("cannot write " + p).str();
+    return false;
+  }
+  path = p.str().str();
+  return true;
+}
+
+/// Runs `program` with `args`; on failure `error` holds its output.
+bool runTool(StringRef program, ArrayRef<std::string> args, std::string &error) {
+  SmallString<128> log;
+  int fd;
+  if (sys::fs::createTemporaryFile("cclc-tool", "log", fd, log)) {
+    error = "cannot create a temporary file";
+    return false;
+  }
+  ::close(fd);
+  SmallVector<StringRef> argv{program};
+  for (const std::string &a : args)
+    argv.push_back(a);
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  std::string msg;
+  int rc = sys::ExecuteAndWait(program, argv, std::nullopt, redirects, 0, 0,
+                               &msg);
+  auto out = MemoryBuffer::getFile(log);
+  sys::fs::remove(log);
+  if (rc == 0)
+    return true;
+  std::string cmd = program.str();
+  for (const std::string &a : args)
+    cmd += " " + a;
+  error = "'" + cmd + "' failed" + (msg.empty() ? "" : ": " + msg) +
+          (out ? "\n" + (*out)->getBuffer().str() : "");
+  return false;
+}
+
+/// First of `candidates` that exists, else the program found on PATH.
+std::string findTool(ArrayRef<std::string> candidates, StringRef name) {
+  for (const std::string &c : candidates)
+    if (!c.empty() && sys::fs::can_execute(c))
+      return c;
+  if (auto p = sys::findProgramByName(name))
+    return *p;
+  return "";
+}
+
+std::string exeDir(const std::string &argv0) {
+  std::string exe = sys::fs::getMainExecutable(argv0.c_str(),
+                                               (void *)&exeDir);
+  return sys::path::parent_path(exe).str();
+}
+
+} // namespace
+
+bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
+                          std::string &error) {
+  std::string diag;
+  auto tm = makeMachine(target.triple(), target.cpu(), target.features(), diag);
+  if (!tm) {
+    error = "no LLVM backend for " + target.triple().str() + ": " + diag;
+    return false;
+  }
+  module.setTargetTriple(Triple(target.triple()));
+  module.setDataLayout(tm->createDataLayout());
+
+  StringRef bc = target.deviceLibrary();
+  auto lib = parseBitcodeFile(MemoryBufferRef(bc, "ccl_device"),
+                              module.getContext());
+  if (!lib) {
+    error = "cannot read the device library for " + target.name().str() +
+            ": " + toString(lib.takeError());
+    return false;
+  }
+  (*lib)->setTargetTriple(module.getTargetTriple());
+  (*lib)->setDataLayout(module.getDataLayout());
+  if (Linker::linkModules(module, std::move(*lib),
+                          Linker::Flags::LinkOnlyNeeded)) {
+    error = "linking the device library failed";
+    return false;
+  }
+
+  // Clang's -ffreestanding marks the library "no-builtins", and its
+  // functions carry target attributes the generated kernels lack; either
+  // makes the inliner refuse. Give every function the same attributes, then
+  // keep only the kernels external.
+  for (Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    f.removeFnAttr("no-builtins");
+    f.removeFnAttr(Attribute::NoInline);
+    f.removeFnAttr(Attribute::OptimizeNone);
+    f.addFnAttr("target-cpu", target.cpu());
+    if (!target.features().empty())
+      f.addFnAttr("target-features", target.features());
+    else
+      f.removeFnAttr("target-features");
+    if (isKernel(f)) {
+      f.setVisibility(target.planTarget() == CCL_TARGET_HOST
+                          ? GlobalValue::HiddenVisibility
+                          : GlobalValue::DefaultVisibility);
+      continue;
+    }
+    f.setLinkage(GlobalValue::InternalLinkage);
+    f.addFnAttr(Attribute::AlwaysInline);
+  }
+  for (GlobalVariable &g : module.globals())
+    if (!g.isDeclaration())
+      g.setLinkage(GlobalValue::InternalLinkage);
+
+  if (verifyModule(module, &errs())) {
+    error = "internal error: the linked kernel module is invalid";
+    return false;
+  }
+
+  LoopAnalysisManager lam;
+  FunctionAnalysisManager fam;
+  CGSCCAnalysisManager cgam;
+  ModuleAnalysisManager mam;
+  PassBuilder pb(tm.get());
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+  mpm.run(module, mam);
+  return true;
+}
+
+bool ccl::emitCode(Module &module, const TargetInfo &target, bool object,
+                   std::string &out, std::string &error) {
+  std::string diag;
+  auto tm = makeMachine(target.triple(), target.cpu(), target.features(), diag);
+  if (!tm) {
+    error = "no LLVM backend for " + target.triple().str() + ": " + diag;
+    return false;
+  }
+  SmallString<0> buffer;
+  raw_svector_ostream os(buffer);
+  legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr,
+                              object ? CodeGenFileType::ObjectFile
+                                     : CodeGenFileType::AssemblyFile)) {
+    error = "the " + target.name().str() + " backend cannot emit this file type";
+    return false;
+  }
+  pm.run(module);
+  out = buffer.str().str();
+  return true;
+}
+
+bool ccl::finishTarget(Module &module, const TargetInfo &target,
+                       TargetArtifacts &art, std::string &error) {
+  if (target.planTarget() == CCL_TARGET_HOST)
+    return emitCode(module, target, /*object=*/true, art.object, error);
+  if (!emitCode(module, target, /*object=*/false, art.ptx, error))
+    return false;
+  // cubin through ptxas when it is there; the PTX stays in the library for
+  // the driver to JIT otherwise.
+  const char *env = getenv("CCLC_PTXAS");
+  if (env && StringRef(env) == "none")
+    return true;
+  std::string ptxas =
+      findTool({env ? env : "", "/usr/local/cuda/bin/ptxas"}, "ptxas");
+  if (ptxas.empty())
+    return true;
+  std::string ptxPath, cubinPath;
+  if (!writeTemp("cclc", "ptx", art.ptx, ptxPath, error))
+    return false;
+  SmallString<128> cubin;
+  sys::fs::createUniquePath("cclc-%%%%%%.cubin", cubin, /*MakeAbsolute=*/true);
+  cubinPath = cubin.str().str();
+  bool ok = runTool(ptxas, {"-arch=" + target.name().str(), "-O3", ptxPath,
+                            "-o", cubinPath},
+                    error);
+  sys::fs::remove(ptxPath);
+  if (!ok)
+    return false;
+  auto bin = MemoryBuffer::getFile(cubinPath);
+  sys::fs::remove(cubinPath);
+  if (!bin) {
+    error = "ptxas wrote no cubin";
+    return false;
+  }
+  art.cubin = (*bin)->getBuffer().str();
+  return true;
+}
+
+namespace {
+
+/// Builds the host-side module of the .so: plans, entry points, constructor.
+class PlanEmitter {
+public:
+  PlanEmitter(LLVMContext &c, Module &m) : c(c), m(m) {
+    i32 = Type::getInt32Ty(c);
+    i64 = Type::getInt64Ty(c);
+    ptr = PointerType::getUnqual(c);
+    opTy = StructType::create(c, {ptr, ptr, i32, i32}, "ccl_op_info");
+    scratchTy = StructType::create(c, {ptr, i32, i32}, "ccl_scratch_info");
+    kernelTy = StructType::create(c, {i32, i32, ptr, ptr}, "ccl_kernel_info");
+    variantTy = StructType::create(c, {i32, i32, i32, i32, ptr, i32, ptr},
+                                   "ccl_variant");
+    imageTy = StructType::create(c, {i32, ptr, ptr, i64}, "ccl_image");
+    planTy = StructType::create(
+        c, {i32, i32, ptr, ptr, i32, i32, i32, i64, ptr, i32, ptr, i32, ptr,
+            i32, ptr},
+        "ccl_plan");
+  }
+
+  Constant *str(StringRef s) {
+    auto &g = strings[s.str()];
+    if (!g) {
+      auto *init = ConstantDataArray::getString(c, s, /*AddNull=*/true);
+      g = new GlobalVariable(m, init->getType(), true,
+                             GlobalValue::PrivateLinkage, init, ".str");
+      g->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    }
+    return g;
+  }
+  Constant *bytes(StringRef data, StringRef name) {
+    auto *init = ConstantDataArray::get(
+        c, ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()),
+                             data.size()));
+    auto *g = new GlobalVariable(m, init->getType(), true,
+                                 GlobalValue::PrivateLinkage, init, name);
+    g->setAlignment(Align(16));
+    return g;
+  }
+  Constant *array(StructType *ty, ArrayRef<Constant *> elems, StringRef name) {
+    if (elems.empty())
+      return ConstantPointerNull::get(ptr);
+    auto *aty = ArrayType::get(ty, elems.size());
+    return new GlobalVariable(m, aty, true, GlobalValue::PrivateLinkage,
+                              ConstantArray::get(aty, elems), name);
+  }
+  Constant *u32(uint64_t v) { return ConstantInt::get(i32, v); }
+  Constant *u64(uint64_t v) { return ConstantInt::get(i64, v); }
+
+  Constant *ops(const PlanInfo &plan) {
+    if (opTable)
+      return opTable;
+    std::vector<Constant *> elems;
+    for (const OpInfo &o : plan.ops)
+      elems.push_back(ConstantStruct::get(
+          opTy, {str(o.kind), str(o.file), u32(o.line), u32(o.col)}));
+    opTable = array(opTy, elems, "ccl_ops");
+    return opTable;
+  }
+
+  GlobalVariable *plan(const PlanInfo &info, const AlgorithmInfo &a,
+                       const TargetArtifacts &art) {
+    std::vector<Constant *> variants;
+    for (const VariantInfo &v : a.variants) {
+      std::vector<Constant *> scratch, kernels;
+      for (const auto &[name, slots] : v.scratch)
+        scratch.push_back(ConstantStruct::get(
+            scratchTy, {str(name), u32(slots), u32(a.ll ? 1 : 0)}));
+      for (const std::string &dt : info.dtypes)
+        for (const std::string &op : info.redops) {
+          std::string sym = kernelName(v.symbol, dt, op);
+          Constant *fn = ConstantPointerNull::get(ptr);
+          if (art.planTarget == CCL_TARGET_HOST)
+            fn = cast<Constant>(
+                m.getOrInsertFunction(
+                     sym, FunctionType::get(Type::getVoidTy(c),
+                                            {ptr, ptr, ptr, i64, i32}, false))
+                    .getCallee());
+          kernels.push_back(ConstantStruct::get(
+              kernelTy, {u32(dtypeCode(dt)), u32(opCode(op)), str(sym), fn}));
+        }
+      variants.push_back(ConstantStruct::get(
+          variantTy,
+          {u32(v.nranks), u32(v.nblocks), u32(art.threadsPerBlock),
+           u32(scratch.size()), array(scratchTy, scratch, "ccl_scratch"),
+           u32(kernels.size()), array(kernelTy, kernels, "ccl_kernels")}));
+    }
+    std::vector<Constant *> images;
+    if (!art.cubin.empty())
+      images.push_back(ConstantStruct::get(
+          imageTy, {u32(CCL_IMAGE_CUBIN), str(art.target),
+                    bytes(art.cubin, "ccl_cubin"), u64(art.cubin.size())}));
+    if (!art.ptx.empty()) {
+      std::string ptx = art.ptx;
+      ptx.push_back('\0'); // the driver reads PTX as a C string
+      images.push_back(ConstantStruct::get(
+          imageTy, {u32(CCL_IMAGE_PTX), str(art.target), bytes(ptx, "ccl_ptx"),
+                    u64(ptx.size())}));
+    }
+    auto *init = ConstantStruct::get(
+        planTy,
+        {u32(CCL_PLAN_ABI_VERSION), u32(art.planTarget), str(a.name),
+         str(a.collective), u32(a.inplace), u32(a.chunks),
+         u32(a.ll ? CCL_PROTO_LL : CCL_PROTO_SIMPLE), u64(info.maxBytes),
+         str(info.source), u32(variants.size()),
+         array(variantTy, variants, "ccl_variants"), u32(info.ops.size()),
+         ops(info), u32(images.size()), array(imageTy, images, "ccl_images")});
+    return new GlobalVariable(m, planTy, true, GlobalValue::InternalLinkage,
+                              init, "ccl_plan_" + a.name + "_" + art.target);
+  }
+
+  static unsigned dtypeCode(StringRef dt) {
+    return dt == "float16" ? CCL_DT_FLOAT16
+                           : dt == "bfloat16" ? CCL_DT_BFLOAT16 : CCL_DT_FLOAT32;
+  }
+  static unsigned opCode(StringRef op) {
+    return op == "prod"  ? CCL_OP_PROD
+           : op == "max" ? CCL_OP_MAX
+           : op == "min" ? CCL_OP_MIN
+                         : CCL_OP_SUM;
+  }
+
+  /// int ccl_<name>(comm, input, output, count, dtype, op, stream): picks
+  /// the plan of the communicator's target and calls cclrtLaunch.
+  void entry(const AlgorithmInfo &a,
+             ArrayRef<std::pair<unsigned, GlobalVariable *>> plans) {
+    auto *fty = FunctionType::get(i32, {ptr, ptr, ptr, i64, i32, i32, ptr}, false);
+    Function *f = Function::Create(fty, GlobalValue::ExternalLinkage,
+                                   "ccl_" + a.name, m);
+    IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+    Value *plan = plans.front().second;
+    if (plans.size() > 1) {
+      Value *slot = b.CreateAlloca(i32);
+      b.CreateStore(u32(plans.front().first), slot);
+      FunctionCallee getTarget = m.getOrInsertFunction(
+          "cclCommTarget", FunctionType::get(i32, {ptr, ptr}, false));
+      b.CreateCall(getTarget, {f->getArg(0), slot});
+      Value *t = b.CreateLoad(i32, slot);
+      for (auto [code, g] : plans.drop_front())
+        plan = b.CreateSelect(b.CreateICmpEQ(t, u32(code)), g, plan);
+    }
+    FunctionCallee launch = m.getOrInsertFunction(
+        "cclrtLaunch",
+        FunctionType::get(i32, {ptr, ptr, ptr, ptr, i64, i32, i32, ptr}, false));
+    Value *args[] = {plan,          f->getArg(0), f->getArg(1), f->getArg(2),
+                     f->getArg(3), f->getArg(4), f->getArg(5), f->getArg(6)};
+    b.CreateRet(b.CreateCall(launch, args));
+  }
+
+  void constructor(ArrayRef<GlobalVariable *> plans) {
+    auto *f = Function::Create(FunctionType::get(Type::getVoidTy(c), false),
+                               GlobalValue::InternalLinkage,
+                               "ccl_register_plans", m);
+    IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+    FunctionCallee reg = m.getOrInsertFunction(
+        "cclrtRegisterPlan", FunctionType::get(Type::getVoidTy(c), {ptr}, false));
+    for (GlobalVariable *p : plans)
+      b.CreateCall(reg, {p});
+    b.CreateRetVoid();
+    appendToGlobalCtors(m, f, 65535);
+  }
+
+private:
+  LLVMContext &c;
+  Module &m;
+  Type *i32, *i64;
+  PointerType *ptr;
+  StructType *opTy, *scratchTy, *kernelTy, *variantTy, *imageTy, *planTy;
+  std::map<std::string, GlobalVariable *> strings;
+  Constant *opTable = nullptr;
+};
+
+std::string headerText(const PlanInfo &plan, StringRef guard) {
+  std::string s;
+  raw_string_ostream os(s);
+  os << "/* Generated by cclc from " << plan.source
+     << ". Link with libcclrt. */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <ccl/ccl.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  for (const AlgorithmInfo &a : plan.algorithms) {
+    os << "/* " << a.name << ": " << a.collective << (a.inplace ? " (in place)" : "")
+       << ", ranks";
+    for (const VariantInfo &v : a.variants)
+      os << " " << v.nranks;
+    os << "; at most " << plan.maxBytes << " input bytes per rank. */\n"
+       << "cclResult_t ccl_" << a.name
+       << "(cclComm_t comm, const void *input, void *output, size_t count,\n"
+       << "    cclDataType_t dtype, cclRedOp_t op, cclStream_t stream);\n\n";
+  }
+  os << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  return s;
+}
+
+} // namespace
+
+bool ccl::writeSharedLibrary(const PlanInfo &plan,
+                             const std::vector<TargetArtifacts> &artifacts,
+                             const CompileOptions &options, std::string &error) {
+  if (options.output.empty() || options.output == "-") {
+    error = "a shared library needs an output file (-o NAME.so)";
+    return false;
+  }
+  LLVMContext c;
+  Module m("ccl_plans", c);
+  auto host = createTargetInfo("host");
+  std::string diag;
+  auto tm = makeMachine(host->triple(), host->cpu(), host->features(), diag);
+  if (!tm) {
+    error = "no LLVM backend for the host: " + diag;
+    return false;
+  }
+  m.setTargetTriple(Triple(host->triple()));
+  m.setDataLayout(tm->createDataLayout());
+  PlanEmitter pe(c, m);
+  std::vector<GlobalVariable *> all;
+  for (const AlgorithmInfo &a : plan.algorithms) {
+    std::vector<std::pair<unsigned, GlobalVariable *>> plans;
+    for (const TargetArtifacts &art : artifacts) {
+      GlobalVariable *g = pe.plan(plan, a, art);
+      plans.push_back({art.planTarget, g});
+      all.push_back(g);
+    }
+    pe.entry(a, plans);
+  }
+  pe.constructor(all);
+  if (verifyModule(m, &errs())) {
+    error = "internal error: the plan module is invalid";
+    return false;
+  }
+  std::string planObj;
+  if (!emitCode(m, *host, /*object=*/true, planObj, error))
+    return false;
+
+  // Find libcclrt.so and the linker.
+  std::string dir = exeDir(options.argv0);
+  std::string runtime = options.runtimeLib;
+  if (runtime.empty())
+    if (const char *env = getenv("CCLC_RUNTIME_LIB"))
+      runtime = env;
+  if (runtime.empty())
+    for (std::string cand : {dir + "/../lib/libcclrt.so",
+                             dir + "/../../runtime/libcclrt.so",
+                             dir + "/libcclrt.so"})
+      if (sys::fs::exists(cand)) {
+        runtime = cand;
+        break;
+      }
+  if (runtime.empty() || !sys::fs::exists(runtime)) {
+    error = "cannot find libcclrt.so (looked next to cclc, in ../lib and "
+            "../../runtime); pass --runtime-lib=PATH or set CCLC_RUNTIME_LIB";
+    return false;
+  }
+  SmallString<256> absRuntime(runtime);
+  sys::fs::make_absolute(absRuntime);
+  sys::path::remove_dots(absRuntime, true);
+  std::string lld = findTool({dir + "/ld.lld", "/usr/lib/llvm-22/bin/ld.lld"},
+                             "ld.lld");
+  if (lld.empty()) {
+    error = "cannot find ld.lld (install lld-22)";
+    return false;
+  }
+
+  std::vector<std::string> temps;
+  auto cleanup = [&] {
+    for (const std::string &t : temps)
+      sys::fs::remove(t);
+  };
+  std::string path;
+  if (!writeTemp("cclc-plan", "o", planObj, path, error))
+    return false;
+  temps.push_back(path);
+  std::vector<std::string> args{"-shared", "-o", options.output,
+                                "--soname=" + sys::path::filename(options.output).str(),
+                                "-z", "noexecstack", "--build-id", path};
+  for (const TargetArtifacts &art : artifacts)
+    if (!art.object.empty()) {
+      if (!writeTemp("cclc-kernels", "o", art.object, path, error)) {
+        cleanup();
+        return false;
+      }
+      temps.push_back(path);
+      args.push_back(path);
+    }
+  args.push_back(absRuntime.str().str());
+  args.push_back("-rpath=$ORIGIN");
+  args.push_back("-rpath=" + sys::path::parent_path(absRuntime).str());
+  for (const char *libdir : {"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu"})
+    args.push_back(std::string("-L") + libdir);
+  args.push_back("--as-needed");
+  args.push_back("-lc");
+  bool ok = runTool(lld, args, error);
+  cleanup();
+  if (!ok)
+    return false;
+
+  // A header with the entry points, next to the library.
+  SmallString<256> header(options.output);
+  sys::path::replace_extension(header, "h");
+  std::string guard = "CCL_GENERATED_" +
+                      sys::path::stem(options.output).upper() + "_H";
+  for (char &ch : guard)
+    if (!isalnum(static_cast<unsigned char>(ch)))
+      ch = '_';
+  std::error_code ec;
+  raw_fd_ostream hs(header, ec);
+  if (ec) {
+    error = "cannot write " + header.str().str() + ": " + ec.message();
+    return false;
+  }
+  hs << headerText(plan, guard);
+  return true;
+}

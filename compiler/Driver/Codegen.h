@@ -1,0 +1,75 @@
+//===- Codegen.h - LLVM IR to device images and the .so ----------*- C++ -*-===//
+#ifndef CCL_DRIVER_CODEGEN_H
+#define CCL_DRIVER_CODEGEN_H
+
+#include "compiler/Driver/Driver.h"
+#include "compiler/Target/TargetInfo.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ccl {
+
+struct OpInfo {
+  std::string kind, file;
+  unsigned line = 0, col = 0;
+};
+
+struct VariantInfo {
+  std::string symbol; ///< `<name>_n<N>`: prefix of its kernel names
+  int64_t nranks = 0, nblocks = 1;
+  std::vector<std::pair<std::string, int64_t>> scratch; ///< name, slots
+};
+
+struct AlgorithmInfo {
+  std::string name, collective;
+  bool inplace = false, ll = false;
+  int64_t chunks = 1;
+  std::vector<VariantInfo> variants;
+};
+
+/// What the .so's execution plans describe.
+struct PlanInfo {
+  std::string source;
+  uint64_t maxBytes = 0;
+  std::vector<std::string> dtypes, redops;
+  std::vector<AlgorithmInfo> algorithms;
+  std::vector<OpInfo> ops; ///< indexed by op_id
+};
+
+/// Compiled code for one target.
+struct TargetArtifacts {
+  std::string target;
+  unsigned planTarget = 0;
+  unsigned threadsPerBlock = 1;
+  std::string object; ///< host: native object with the kernels
+  std::string ptx;    ///< NVPTX: PTX text
+  std::string cubin;  ///< NVPTX: cubin from ptxas, empty without ptxas
+};
+
+/// Links the target's device library into `module` (only what is needed),
+/// makes the library's function attributes match the kernels', internalizes
+/// everything but the kernels, and runs the O3 pipeline.
+bool linkAndOptimize(llvm::Module &module, const TargetInfo &target,
+                     std::string &error);
+
+/// Emits assembly (PTX for NVPTX) or an object file.
+bool emitCode(llvm::Module &module, const TargetInfo &target, bool object,
+              std::string &out, std::string &error);
+
+/// Produces the artifacts of one target from its optimized module.
+bool finishTarget(llvm::Module &module, const TargetInfo &target,
+                  TargetArtifacts &art, std::string &error);
+
+/// Writes options.output (a .so) and a C header next to it.
+bool writeSharedLibrary(const PlanInfo &plan,
+                        const std::vector<TargetArtifacts> &artifacts,
+                        const CompileOptions &options, std::string &error);
+
+} // namespace ccl
+
+#endif // CCL_DRIVER_CODEGEN_H

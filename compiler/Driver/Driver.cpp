@@ -1,0 +1,235 @@
+//===- Driver.cpp - the cclc compilation pipeline --------------------------===//
+
+#include "compiler/Driver/Driver.h"
+
+#include "compiler/Conversion/CclToLLVM.h"
+#include "compiler/Driver/Codegen.h"
+#include "compiler/Target/TargetInfo.h"
+#include "compiler/Transforms/Passes.h"
+#include "compiler/frontend/Frontend.h"
+
+#include "ccl/Dialect/CclDialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <sstream>
+
+using namespace mlir;
+using namespace ccl;
+
+void ccl::registerCclDialects(DialectRegistry &registry) {
+  registry.insert<CclDialect, LLVM::LLVMDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+static CclLowerToLLVMOptions lowerOptions(const CompileOptions &options,
+                                          StringRef target) {
+  CclLowerToLLVMOptions lower;
+  lower.target = target.str();
+  lower.dtypes.assign(options.dtypes.begin(), options.dtypes.end());
+  lower.redops.assign(options.redops.begin(), options.redops.end());
+  return lower;
+}
+
+void ccl::buildCclPipeline(PassManager &pm, const CompileOptions &options,
+                           StringRef target) {
+  if (options.verify)
+    pm.addPass(createCclVerify());
+  if (options.emit == EmitLevel::CCL)
+    return;
+  pm.addPass(createCclSchedule());
+  if (options.emit == EmitLevel::Sched)
+    return;
+  pm.addPass(createCclLowerToLLVM(lowerOptions(options, target)));
+}
+
+bool ccl::parseIntList(StringRef text, std::vector<int64_t> &out,
+                       std::string &error) {
+  out.clear();
+  SmallVector<StringRef> parts;
+  text.split(parts, ',', -1, /*KeepEmpty=*/false);
+  if (parts.empty()) {
+    error = "empty list";
+    return false;
+  }
+  for (StringRef p : parts) {
+    p = p.trim();
+    auto [lo, hi] = p.split("..");
+    int64_t a, b;
+    if (lo.trim().getAsInteger(10, a) ||
+        (!hi.empty() && hi.trim().getAsInteger(10, b))) {
+      error = ("'" + p + "' is not an integer or a range a..b").str();
+      return false;
+    }
+    if (hi.empty())
+      b = a;
+    if (b < a) {
+      error = ("range '" + p + "' is empty").str();
+      return false;
+    }
+    for (int64_t v = a; v <= b; ++v)
+      if (!llvm::is_contained(out, v))
+        out.push_back(v);
+  }
+  return true;
+}
+
+namespace {
+
+/// Plan facts read off the scheduled module, before it is lowered.
+PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
+                         StringRef sourcePath) {
+  PlanInfo info;
+  info.source = sourcePath.str();
+  info.maxBytes = options.maxBytes;
+  info.dtypes = options.dtypes;
+  info.redops = options.redops;
+  std::map<std::string, size_t> index;
+  for (AlgorithmOp algo : module.getOps<AlgorithmOp>()) {
+    auto [it, inserted] = index.try_emplace(algo.getName().str(),
+                                            info.algorithms.size());
+    if (inserted) {
+      AlgorithmInfo a;
+      a.name = algo.getName().str();
+      a.collective = algo.getCollective().str();
+      a.inplace = algo.getInplace();
+      a.chunks = algo.getChunks();
+      a.ll = algo.isLL();
+      info.algorithms.push_back(a);
+    }
+    AlgorithmInfo &a = info.algorithms[it->second];
+    VariantInfo v;
+    v.symbol = algo.getSymName().str();
+    v.nranks = algo.getNranks();
+    v.nblocks = 1;
+    for (auto tb : algo.getBody().getOps<ThreadBlockOp>())
+      v.nblocks = std::max<int64_t>(v.nblocks, tb.getTb() + 1);
+    for (auto s : algo.getBody().getOps<ScratchOp>())
+      v.scratch.push_back({s.getSymName().str(), (int64_t)s.getSlots()});
+    a.variants.push_back(v);
+    algo.walk([&](InstructionOp op) {
+      auto id = op->getAttrOfType<IntegerAttr>("op_id");
+      if (!id)
+        return;
+      OpInfo o;
+      o.kind = op->getName().stripDialect().str();
+      if (auto l = dyn_cast<FileLineColLoc>(op->getLoc())) {
+        o.file = l.getFilename().str();
+        o.line = l.getLine();
+        o.col = l.getColumn();
+      }
+      if (info.ops.size() <= (size_t)id.getInt())
+        info.ops.resize(id.getInt() + 1);
+      info.ops[id.getInt()] = o;
+    });
+  }
+  return info;
+}
+
+} // namespace
+
+bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
+                        const CompileOptions &options, llvm::raw_ostream &os) {
+  StringRef path = source.getBufferIdentifier();
+  auto file = parseSource(&ctx, source.getBuffer(), path);
+  if (!file)
+    return false;
+  if (options.emit == EmitLevel::AST) {
+    std::ostringstream ss;
+    ast::print(*file, ss);
+    os << ss.str();
+    return true;
+  }
+
+  FrontendOptions fo;
+  fo.nranks = options.nranks;
+  fo.defines = options.defines;
+  OwningOpRef<ModuleOp> module = evaluate(&ctx, *file, fo);
+  if (!module)
+    return false;
+  if (module->getOps<AlgorithmOp>().empty()) {
+    emitError(module->getLoc()) << "no algorithm in " << path;
+    return false;
+  }
+
+  // Global level, then kernel level.
+  {
+    CompileOptions upToSched = options;
+    if (upToSched.emit > EmitLevel::Sched)
+      upToSched.emit = EmitLevel::Sched;
+    PassManager pm(&ctx);
+    buildCclPipeline(pm, upToSched);
+    if (failed(pm.run(*module)))
+      return false;
+  }
+  if (options.emit == EmitLevel::CCL || options.emit == EmitLevel::Sched) {
+    module->print(os);
+    return true;
+  }
+
+  PlanInfo plan = extractPlanInfo(*module, options, path);
+  std::vector<TargetArtifacts> artifacts;
+  for (const std::string &targetName : options.targets) {
+    auto target = createTargetInfo(targetName);
+    if (!target) {
+      emitError(module->getLoc()) << "unknown target '" << targetName << "'";
+      return false;
+    }
+    OwningOpRef<ModuleOp> kernels = module->clone();
+    PassManager pm(&ctx);
+    pm.addPass(createCclLowerToLLVM(lowerOptions(options, targetName)));
+    if (failed(pm.run(*kernels)))
+      return false;
+
+    auto llctx = std::make_unique<llvm::LLVMContext>();
+    std::unique_ptr<llvm::Module> llmod =
+        translateModuleToLLVMIR(*kernels, *llctx, "ccl_kernels");
+    if (!llmod) {
+      emitError(module->getLoc()) << "translation to LLVM IR failed";
+      return false;
+    }
+    TargetArtifacts art;
+    art.target = targetName;
+    art.planTarget = target->planTarget();
+    art.threadsPerBlock = target->threadsPerBlock();
+    std::string error;
+    if (!linkAndOptimize(*llmod, *target, error)) {
+      emitError(module->getLoc()) << error;
+      return false;
+    }
+    if (options.emit == EmitLevel::LLVM) {
+      llmod->print(os, nullptr);
+      continue;
+    }
+    if (options.emit == EmitLevel::Asm) {
+      std::string text;
+      if (!emitCode(*llmod, *target, /*object=*/false, text, error)) {
+        emitError(module->getLoc()) << error;
+        return false;
+      }
+      os << text;
+      continue;
+    }
+    if (!finishTarget(*llmod, *target, art, error)) {
+      emitError(module->getLoc()) << error;
+      return false;
+    }
+    artifacts.push_back(std::move(art));
+  }
+  if (options.emit != EmitLevel::SO)
+    return true;
+
+  std::string error;
+  if (!writeSharedLibrary(plan, artifacts, options, error)) {
+    emitError(module->getLoc()) << error;
+    return false;
+  }
+  return true;
+}

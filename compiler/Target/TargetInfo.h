@@ -1,0 +1,48 @@
+//===- TargetInfo.h - what differs between code generation targets -*- C++ -*-===//
+//
+// The NVPTX, AMDGPU and host targets differ in a few places only: the
+// kernel calling convention, how a kernel learns its thread-block index,
+// the triple/CPU/features for LLVM, the device library bitcode and the
+// image format. Everything else in lowering and code generation is shared.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCL_TARGET_TARGETINFO_H
+#define CCL_TARGET_TARGETINFO_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+
+namespace ccl {
+
+class TargetInfo {
+public:
+  virtual ~TargetInfo() = default;
+  /// Name on the cclc command line ("host", "sm_90").
+  virtual llvm::StringRef name() const = 0;
+  /// CCL_TARGET_* of ccl/plan.h.
+  virtual unsigned planTarget() const = 0;
+  virtual llvm::StringRef triple() const = 0;
+  virtual llvm::StringRef cpu() const = 0;
+  virtual llvm::StringRef features() const = 0;
+  /// Threads per block the kernels are launched with.
+  virtual unsigned threadsPerBlock() const = 0;
+  /// True when the kernel receives its block index as a trailing i32
+  /// parameter (host); otherwise it reads it from a register.
+  virtual bool blockIdIsParameter() const = 0;
+  /// Reads the block index inside `func` (non-parameter targets).
+  virtual mlir::Value emitBlockId(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// Marks `func` as a kernel entry point.
+  virtual void markKernel(mlir::LLVM::LLVMFuncOp func) const = 0;
+  /// The device primitive library compiled for this target (LLVM bitcode).
+  virtual llvm::StringRef deviceLibrary() const = 0;
+};
+
+/// Returns the target named `name`, or null.
+std::unique_ptr<TargetInfo> createTargetInfo(llvm::StringRef name);
+
+} // namespace ccl
+
+#endif // CCL_TARGET_TARGETINFO_H

@@ -1,0 +1,81 @@
+//===- Passes.td - ccl passes ------------------------------------*- tablegen -*-===//
+
+#ifndef CCL_PASSES_TD
+#define CCL_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CclVerify : Pass<"ccl-verify", "mlir::ModuleOp"> {
+  let summary = "Prove that each algorithm implements its collective";
+  let description = [{
+    Executes every global-level `ccl.algorithm` symbolically. Each chunk
+    slot holds a multiset of contributions (which rank's input chunk, how
+    many times); the collective's precondition seeds the inputs, operations
+    run in an order the hardware could run them (program order per thread
+    block, a packet read after the put that sends it), and the final state
+    is compared with the collective's postcondition for every rank and
+    chunk. It also rejects a packet read that nothing sends (the kernel
+    would hang), cyclic waits, two sends into one scratch slot, and two
+    thread blocks of a rank touching the same chunk without
+    synchronisation. Failures name rank, buffer and chunk, what is held and
+    what should be, and the source line that last wrote it.
+
+    Example: an AllReduce that forgets the contribution of rank 2 fails with
+    `output[0][0] holds input[0][0] + input[1][0] but must hold the sum of
+    chunk 0 of every rank's input (missing: input[2][0])`.
+  }];
+}
+
+def CclSchedule : Pass<"ccl-schedule", "mlir::ModuleOp"> {
+  let summary = "Group operations into per-rank, per-thread-block lists";
+  let description = [{
+    Turns each global-level `ccl.algorithm` into the kernel level: one
+    `ccl.thread_block` per (rank, thread block) holding that block's
+    operations in program order, an `op_id` on every operation (it indexes
+    the plan's table of source locations), and a `ccl.barrier` between two
+    operations of a block when the later one touches data the earlier one
+    wrote, or writes data it read (the threads of a block split each
+    operation differently). A barrier is not inserted between independent
+    operations.
+
+    ```mlir
+    // before
+    ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+    ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"recv"[0][1 : 1]>
+    // after
+    ccl.thread_block rank 0 tb 0 {
+      ccl.copy tb 0 ... {op_id = 0 : i64}
+      ccl.barrier
+      ccl.reduce_packets tb 0 ... {op_id = 1 : i64}
+    }
+    ```
+  }];
+}
+
+def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower scheduled algorithms to LLVM dialect kernels";
+  let description = [{
+    Emits one kernel per scheduled `ccl.algorithm`, element type and
+    reduction operator, named `ccl_<name>_n<nranks>_<dtype>_<op>`. The
+    kernel dispatches on (rank, thread block) to straight-line code in which
+    every operation is a call into the device primitive library
+    (`__ccl_put_packets`, `__ccl_reduce_packets_f32_sum`, ...), which is
+    linked and inlined later. Target differences (kernel calling convention,
+    how the block index is read) come from the target's `TargetInfo`.
+
+    ```mlir
+    llvm.func ptx_kernelcc @ccl_allpairs_ll_n2_f32_sum(%ctx: !llvm.ptr, ...)
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Target: host or sm_90">,
+    ListOption<"dtypes", "dtypes", "std::string",
+               "Element types (float32, float16, bfloat16)">,
+    ListOption<"redops", "redops", "std::string",
+               "Reduction operators (sum, prod, max, min)">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+#endif // CCL_PASSES_TD

@@ -1,0 +1,14 @@
+//===- ccl-opt.cpp - run ccl passes over MLIR files ------------------------===//
+
+#include "compiler/Driver/Driver.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  ccl::registerCclDialects(registry);
+  ccl::registerCclPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "ccl optimizer driver\n", registry));
+}

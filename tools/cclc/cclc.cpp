@@ -1,0 +1,215 @@
+//===- cclc.cpp - the cclc compiler driver ---------------------------------===//
+//
+// Thin: option parsing and diagnostics setup; the pipeline is in
+// compiler/Driver.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/Driver.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace llvm;
+
+static cl::OptionCategory cat("cclc options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .ccl>"),
+                                      cl::init("-"), cl::cat(cat));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' = stdout)"),
+                                       cl::value_desc("file"), cl::cat(cat));
+static cl::opt<std::string>
+    targets("target", cl::desc("Targets, comma-separated: host, sm_90 (default host)"),
+            cl::init("host"), cl::cat(cat));
+static cl::opt<std::string>
+    nranks("nranks",
+           cl::desc("Rank counts: values and ranges, e.g. 2,3,4,8 or 2..16 "
+                    "(default 2..8)"),
+           cl::init("2..8"), cl::cat(cat));
+static cl::opt<std::string>
+    dtypes("dtype", cl::desc("Element types: float32, float16, bfloat16 "
+                             "(default all three)"),
+           cl::init("float32,float16,bfloat16"), cl::cat(cat));
+static cl::opt<std::string> redops("op",
+                                   cl::desc("Reduction operators: sum, prod, "
+                                            "max, min (default sum)"),
+                                   cl::init("sum"), cl::cat(cat));
+static cl::opt<ccl::EmitLevel> emit(
+    "emit", cl::desc("How far to compile (default so)"),
+    cl::values(clEnumValN(ccl::EmitLevel::AST, "ast", "the syntax tree"),
+               clEnumValN(ccl::EmitLevel::CCL, "ccl",
+                          "the verified global-level ccl dialect"),
+               clEnumValN(ccl::EmitLevel::Sched, "sched",
+                          "the kernel-level ccl dialect (per rank and thread block)"),
+               clEnumValN(ccl::EmitLevel::LLVM, "llvm",
+                          "optimized LLVM IR with the device library linked"),
+               clEnumValN(ccl::EmitLevel::Asm, "asm", "PTX or host assembly"),
+               clEnumValN(ccl::EmitLevel::SO, "so",
+                          "a shared library for libcclrt, plus a header")),
+    cl::init(ccl::EmitLevel::SO), cl::cat(cat));
+static cl::list<std::string> defines("D", cl::desc("Compile-time parameter name=value"),
+                                     cl::value_desc("name=value"), cl::Prefix,
+                                     cl::cat(cat));
+static cl::opt<bool> noVerify("no-verify",
+                              cl::desc("Skip the correctness proof (ccl-verify)"),
+                              cl::cat(cat));
+static cl::opt<std::string>
+    maxBytes("max-bytes",
+             cl::desc("Largest message in input bytes per rank (default 1M; "
+                      "K/M/G suffixes)"),
+             cl::init("1M"), cl::cat(cat));
+static cl::opt<std::string> runtimeLib("runtime-lib",
+                                       cl::desc("libcclrt.so to link against"),
+                                       cl::cat(cat));
+static cl::opt<bool> verifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("Check diagnostics against expected-* comments in the input"),
+    cl::cat(cat));
+static cl::opt<bool> splitInputFile(
+    "split-input-file",
+    cl::desc("Compile each '// -----' separated chunk of the input on its own"),
+    cl::cat(cat));
+
+static int fail(const Twine &msg) {
+  errs() << "cclc: error: " << msg << "\n";
+  return 1;
+}
+
+static bool parseSize(StringRef s, uint64_t &out) {
+  uint64_t mult = 1;
+  if (s.ends_with_insensitive("k"))
+    mult = 1 << 10;
+  else if (s.ends_with_insensitive("m"))
+    mult = 1 << 20;
+  else if (s.ends_with_insensitive("g"))
+    mult = 1ull << 30;
+  if (mult != 1)
+    s = s.drop_back();
+  if (s.getAsInteger(10, out) || out == 0)
+    return false;
+  out *= mult;
+  return true;
+}
+
+static bool parseList(StringRef text, ArrayRef<StringRef> allowed,
+                      std::vector<std::string> &out, StringRef what,
+                      std::string &error) {
+  out.clear();
+  SmallVector<StringRef> parts;
+  text.split(parts, ',', -1, false);
+  for (StringRef p : parts) {
+    p = p.trim();
+    if (!llvm::is_contained(allowed, p)) {
+      error = ("unknown " + what + " '" + p + "'; expected one of " +
+               join(allowed, ", "))
+                  .str();
+      return false;
+    }
+    if (!llvm::is_contained(out, p.str()))
+      out.push_back(p.str());
+  }
+  if (out.empty()) {
+    error = ("empty " + what + " list").str();
+    return false;
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(cat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "cclc: compile .ccl collective-communication algorithms\n\n"
+      "  cclc IN.ccl -o OUT.so [--target=host,sm_90] [--nranks=2..8]\n"
+      "       [--dtype=float32,float16,bfloat16] [--op=sum] "
+      "[--emit=ast|ccl|sched|llvm|asm|so]\n"
+      "       [-D name=value] [--no-verify]\n");
+
+  ccl::CompileOptions options;
+  options.argv0 = argv[0];
+  options.emit = emit;
+  options.verify = !noVerify;
+  options.runtimeLib = runtimeLib;
+  std::string error;
+  if (!parseList(targets, {"host", "sm_90", "gfx942"}, options.targets,
+                 "target", error))
+    return fail(error);
+  if (llvm::is_contained(options.targets, "gfx942"))
+    return fail("target gfx942 is not implemented yet");
+  if (!ccl::parseIntList(nranks, options.nranks, error))
+    return fail("--nranks: " + error);
+  for (int64_t n : options.nranks)
+    if (n < 1 || n > 1024)
+      return fail("--nranks: " + Twine(n) + " is outside 1..1024");
+  if (!parseList(dtypes, {"float32", "float16", "bfloat16"}, options.dtypes,
+                 "dtype", error))
+    return fail(error);
+  if (!parseList(redops, {"sum", "prod", "max", "min"}, options.redops, "op",
+                 error))
+    return fail(error);
+  if (!parseSize(maxBytes, options.maxBytes))
+    return fail("--max-bytes: '" + maxBytes + "' is not a positive size");
+  for (const std::string &d : defines) {
+    auto [name, value] = StringRef(d).split('=');
+    int64_t v;
+    if (name.empty() || value.getAsInteger(10, v))
+      return fail("-D expects name=integer, not '" + d + "'");
+    options.defines[name] = v;
+  }
+  bool textual = options.emit != ccl::EmitLevel::SO;
+  if (outputFile.empty())
+    outputFile = textual ? "-" : "";
+  if (!textual && (outputFile.empty() || outputFile == "-"))
+    return fail("--emit=so needs an output file: -o NAME.so");
+  options.output = outputFile;
+
+  std::string errorMessage;
+  auto input = mlir::openInputFile(inputFile, &errorMessage);
+  if (!input)
+    return fail(errorMessage);
+  std::unique_ptr<ToolOutputFile> output;
+  if (textual) {
+    output = mlir::openOutputFile(outputFile, &errorMessage);
+    if (!output)
+      return fail(errorMessage);
+  }
+  raw_ostream &os = output ? output->os() : outs();
+
+  mlir::DialectRegistry registry;
+  ccl::registerCclDialects(registry);
+  auto process = [&](std::unique_ptr<MemoryBuffer> buffer,
+                     raw_ostream &out) -> mlir::LogicalResult {
+    mlir::MLIRContext ctx(registry);
+    ctx.loadAllAvailableDialects();
+    SourceMgr sm;
+    const MemoryBuffer &ref = *buffer;
+    sm.AddNewSourceBuffer(std::move(buffer), SMLoc());
+    if (verifyDiagnostics) {
+      mlir::SourceMgrDiagnosticVerifierHandler handler(sm, &ctx);
+      (void)ccl::compileSource(ctx, ref, options, out);
+      return handler.verify();
+    }
+    mlir::SourceMgrDiagnosticHandler handler(sm, &ctx);
+    return mlir::success(ccl::compileSource(ctx, ref, options, out));
+  };
+  mlir::LogicalResult result =
+      splitInputFile ? mlir::splitAndProcessBuffer(
+                           std::move(input),
+                           [&](std::unique_ptr<MemoryBuffer> chunk,
+                               raw_ostream &out) { return process(std::move(chunk), out); },
+                           os, mlir::kDefaultSplitMarker, mlir::kDefaultSplitMarker)
+                     : process(std::move(input), os);
+  if (mlir::failed(result))
+    return 1;
+  if (output)
+    output->keep();
+  return 0;
+}
