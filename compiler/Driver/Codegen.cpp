@@ -53,6 +53,7 @@ std::unique_ptr<TargetMachine> makeMachine(StringRef triple, StringRef cpu,
   if (!t)
     return nullptr;
   TargetOptions opts;
+  opts.UseInitArray = true; // .init_array: the .so has no crtbegin to run .ctors
   return std::unique_ptr<TargetMachine>(t->createTargetMachine(
       tt, cpu, features, opts, Reloc::PIC_, std::nullopt,
       CodeGenOptLevel::Aggressive));
