@@ -287,6 +287,8 @@ void teardown(Shared *s) {
   s->hostMapped = nullptr;
   if (s->target == cclTargetCuda)
     cudaTeardown(s);
+  for (cclComm *h : s->handles)
+    delete h;
   delete s;
 }
 
@@ -538,8 +540,10 @@ cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
   std::string firstError;
   loadPlans(s, &firstError); // failures are remembered per plan
   s->liveHandles = nranks;
-  for (int r = 0; r < nranks; r++)
+  for (int r = 0; r < nranks; r++) {
     comms[r] = new cclComm{s, r};
+    s->handles.push_back(comms[r]);
+  }
   return cclSuccess;
 }
 
@@ -550,7 +554,6 @@ cclResult_t cclCommDestroy(cclComm_t comm) {
   Shared *s = comm->shared;
   CtxGuard guard(s);
   s->ranks[comm->rank]->destroyed = true;
-  delete comm;
   if (--s->liveHandles == 0)
     teardown(s);
   return cclSuccess;

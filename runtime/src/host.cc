@@ -38,7 +38,10 @@ void HostRank::ensureBlocks(uint32_t n) {
   std::unique_lock<std::mutex> lk(pmu_);
   while (blocks_.size() < n) {
     uint32_t b = static_cast<uint32_t>(blocks_.size());
-    blocks_.emplace_back([this, b] { blockLoop(b); });
+    // The thread joins from the next kernel on (read under pmu_, so that a
+    // kernel started before it is scheduled is not missed).
+    uint64_t gen = gen_;
+    blocks_.emplace_back([this, b, gen] { blockLoop(b, gen); });
   }
 }
 
@@ -105,12 +108,7 @@ void HostRank::runKernel(const HostTask &t) {
   pcvDone_.wait(lk, [this] { return remaining_ == 0; });
 }
 
-void HostRank::blockLoop(uint32_t b) {
-  uint64_t seen = 0;
-  {
-    std::unique_lock<std::mutex> lk(pmu_);
-    seen = gen_;
-  }
+void HostRank::blockLoop(uint32_t b, uint64_t seen) {
   for (;;) {
     HostTask t;
     {

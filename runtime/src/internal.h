@@ -73,7 +73,7 @@ public:
 
 private:
   void workerLoop();
-  void blockLoop(uint32_t b);
+  void blockLoop(uint32_t b, uint64_t seen);
   void runKernel(const HostTask &t);
 
   int rank_;
@@ -151,6 +151,9 @@ struct Shared {
   std::mutex plansMu;
   std::unordered_map<const ccl_plan *, std::unique_ptr<PreparedPlan>> plans;
   std::atomic<int> liveHandles{0};
+  // The handles (freed with the shared state, so that a destroyed handle is
+  // still recognised while other ranks' handles live).
+  std::vector<struct ::cclComm *> handles;
 };
 
 } // namespace cclrt

@@ -1,0 +1,242 @@
+// errors_test.cc - launch validation and its messages on the host target:
+// rank counts not compiled in, dtype/op without a kernel, oversize
+// messages, plans of another target or ABI, late registration, bad
+// arguments, destroyed handles.
+#include "test_util.h"
+
+namespace {
+
+std::string last() { return cclGetLastError(); }
+
+int g_calls = 0;
+void nop_kernel(const ccl_dev_ctx *, const void *, void *, uint64_t,
+                uint32_t) {
+  __atomic_fetch_add(&g_calls, 1, __ATOMIC_RELAXED);
+}
+
+const ccl_kernel_info kKernels[] = {
+    {CCL_DT_FLOAT32, CCL_OP_SUM, "k_f32_sum", nop_kernel},
+    {CCL_DT_FLOAT16, CCL_OP_SUM, "k_f16_sum", nop_kernel},
+};
+const ccl_scratch_info kScratch[] = {{"recv", 2, 0}};
+// Compiled for 2 and 4 ranks only.
+const ccl_variant kVariants[] = {
+    {2, 2, 1, 1, kScratch, 2, kKernels},
+    {4, 2, 1, 1, kScratch, 2, kKernels},
+};
+#define PLAN(name, target, abi, variants, nvariants)                           \
+  {abi, target, name, "AllReduce", 0, 2, CCL_PROTO_SIMPLE, 1024, name ".ccl",  \
+   nvariants, variants, 0, nullptr, 0, nullptr}
+const ccl_plan kAp = PLAN("ap", CCL_TARGET_HOST, CCL_PLAN_ABI_VERSION,
+                          kVariants, 2);
+const ccl_plan kGpuOnly = PLAN("gpu_only", CCL_TARGET_NVPTX,
+                               CCL_PLAN_ABI_VERSION, kVariants, 2);
+const ccl_plan kOldAbi = PLAN("old_abi", CCL_TARGET_HOST, 0, kVariants, 2);
+const ccl_plan kLate = PLAN("late", CCL_TARGET_HOST, CCL_PLAN_ABI_VERSION,
+                            kVariants, 2);
+const ccl_plan kNeverRegistered = PLAN("unregistered", CCL_TARGET_HOST,
+                                       CCL_PLAN_ABI_VERSION, kVariants, 2);
+const ccl_kernel_info kNoHostFn[] = {
+    {CCL_DT_FLOAT32, CCL_OP_SUM, "k", nullptr}};
+const ccl_variant kNoHostVariants[] = {{2, 1, 1, 0, nullptr, 1, kNoHostFn}};
+const ccl_plan kNoHost = PLAN("no_host_fn", CCL_TARGET_HOST,
+                              CCL_PLAN_ABI_VERSION, kNoHostVariants, 1);
+const ccl_variant kOneVariant[] = {{2, 1, 1, 0, nullptr, 1, kKernels}};
+const ccl_plan kTwoOnly = PLAN("two_only", CCL_TARGET_HOST,
+                               CCL_PLAN_ABI_VERSION, kOneVariant, 1);
+
+void test_rank_count_not_compiled() {
+  cclComm_t comms[3];
+  CHECK_OK(cclCommInitAllInProcess(comms, 3, cclTargetHost, nullptr));
+  float buf[4] = {};
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[1], buf, buf + 2, 2, cclFloat32, cclSum,
+                          nullptr),
+              cclUnsupported);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 1, algorithm ap): algorithm ap has "
+                       "no kernel for 3 ranks (compiled for rank counts 2, "
+                       "4); recompile with cclc --nranks=3");
+  CHECK_FAILS(cclrtLaunch(&kTwoOnly, comms[0], buf, buf + 2, 2, cclFloat32,
+                          cclSum, nullptr),
+              cclUnsupported);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm two_only): algorithm "
+                       "two_only has no kernel for 3 ranks (compiled for "
+                       "rank count 2); recompile with cclc --nranks=3");
+  for (auto c : comms)
+    CHECK_OK(cclCommDestroy(c));
+}
+
+void test_launch_errors() {
+  cclComm_t comms[2];
+  CHECK_OK(cclCommInitAllInProcess(comms, 2, cclTargetHost, nullptr));
+  static float in[512], out[512];
+
+  // A good launch first.
+  CHECK_OK(cclrtLaunch(&kAp, comms[0], in, out, 256, cclFloat32, cclSum,
+                       nullptr));
+  CHECK_OK(cclrtLaunch(&kAp, comms[1], in, out, 512, cclFloat16, cclSum,
+                       nullptr));
+  CHECK_OK(cclCommSynchronize(comms[0], nullptr));
+  CHECK_OK(cclCommSynchronize(comms[1], nullptr));
+  CHECK(g_calls == 4); // 2 blocks each
+
+  // dtype / op without a kernel.
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[0], in, out, 8, cclBfloat16, cclMax,
+                          nullptr),
+              cclUnsupported);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm ap): no kernel for "
+                       "bfloat16/max with 2 ranks; the library has "
+                       "float32/sum, float16/sum");
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[0], in, out, 8, (cclDataType_t)9,
+                          cclSum, nullptr),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm ap): unknown data "
+                       "type 9");
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[0], in, out, 8, cclFloat32,
+                          (cclRedOp_t)7, nullptr),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm ap): unknown "
+                       "reduction operator 7");
+
+  // Oversize: 257 float32 = 1028 bytes > 1024.
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[1], in, out, 257, cclFloat32, cclSum,
+                          nullptr),
+              cclUnsupported);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 1, algorithm ap): message of 257 "
+                       "float32 elements (1028 bytes) exceeds the library's "
+                       "limit of 1024 bytes per rank; recompile with cclc "
+                       "--max-bytes to raise it");
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[1], in, out, SIZE_MAX / 2, cclFloat32,
+                          cclSum, nullptr),
+              cclUnsupported);
+  CHECK_CONTAINS(last(), "(too many bytes) exceeds the library's limit");
+  // 512 float16 = 1024 bytes: exactly at the limit.
+  CHECK_OK(cclrtLaunch(&kAp, comms[1], in, out, 512, cclFloat16, cclSum,
+                       nullptr));
+
+  // Host target: streams must be NULL.
+  int fake_stream;
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[0], in, out, 8, cclFloat32, cclSum,
+                          &fake_stream),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm ap): stream must be "
+                       "NULL on the host target");
+  CHECK_FAILS(cclCommSynchronize(comms[0], &fake_stream), cclInvalidArgument);
+
+  // NULL arguments.
+  CHECK_FAILS(cclrtLaunch(&kAp, nullptr, in, out, 8, cclFloat32, cclSum,
+                          nullptr),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclrtLaunch(algorithm ap): comm is NULL");
+  CHECK_FAILS(cclrtLaunch(nullptr, comms[0], in, out, 8, cclFloat32, cclSum,
+                          nullptr),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0): plan is NULL");
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[0], nullptr, out, 8, cclFloat32,
+                          cclSum, nullptr),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm ap): input is NULL "
+                       "with count 8");
+  // count 0 with NULL buffers is fine.
+  CHECK_OK(cclrtLaunch(&kAp, comms[0], nullptr, nullptr, 0, cclFloat32,
+                       cclSum, nullptr));
+  CHECK_OK(cclCommSynchronize(comms[0], nullptr));
+  CHECK_OK(cclCommSynchronize(comms[1], nullptr));
+
+  // A plan of another target.
+  CHECK_FAILS(cclrtLaunch(&kGpuOnly, comms[0], in, out, 8, cclFloat32, cclSum,
+                          nullptr),
+              cclUnsupported);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm gpu_only): library for "
+                       "algorithm gpu_only was built for target cuda, but "
+                       "the communicator is host");
+  // Another plan ABI.
+  CHECK_FAILS(cclrtLaunch(&kOldAbi, comms[0], in, out, 8, cclFloat32, cclSum,
+                          nullptr),
+              cclUnsupported);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm old_abi): library for "
+                       "algorithm old_abi was built against plan ABI version "
+                       "0, but this libcclrt implements version 1; rebuild "
+                       "it with a cclc that matches libcclrt");
+  // A plan whose kernel has no host function.
+  CHECK_FAILS(cclrtLaunch(&kNoHost, comms[0], in, out, 8, cclFloat32, cclSum,
+                          nullptr),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm no_host_fn): preparing "
+                       "algorithm no_host_fn failed: its float32/sum kernel "
+                       "has no host function");
+  // Never registered.
+  CHECK_FAILS(cclrtLaunch(&kNeverRegistered, comms[0], in, out, 8, cclFloat32,
+                          cclSum, nullptr),
+              cclInvalidUsage);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm unregistered): the "
+                       "plan was never registered (the generated library's "
+                       "constructor must call cclrtRegisterPlan)");
+
+  // Registered after the communicator: needs cclCommLoadRegisteredPlans.
+  cclrtRegisterPlan(&kLate);
+  cclrtRegisterPlan(&kLate); // twice is harmless
+  CHECK_FAILS(cclrtLaunch(&kLate, comms[0], in, out, 8, cclFloat32, cclSum,
+                          nullptr),
+              cclInvalidUsage);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm late): the library was "
+                       "registered after the communicator was created; call "
+                       "cclCommLoadRegisteredPlans on every rank first");
+  for (auto c : comms)
+    CHECK_OK(cclCommLoadRegisteredPlans(c));
+  g_calls = 0;
+  for (auto c : comms)
+    CHECK_OK(cclrtLaunch(&kLate, c, in, out, 8, cclFloat32, cclSum, nullptr));
+  for (auto c : comms)
+    CHECK_OK(cclCommSynchronize(c, nullptr));
+  CHECK(g_calls == 4);
+
+  // A failed preparation is reported by cclCommLoadRegisteredPlans too.
+  static const ccl_plan kNoHostLate = PLAN("no_host_late", CCL_TARGET_HOST,
+                                           CCL_PLAN_ABI_VERSION,
+                                           kNoHostVariants, 1);
+  cclrtRegisterPlan(&kNoHostLate);
+  CHECK_FAILS(cclCommLoadRegisteredPlans(comms[1]), cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclCommLoadRegisteredPlans(rank 1): preparing "
+                       "algorithm no_host_late failed: its float32/sum kernel "
+                       "has no host function");
+  CHECK_OK(cclCommLoadRegisteredPlans(comms[0])); // already tried
+
+  // Skipped launches are no-ops.
+  g_calls = 0;
+  CHECK_OK(cclCommDebugSkipLaunches(comms[0], 1));
+  CHECK_OK(cclrtLaunch(&kAp, comms[0], in, out, 8, cclFloat32, cclSum,
+                       nullptr));
+  CHECK_OK(cclCommSynchronize(comms[0], nullptr));
+  CHECK(g_calls == 0);
+  CHECK_OK(cclCommDebugSkipLaunches(comms[0], 0));
+  CHECK_OK(cclrtLaunch(&kAp, comms[0], in, out, 8, cclFloat32, cclSum,
+                       nullptr));
+  CHECK_OK(cclCommSynchronize(comms[0], nullptr));
+  CHECK(g_calls == 2);
+
+  // A destroyed handle, while the other rank's handle lives.
+  CHECK_OK(cclCommDestroy(comms[0]));
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[0], in, out, 8, cclFloat32, cclSum,
+                          nullptr),
+              cclInvalidUsage);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0): the communicator handle was "
+                       "destroyed");
+  CHECK_FAILS(cclCommDestroy(comms[0]), cclInvalidUsage);
+  CHECK_OK(cclrtLaunch(&kAp, comms[1], in, out, 8, cclFloat32, cclSum,
+                       nullptr));
+  CHECK_OK(cclCommSynchronize(comms[1], nullptr));
+  CHECK_OK(cclCommDestroy(comms[1]));
+}
+
+} // namespace
+
+int main() {
+  cclrtRegisterPlan(&kAp);
+  cclrtRegisterPlan(&kGpuOnly);
+  cclrtRegisterPlan(&kOldAbi);
+  cclrtRegisterPlan(&kNoHost);
+  cclrtRegisterPlan(&kTwoOnly);
+  test_rank_count_not_compiled();
+  test_launch_errors();
+  return test_result("errors_test");
+}
