@@ -95,14 +95,18 @@ void test_fake_timeout() {
   CHECK_OK(cclCommInitAllInProcess(comms, 3, cclTargetHost, nullptr));
   CHECK_OK(cclCommGetAsyncError(comms[0]));
   float buf[8];
-  for (auto c : comms)
-    CHECK_OK(cclrtLaunch(&kFake, c, buf, buf + 4, 4, cclFloat32, cclSum,
-                         nullptr));
+  // Rank 1 (which reports the timeout) last: launches after it may already
+  // see the aborted communicator.
+  for (int r : {0, 2, 1})
+    CHECK_OK(cclrtLaunch(&kFake, comms[r], buf, buf + 4, 4, cclFloat32,
+                         cclSum, nullptr));
   const std::string msg =
       "rank 1 thread block 0 timed out after 2.00 s in reduce_packets at "
       "allpairs_ll.ccl:12:9 (algorithm allpairs_ll): waited for flag 5, last "
       "saw 3; the communicator is aborted";
-  for (int r = 0; r < 3; r++) {
+  // Rank 1 first: the others' kernels wait for nothing and may finish
+  // before rank 1 reports.
+  for (int r : {1, 0, 2}) {
     CHECK_FAILS(cclCommSynchronize(comms[r], nullptr), cclTimeout);
     CHECK_EQ_STR(last(),
                  "cclCommSynchronize(rank " + std::to_string(r) + "): " + msg);
@@ -125,9 +129,11 @@ void test_op_out_of_range() {
   cclComm_t comms[3];
   CHECK_OK(cclCommInitAllInProcess(comms, 3, cclTargetHost, nullptr));
   float buf[8];
-  for (auto c : comms)
-    CHECK_OK(cclrtLaunch(&kFake, c, buf, buf + 4, 4, cclFloat32, cclSum,
-                         nullptr));
+  // Rank 1 (which reports the timeout) last: launches after it may already
+  // see the aborted communicator.
+  for (int r : {0, 2, 1})
+    CHECK_OK(cclrtLaunch(&kFake, comms[r], buf, buf + 4, 4, cclFloat32,
+                         cclSum, nullptr));
   CHECK_FAILS(cclCommSynchronize(comms[1], nullptr), cclTimeout);
   CHECK_EQ_STR(last(), "cclCommSynchronize(rank 1): rank 1 thread block 0 "
                        "timed out after 2.00 s in operation 7 (out of range: "
