@@ -244,8 +244,9 @@ cclResult_t cudaPrepareModules(Shared *s, PreparedPlan *pp) {
     if (!pr.module) {
       std::string list;
       for (uint32_t i = 0; i < p->num_images; i++)
-        list += format("%s%s %s", i ? ", " : "",
+        list += format("%s%s%s%s", i ? ", " : "",
                        imageKindName(p->images[i].kind),
+                       p->images[i].arch ? " " : "",
                        p->images[i].arch ? p->images[i].arch : "");
       return setError(cclUnsupported,
                       format("no device image of algorithm %s loads on rank "
