@@ -1,0 +1,32 @@
+# Negative control: a program that drops one contribution is rejected by the
+# verifier; built with --no-verify it runs and ccl-perf reports #wrong > 0 and
+# exits 1.
+set -euo pipefail
+cat > "$WORK/broken.ccl" <<'CCL'
+algorithm broken implements AllReduce chunks(1) protocol(LL) {
+  scratch recv[nranks];
+  for r in ranks {
+    for p in ranks if p != r {
+      memory(r -> p).put_packets(recv[p][r], input[r][0], tb = (p - r + nranks) % nranks);
+    }
+    input[r][0].copy(output[r][0], tb = 0);
+    for p in ranks if p != r && p != (r + 1) % nranks {
+      output[r][0].reduce_packets(recv[r][p], tb = 0);
+    }
+  }
+}
+CCL
+if cclc "$WORK/broken.ccl" --target=host --nranks=3 --dtype=float32 -o "$WORK/b.so" 2>"$WORK/err"; then
+  echo "cclc accepted a program that drops a contribution"; exit 1
+fi
+cat "$WORK/err"
+grep -q "AllReduce postcondition fails with 3 ranks: output\[0\]\[0\]" "$WORK/err"
+grep -q "missing: input\[1\]\[0\]" "$WORK/err"
+cclc "$WORK/broken.ccl" --no-verify --target=host --nranks=3 --dtype=float32 -o "$WORK/b.so"
+set +e
+ccl-perf --lib "$WORK/b.so" --algo broken --target host -g 3 -b 64 -e 4K -f 4 >"$WORK/out" 2>&1
+rc=$?
+set -e
+cat "$WORK/out"
+test "$rc" -eq 1
+grep -q "Out of bounds values : [1-9][0-9]* FAILED" "$WORK/out"
