@@ -1,0 +1,356 @@
+// RUN: %ccl-opt %s -split-input-file -verify-diagnostics
+//
+// One case per verifier diagnostic of the ccl dialect
+// (dialect/lib/CclOps.cpp, dialect/lib/CclDialect.cpp) plus the ODS
+// constraints (parent ops, minimum values). The negative thread_block
+// rank/tb cases are in invalid-thread-block.mlir (marked to fail: a verifier bug).
+
+// Tests that the protocol is LL or Simple.
+// expected-error@+1 {{'ccl.algorithm' op protocol must be "LL" or "Simple", not "Fast"}}
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "Fast"} {
+
+}
+
+// -----
+
+// Tests that the collective is a known one.
+// expected-error@+1 {{'ccl.algorithm' op unknown collective "AllMagic"}}
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllMagic", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+}
+
+// -----
+
+// Tests that only scratch, channel, thread_block and instructions may appear in an algorithm.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'llvm.mlir.constant' op is not allowed directly inside 'ccl.algorithm'}}
+  %0 = llvm.mlir.constant(0 : i32) : i32
+}
+
+// -----
+
+// Tests that a scheduled algorithm holds no loose instructions.
+// expected-error@+1 {{'ccl.algorithm' op is scheduled, so its operations must be inside 'ccl.thread_block' regions}}
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL", scheduled} {
+  ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that thread_block regions need the scheduled marker.
+// expected-error@+1 {{'ccl.algorithm' op holds 'ccl.thread_block' regions but is not marked 'scheduled'}}
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.thread_block rank 0 tb 0 {
+  }
+}
+
+// -----
+
+// Tests that a channel kind is memory, port or switch.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.channel' op channel kind must be memory, port or switch, not "nvlink"}}
+  ccl.channel @c "nvlink" 0 -> 1
+}
+
+// -----
+
+// Tests that a channel's destination rank exists.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.channel' op rank 2 does not exist (nranks = 2)}}
+  ccl.channel @c "memory" 0 -> 2
+}
+
+// -----
+
+// Tests that a channel's source rank is not negative.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.channel' op rank -1 does not exist (nranks = 2)}}
+  ccl.channel @c "memory" -1 -> 0
+}
+
+// -----
+
+// Tests that a channel connects two different ranks.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.channel' op connects rank 1 to itself}}
+  ccl.channel @c "memory" 1 -> 1
+}
+
+// -----
+
+// Tests that a thread block's rank exists.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL", scheduled} {
+  // expected-error@+1 {{'ccl.thread_block' op rank 5 does not exist (nranks = 2)}}
+  ccl.thread_block rank 5 tb 0 {
+  }
+}
+
+// -----
+
+// Tests that a thread block holds only instructions and barriers.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL", scheduled} {
+  ccl.thread_block rank 0 tb 0 {
+    // expected-error@+1 {{'llvm.mlir.constant' op is not allowed inside 'ccl.thread_block'}}
+    %0 = llvm.mlir.constant(0 : i32) : i32
+  }
+}
+
+// -----
+
+// Tests that an instruction sits in the thread block of its rank and tb.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL", scheduled} {
+  ccl.thread_block rank 0 tb 0 {
+    // expected-error@+1 {{'ccl.copy' op runs on rank 1 thread block 0 but is inside the thread block of rank 0 thread block 0}}
+    ccl.copy tb 0 #ccl.chunk<"output"[1][0 : 1]> = #ccl.chunk<"input"[1][0 : 1]>
+  }
+}
+
+// -----
+
+// Tests that an instruction's tb must match its thread block too.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL", scheduled} {
+  ccl.thread_block rank 0 tb 0 {
+    // expected-error@+1 {{'ccl.copy' op runs on rank 0 thread block 3 but is inside the thread block of rank 0 thread block 0}}
+    ccl.copy tb 3 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+  }
+}
+
+// -----
+
+// Tests that a barrier lives inside a thread block.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.barrier' op expects parent op 'ccl.thread_block'}}
+  ccl.barrier
+}
+
+// -----
+
+// Tests that scratch lives inside an algorithm.
+// expected-error@+1 {{'ccl.scratch' op expects parent op 'ccl.algorithm'}}
+ccl.scratch @s slots 1
+
+// -----
+
+// Tests that scratch has at least one slot.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.scratch' op attribute 'slots' failed to satisfy constraint}}
+  ccl.scratch @s slots 0
+}
+
+// -----
+
+// Tests that an algorithm has at least one rank.
+// expected-error@+1 {{'ccl.algorithm' op attribute 'nranks' failed to satisfy constraint}}
+ccl.algorithm @a_n0 attributes {name = "a", collective = "AllReduce", nranks = 0 : i64, chunks = 1 : i64, protocol = "LL"} {
+}
+
+// -----
+
+// Tests that an instruction must be inside an algorithm.
+// expected-error@+1 {{'ccl.copy' op must be inside a 'ccl.algorithm'}}
+ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+
+// -----
+
+// Tests that an instruction's thread block is not negative.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.copy' op thread block must be non-negative, not -2}}
+  ccl.copy tb -2 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that the destination names a known buffer.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.copy' op destination refers to unknown buffer 'tmp'}}
+  ccl.copy tb 0 #ccl.chunk<"tmp"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that the source names a known buffer.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.copy' op source refers to unknown buffer 'tmp'}}
+  ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"tmp"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that a channel symbol is not a buffer.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  // expected-error@+1 {{'ccl.copy' op source refers to unknown buffer 'mem_0_1'}}
+  ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"mem_0_1"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that a chunk reference's rank exists.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.copy' op destination output[2][0]: rank 2 does not exist (nranks = 2)}}
+  ccl.copy tb 0 #ccl.chunk<"output"[2][0 : 1]> = #ccl.chunk<"input"[2][0 : 1]>
+}
+
+// -----
+
+// Tests that a chunk range lies inside its buffer.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.copy' op source input[0][1] is out of range: buffer 'input' has 1 chunk}}
+  ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[0][1 : 1]>
+}
+
+// -----
+
+// Tests that a scratch chunk range lies inside its slots.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+  ccl.scratch @recv slots 2
+  // expected-error@+1 {{'ccl.copy' op destination recv[0][2] is out of range: buffer 'recv' has 2 chunks}}
+  ccl.copy tb 0 #ccl.chunk<"recv"[0][2 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that source and destination cover the same number of chunks.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 4 : i64, protocol = "Simple"} {
+  // expected-error@+1 {{'ccl.copy' op copies 1 chunk(s) into 2 chunk(s)}}
+  ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 2]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that source and destination do not overlap.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 4 : i64, protocol = "Simple"} {
+  // expected-error@+1 {{'ccl.copy' op source and destination overlap: input[0][0:2]}}
+  ccl.copy tb 0 #ccl.chunk<"input"[0][1 : 2]> = #ccl.chunk<"input"[0][0 : 2]>
+}
+
+// -----
+
+// Tests that copy stays on one rank.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.copy' op copies across ranks (input[1][0] to output[0][0]); a cross-rank copy needs a channel}}
+  ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[1][0 : 1]>
+}
+
+// -----
+
+// Tests that put_packets names a channel that exists.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @sw_0_1 "switch" 0 -> 1
+  // expected-error@+1 {{'ccl.put_packets' op unknown channel @nope}}
+  ccl.put_packets @nope tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that put_packets needs a memory or port channel.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @sw_0_1 "switch" 0 -> 1
+  // expected-error@+1 {{'ccl.put_packets' op needs a memory or port channel, not a switch channel}}
+  ccl.put_packets @sw_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that put_packets reads on the channel's source rank.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @sw_0_1 "switch" 0 -> 1
+  // expected-error@+1 {{'ccl.put_packets' op source input[1][0] is not on the channel's source rank 0}}
+  ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[1][0 : 1]>
+}
+
+// -----
+
+// Tests that put_packets writes on the channel's destination rank.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @sw_0_1 "switch" 0 -> 1
+  // expected-error@+1 {{'ccl.put_packets' op destination recv[0][0] is not on the channel's destination rank 1}}
+  ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that put_packets writes into scratch, not output.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @sw_0_1 "switch" 0 -> 1
+  // expected-error@+1 {{'ccl.put_packets' op destination output[1][0] must be a scratch buffer (packets carry flags, so they cannot land in input or output)}}
+  ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"output"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that an LL put_packets does not forward packets from scratch.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @sw_0_1 "switch" 0 -> 1
+  // expected-error@+1 {{'ccl.put_packets' op source recv[0][0] holds packets; forward them with an unpack first}}
+  ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][1 : 1]> = #ccl.chunk<"recv"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that reduce_packets reads a scratch buffer.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.reduce_packets' op source input[0][0] must be a scratch buffer holding packets}}
+  ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that reduce_packets reads packets on its own rank.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 2
+  // expected-error@+1 {{'ccl.reduce_packets' op reads packets of rank 1 on rank 0; packets are read where they landed}}
+  ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"recv"[1][0 : 1]>
+}
+
+// -----
+
+// Tests that an LL reduce_packets does not write into a packet buffer.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 2
+  // expected-error@+1 {{'ccl.reduce_packets' op destination recv[0][1] must not be a packet buffer}}
+  ccl.reduce_packets tb 0 #ccl.chunk<"recv"[0][1 : 1]> from #ccl.chunk<"recv"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that a chunk reference names a buffer.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{chunk reference needs a buffer name}}
+  ccl.copy tb 0 #ccl.chunk<""[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that a chunk reference's rank is not negative.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{chunk reference has negative rank -1}}
+  ccl.copy tb 0 #ccl.chunk<"output"[-1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that a chunk reference's index is not negative.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{chunk reference has negative chunk index -1}}
+  ccl.copy tb 0 #ccl.chunk<"output"[0][-1 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that a chunk reference covers at least one chunk.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{chunk reference must cover at least one chunk, not 0}}
+  ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 0]> = #ccl.chunk<"input"[0][0 : 1]>
+}
