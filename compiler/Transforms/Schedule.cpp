@@ -34,7 +34,9 @@ struct PendingAccesses {
   }
 };
 
-void schedule(AlgorithmOp algo) {
+/// `nextId` numbers operations across the whole module: the library's plans
+/// share one table of source locations, indexed by op_id.
+void schedule(AlgorithmOp algo, int64_t &nextId) {
   Block &body = algo.getBody().front();
   SmallVector<InstructionOp> ops;
   for (Operation &op : body)
@@ -53,7 +55,6 @@ void schedule(AlgorithmOp algo) {
     tb.getBody().emplaceBlock();
   }
 
-  int64_t id = 0;
   for (InstructionOp op : ops) {
     std::pair<int64_t, int64_t> key{op.getExecRank(), op.getThreadBlock()};
     Block &dest = blocks[key].getBody().front();
@@ -64,7 +65,7 @@ void schedule(AlgorithmOp algo) {
       acc = PendingAccesses();
     }
     acc.add(op);
-    op->setAttr("op_id", b.getI64IntegerAttr(id++));
+    op->setAttr("op_id", b.getI64IntegerAttr(nextId++));
     op->moveBefore(&dest, dest.end());
   }
   algo.setScheduled(true);
@@ -72,9 +73,15 @@ void schedule(AlgorithmOp algo) {
 
 struct CclSchedulePass : public ccl::impl::CclScheduleBase<CclSchedulePass> {
   void runOnOperation() override {
+    // Continue after ids that earlier runs assigned.
+    int64_t nextId = 0;
+    getOperation().walk([&](InstructionOp op) {
+      if (auto id = op->getAttrOfType<IntegerAttr>("op_id"))
+        nextId = std::max<int64_t>(nextId, id.getInt() + 1);
+    });
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
       if (!algo.getScheduled())
-        schedule(algo);
+        schedule(algo, nextId);
   }
 };
 

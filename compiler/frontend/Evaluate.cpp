@@ -187,14 +187,22 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
   ranks.a = 0;
   ranks.b = n;
   globals["ranks"] = ranks;
+  globals["chunks"] = Value::integer(1); // until a chunks(...) clause
   for (const char *buf : {"input", "output"}) {
     Value b;
     b.kind = Value::Buffer;
     b.name = buf;
     globals[buf] = b;
   }
-  for (const auto &d : options.defines)
+  for (const auto &d : options.defines) {
+    static const char *const kBuiltins[] = {"nranks", "ranks", "input",
+                                            "output", "chunks"};
+    if (llvm::is_contained(kBuiltins, d.getKey()))
+      return error(a.loc) << "-D " << d.getKey()
+                          << " would redefine a built-in name"
+                          << (d.getKey() == "nranks" ? "; use --nranks" : "");
     globals[d.getKey().str()] = Value::integer(d.getValue());
+  }
 
   std::string protocol = "Simple";
   for (const auto &c : a.clauses) {

@@ -78,10 +78,12 @@ LogicalResult ChannelOp::verify() {
 
 LogicalResult ThreadBlockOp::verify() {
   int64_t n = getEnclosingAlgorithm(*this).getNranks();
-  if (getRank() < 0 || getRank() >= n)
-    return emitOpError("rank ") << getRank() << " does not exist (nranks = "
-                                << n << ")";
-  if (getTb() < 0)
+  // Read the attributes signed: the generated getters return uint64_t.
+  int64_t rank = getRankAttr().getInt(), tb = getTbAttr().getInt();
+  if (rank < 0 || rank >= n)
+    return emitOpError("rank ") << rank << " does not exist (nranks = " << n
+                                << ")";
+  if (tb < 0)
     return emitOpError("thread block must be non-negative");
   for (Operation &op : getBody().front()) {
     auto inst = dyn_cast<InstructionOp>(op);
@@ -90,11 +92,11 @@ LogicalResult ThreadBlockOp::verify() {
         return op.emitOpError("is not allowed inside 'ccl.thread_block'");
       continue;
     }
-    if (inst.getExecRank() != getRank() || inst.getThreadBlock() != getTb())
+    if (inst.getExecRank() != rank || inst.getThreadBlock() != tb)
       return op.emitOpError("runs on rank ")
              << inst.getExecRank() << " thread block " << inst.getThreadBlock()
-             << " but is inside the thread block of rank " << getRank()
-             << " thread block " << getTb();
+             << " but is inside the thread block of rank " << rank
+             << " thread block " << tb;
   }
   return success();
 }
@@ -154,6 +156,8 @@ LogicalResult PutPacketsOp::verify() {
       *this, getChannelAttr()));
   if (!channel)
     return emitOpError("unknown channel ") << getChannelAttr();
+  if (!getEnclosingAlgorithm(*this).isLL())
+    return emitOpError("sends LL packets, so the algorithm needs protocol LL");
   if (channel.getKind() != "memory" && channel.getKind() != "port")
     return emitOpError("needs a memory or port channel, not a ")
            << channel.getKind() << " channel";
@@ -197,6 +201,8 @@ bool ReducePacketsOp::waits() { return true; }
 LogicalResult ReducePacketsOp::verify() {
   if (failed(verifyInstruction(*this)))
     return failure();
+  if (!getEnclosingAlgorithm(*this).isLL())
+    return emitOpError("reads LL packets, so the algorithm needs protocol LL");
   if (!getSrc().isScratch())
     return emitOpError("source ") << getSrc().str()
                                   << " must be a scratch buffer holding packets";

@@ -1,6 +1,5 @@
 // RUN: %ccl-opt %s -split-input-file -verify-diagnostics
 //
-// XFAIL: *
 // BUG: ThreadBlockOp::verify (dialect/lib/CclOps.cpp, "if (getTb() < 0)")
 // compares the I64Attr getters, which return uint64_t, with 0: a negative
 // `tb` is never reported, and a negative `rank` is reported as

@@ -354,3 +354,23 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
   // expected-error@+1 {{chunk reference must cover at least one chunk, not 0}}
   ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 0]> = #ccl.chunk<"input"[0][0 : 1]>
 }
+
+// -----
+
+// Tests that put_packets needs an LL algorithm (packets carry flags and need
+// the double-buffered packet scratch).
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  // expected-error@+1 {{'ccl.put_packets' op sends LL packets, so the algorithm needs protocol LL}}
+  ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that reduce_packets needs an LL algorithm.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+  ccl.scratch @recv slots 2
+  // expected-error@+1 {{'ccl.reduce_packets' op reads LL packets, so the algorithm needs protocol LL}}
+  ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"recv"[0][1 : 1]>
+}

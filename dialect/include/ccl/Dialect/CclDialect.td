@@ -22,7 +22,7 @@ def Ccl_Dialect : Dialect {
     channels (`ccl.channel`) it uses and, at the global level, the data
     movement in program order: every operation names the rank that executes it
     and the thread block it is placed on. Buffers are addressed with
-    `#ccl.chunk` references (buffer, rank, first chunk, chunk count).
+    `#ccl.chunk` references (printed without the prefix inside an operation) (buffer, rank, first chunk, chunk count).
 
     After scheduling (`--ccl-schedule`) the same operations live inside
     `ccl.thread_block` regions, one per (rank, thread block), in execution
@@ -33,8 +33,8 @@ def Ccl_Dialect : Dialect {
     ccl.algorithm @allpairs_ll {collective = "AllReduce", nranks = 2 : i64,
                                 chunks = 1 : i64, protocol = "LL"} {
       ccl.scratch @recv slots 2
-      ccl.channel @mem_0_1 memory 0 -> 1
-      ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+      ccl.channel @mem_0_1 "memory" 0 -> 1
+      ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
     }
     ```
   }];
