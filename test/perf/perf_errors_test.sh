@@ -26,10 +26,11 @@ run --lib "$LIB" --algo testar --target host -g 2 --skip-rank 2
 expect_rc 1
 expect_has "--skip-rank 2 is not a rank"
 
-# NVLS / multicast rule for --compare nccl (checked before anything runs).
-NCCL_NVLS_ENABLE=1 run --lib "$LIB" --algo testar --compare nccl -g 2
+# NVLS / multicast rule for --compare nccl (checked before anything runs):
+# any value but 0 is refused, so the test asks with 2 and never enables NVLS.
+NCCL_NVLS_ENABLE=2 run --lib "$LIB" --algo testar --compare nccl -g 2
 expect_rc 1
-expect_has "NCCL_NVLS_ENABLE=1 is set"
+expect_has "NCCL_NVLS_ENABLE=2 is set"
 CCL_ALLOW_MULTICAST=1 run --lib "$LIB" --algo testar --compare nccl -g 2
 expect_rc 1
 expect_has "CCL_ALLOW_MULTICAST is set"
