@@ -155,10 +155,15 @@ int64_t opId(Operation *op) {
   return id ? id.getInt() : -1;
 }
 
-struct PutPacketsLowering : public OpConversionPattern<PutPacketsOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// Shared part of the instruction patterns: the kernel environment and both
+/// chunk ranges resolved to pointers; `emit` adds the library call.
+template <typename OpT>
+struct InstructionLowering : public OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+  virtual LogicalResult emit(OpT op, OpBuilder &b, const KernelEnv &env,
+                             const Resolved &dst, const Resolved &src) const = 0;
   LogicalResult
-  matchAndRewrite(PutPacketsOp op, OpAdaptor,
+  matchAndRewrite(OpT op, typename OpT::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto env = KernelEnv::get(op);
     if (failed(env))
@@ -166,64 +171,52 @@ struct PutPacketsLowering : public OpConversionPattern<PutPacketsOp> {
     Location loc = op.getLoc();
     auto dst = resolve(rewriter, loc, op, *env, op.getDst(), op.getExecRank());
     auto src = resolve(rewriter, loc, op, *env, op.getSrc(), op.getExecRank());
-    if (failed(dst) || failed(src))
+    if (failed(dst) || failed(src) || failed(emit(op, rewriter, *env, *dst, *src)))
       return failure();
-    callLib(rewriter, loc, op, "__ccl_put_packets",
-            LLVM::LLVMVoidType::get(getContext()),
-            {dst->ptr, src->ptr, bytes(rewriter, loc, *env, src->elems),
-             flagOf(rewriter, loc, *env)});
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-struct CopyLowering : public OpConversionPattern<CopyOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(CopyOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto env = KernelEnv::get(op);
-    if (failed(env))
-      return failure();
+struct PutPacketsLowering : public InstructionLowering<PutPacketsOp> {
+  using InstructionLowering::InstructionLowering;
+  LogicalResult emit(PutPacketsOp op, OpBuilder &b, const KernelEnv &env,
+                     const Resolved &dst, const Resolved &src) const override {
     Location loc = op.getLoc();
+    callLib(b, loc, op, "__ccl_put_packets", LLVM::LLVMVoidType::get(getContext()),
+            {dst.ptr, src.ptr, bytes(b, loc, env, src.elems), flagOf(b, loc, env)});
+    return success();
+  }
+};
+
+struct CopyLowering : public InstructionLowering<CopyOp> {
+  using InstructionLowering::InstructionLowering;
+  LogicalResult emit(CopyOp op, OpBuilder &b, const KernelEnv &env,
+                     const Resolved &dst, const Resolved &src) const override {
     if (op.getSrc().isScratch() && op.getDst().isScratch())
       return op.emitOpError("copy between two scratch buffers is not "
                             "implemented yet");
-    auto dst = resolve(rewriter, loc, op, *env, op.getDst(), op.getExecRank());
-    auto src = resolve(rewriter, loc, op, *env, op.getSrc(), op.getExecRank());
-    if (failed(dst) || failed(src))
-      return failure();
-    if (env->ll && (op.getSrc().isScratch() || op.getDst().isScratch()))
+    if (env.ll && (op.getSrc().isScratch() || op.getDst().isScratch()))
       return op.emitOpError("plain copy to or from a packet buffer; use "
                             "put_packets or an unpack");
-    Value elems = src->elems ? src->elems : dst->elems;
-    callLib(rewriter, loc, op, "__ccl_copy",
-            LLVM::LLVMVoidType::get(getContext()),
-            {dst->ptr, src->ptr, bytes(rewriter, loc, *env, elems)});
-    rewriter.eraseOp(op);
+    Location loc = op.getLoc();
+    Value elems = src.elems ? src.elems : dst.elems;
+    callLib(b, loc, op, "__ccl_copy", LLVM::LLVMVoidType::get(getContext()),
+            {dst.ptr, src.ptr, bytes(b, loc, env, elems)});
     return success();
   }
 };
 
-struct ReducePacketsLowering : public OpConversionPattern<ReducePacketsOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ReducePacketsOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto env = KernelEnv::get(op);
-    if (failed(env))
-      return failure();
+struct ReducePacketsLowering : public InstructionLowering<ReducePacketsOp> {
+  using InstructionLowering::InstructionLowering;
+  LogicalResult emit(ReducePacketsOp op, OpBuilder &b, const KernelEnv &env,
+                     const Resolved &dst, const Resolved &src) const override {
     Location loc = op.getLoc();
-    auto dst = resolve(rewriter, loc, op, *env, op.getDst(), op.getExecRank());
-    auto src = resolve(rewriter, loc, op, *env, op.getSrc(), op.getExecRank());
-    if (failed(dst) || failed(src))
-      return failure();
-    std::string fn = ("__ccl_reduce_packets_" + dtypeSuffix(env->dtype) + "_" +
-                      env->redop).str();
-    callLib(rewriter, loc, op, fn, LLVM::LLVMVoidType::get(getContext()),
-            {env->ctx, dst->ptr, src->ptr, dst->elems,
-             flagOf(rewriter, loc, *env), i32(rewriter, loc, opId(op))});
-    rewriter.eraseOp(op);
+    std::string fn = ("__ccl_reduce_packets_" + dtypeSuffix(env.dtype) + "_" +
+                      env.redop).str();
+    callLib(b, loc, op, fn, LLVM::LLVMVoidType::get(getContext()),
+            {env.ctx, dst.ptr, src.ptr, dst.elems, flagOf(b, loc, env),
+             i32(b, loc, opId(op))});
     return success();
   }
 };
