@@ -36,10 +36,6 @@ std::unique_ptr<ast::File> ccl::parseSource(MLIRContext *ctx, StringRef source,
 
 namespace {
 
-/// Upper bound on loop iterations and operations per algorithm and rank
-/// count, so a runaway program fails with a diagnostic instead of hanging.
-constexpr int64_t kMaxSteps = 1 << 22;
-
 /// A compile-time value.
 struct Value {
   enum Kind { None, Int, Bool, Range, Pair, Channel, Buffer, OnRank, Chunk };
@@ -135,9 +131,9 @@ private:
 };
 
 LogicalResult Evaluator::step(ast::Loc l) {
-  if (++steps <= kMaxSteps)
+  if (++steps <= options.maxSteps)
     return success();
-  return error(l) << "evaluation did not finish within " << kMaxSteps
+  return error(l) << "evaluation did not finish within " << options.maxSteps
                   << " steps (a loop that does not terminate, or a program "
                      "too large for "
                   << nranks << " ranks)";

@@ -19,6 +19,9 @@ struct FrontendOptions {
   std::vector<int64_t> nranks;
   /// Compile-time parameters from `cclc -D name=value`.
   llvm::StringMap<int64_t> defines;
+  /// Upper bound on loop iterations, statements and operations per algorithm
+  /// and rank count; evaluation stops with a diagnostic beyond it.
+  int64_t maxSteps = int64_t(1) << 22;
 };
 
 /// Parses `source`; syntax errors become MLIR diagnostics at
