@@ -24,38 +24,66 @@ struct PendingAccesses {
     auto overlapsAny = [](ChunkRefAttr ref, ArrayRef<ChunkRefAttr> list) {
       return llvm::any_of(list, [&](ChunkRefAttr o) { return o.overlaps(ref); });
     };
-    return overlapsAny(op.getReadRef(), writes) ||
-           overlapsAny(op.getWrittenRef(), writes) ||
-           overlapsAny(op.getWrittenRef(), reads);
+    for (ChunkRefAttr r : op.getReadRefs())
+      if (overlapsAny(r, writes))
+        return true;
+    for (ChunkRefAttr w : op.getWrittenRefs())
+      if (overlapsAny(w, writes) || overlapsAny(w, reads))
+        return true;
+    return false;
   }
   void add(InstructionOp op) {
-    reads.push_back(op.getReadRef());
-    writes.push_back(op.getWrittenRef());
+    llvm::append_range(reads, op.getReadRefs());
+    llvm::append_range(writes, op.getWrittenRefs());
   }
 };
 
 /// `nextId` numbers operations across the whole module: the library's plans
 /// share one table of source locations, indexed by op_id.
-void schedule(AlgorithmOp algo, int64_t &nextId) {
+LogicalResult schedule(AlgorithmOp algo, int64_t &nextId) {
   Block &body = algo.getBody().front();
-  SmallVector<InstructionOp> ops;
+  SmallVector<Operation *> ops;
   for (Operation &op : body)
-    if (auto inst = dyn_cast<InstructionOp>(op))
-      ops.push_back(inst);
+    if (isa<InstructionOp, TbBarrierOp>(op))
+      ops.push_back(&op);
 
   OpBuilder b(algo.getContext());
   b.setInsertionPointToEnd(&body);
   std::map<std::pair<int64_t, int64_t>, ThreadBlockOp> blocks;
   std::map<std::pair<int64_t, int64_t>, PendingAccesses> pending;
   // Create the blocks in (rank, tb) order so the output is stable.
-  for (InstructionOp op : ops)
-    blocks[{op.getExecRank(), op.getThreadBlock()}] = nullptr;
+  for (Operation *op : ops) {
+    if (auto bar = dyn_cast<TbBarrierOp>(op)) {
+      for (int64_t t : bar.getTbs())
+        blocks[{bar.getRankAttr().getInt(), t}] = nullptr;
+      continue;
+    }
+    auto inst = cast<InstructionOp>(op);
+    if (inst.getGroupSize() != 1)
+      return op->emitError("thread-block groups are not scheduled yet; "
+                           "place the operation on one thread block");
+    blocks[{inst.getExecRank(), inst.getThreadBlock()}] = nullptr;
+  }
   for (auto &[key, tb] : blocks) {
     tb = ThreadBlockOp::create(b, algo.getLoc(), key.first, key.second);
     tb.getBody().emplaceBlock();
   }
 
-  for (InstructionOp op : ops) {
+  for (Operation *raw : ops) {
+    if (auto bar = dyn_cast<TbBarrierOp>(raw)) {
+      // One copy in each participating block; it also orders their data.
+      for (int64_t t : bar.getTbs()) {
+        std::pair<int64_t, int64_t> key{bar.getRankAttr().getInt(), t};
+        OpBuilder bb = OpBuilder::atBlockEnd(&blocks[key].getBody().front());
+        bb.clone(*raw);
+        pending[key] = PendingAccesses();
+      }
+      raw->erase();
+      continue;
+    }
+    auto op = cast<InstructionOp>(raw);
+    if (!op.isPlaced())
+      op->setAttr("tb", b.getI64IntegerAttr(0));
     std::pair<int64_t, int64_t> key{op.getExecRank(), op.getThreadBlock()};
     Block &dest = blocks[key].getBody().front();
     PendingAccesses &acc = pending[key];
@@ -69,6 +97,7 @@ void schedule(AlgorithmOp algo, int64_t &nextId) {
     op->moveBefore(&dest, dest.end());
   }
   algo.setScheduled(true);
+  return success();
 }
 
 struct CclSchedulePass : public ccl::impl::CclScheduleBase<CclSchedulePass> {
@@ -80,8 +109,8 @@ struct CclSchedulePass : public ccl::impl::CclScheduleBase<CclSchedulePass> {
         nextId = std::max<int64_t>(nextId, id.getInt() + 1);
     });
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
-      if (!algo.getScheduled())
-        schedule(algo, nextId);
+      if (!algo.getScheduled() && failed(schedule(algo, nextId)))
+        return signalPassFailure();
   }
 };
 

@@ -52,6 +52,9 @@ std::string render(const Contributions &c) {
   return s;
 }
 
+ChunkRefAttr readRef(InstructionOp op) { return op.getReadRefs().front(); }
+ChunkRefAttr writtenRef(InstructionOp op) { return op.getWrittenRefs().front(); }
+
 /// Symbolic machine for one algorithm.
 class Machine {
 public:
@@ -80,10 +83,10 @@ LogicalResult Machine::checkRaces(ArrayRef<InstructionOp> ops) {
   };
   std::map<Location3, std::vector<Access>> accesses;
   for (InstructionOp op : ops) {
-    for (int64_t i = 0; i < op.getReadRef().getCount(); ++i)
-      accesses[at(op.getReadRef(), i)].push_back({op, false});
-    for (int64_t i = 0; i < op.getWrittenRef().getCount(); ++i)
-      accesses[at(op.getWrittenRef(), i)].push_back({op, true});
+    for (int64_t i = 0; i < readRef(op).getCount(); ++i)
+      accesses[at(readRef(op), i)].push_back({op, false});
+    for (int64_t i = 0; i < writtenRef(op).getCount(); ++i)
+      accesses[at(writtenRef(op), i)].push_back({op, true});
   }
   for (const auto &[loc, list] : accesses) {
     for (size_t i = 0; i < list.size(); ++i)
@@ -126,7 +129,7 @@ LogicalResult Machine::checkRaces(ArrayRef<InstructionOp> ops) {
 bool Machine::ready(InstructionOp op) {
   if (!op.waits())
     return true;
-  ChunkRefAttr src = op.getReadRef();
+  ChunkRefAttr src = readRef(op);
   for (int64_t i = 0; i < src.getCount(); ++i)
     if (!sent.count(at(src, i)))
       return false;
@@ -134,7 +137,7 @@ bool Machine::ready(InstructionOp op) {
 }
 
 LogicalResult Machine::execute(InstructionOp op) {
-  ChunkRefAttr src = op.getReadRef(), dst = op.getWrittenRef();
+  ChunkRefAttr src = readRef(op), dst = writtenRef(op);
   for (int64_t i = 0; i < src.getCount(); ++i) {
     Location3 from = at(src, i), to = at(dst, i);
     Slot &in = slots[from];
@@ -213,11 +216,18 @@ LogicalResult Machine::checkPostcondition() {
 LogicalResult Machine::run() {
   SmallVector<InstructionOp> ops;
   std::map<std::pair<int64_t, int64_t>, std::deque<InstructionOp>> queues;
-  for (Operation &op : algo.getBody().front())
+  for (Operation &op : algo.getBody().front()) {
+    if (!isa<PutPacketsOp, CopyOp, ReducePacketsOp>(op) &&
+        (isa<InstructionOp>(op) || isa<TbBarrierOp>(op)))
+      return op.emitError("verification of '")
+             << op.getName() << "' is not implemented yet";
+    if (isa<CopyOp>(op) && cast<CopyOp>(op).isCrossRank())
+      return op.emitError("verification of cross-rank copy is not implemented yet");
     if (auto inst = dyn_cast<InstructionOp>(op)) {
       ops.push_back(inst);
       queues[{inst.getExecRank(), inst.getThreadBlock()}].push_back(inst);
     }
+  }
   if (failed(checkRaces(ops)))
     return failure();
 
@@ -246,7 +256,7 @@ LogicalResult Machine::run() {
     if (queue.empty())
       continue;
     InstructionOp stuck = queue.front();
-    ChunkRefAttr src = stuck.getReadRef();
+    ChunkRefAttr src = readRef(stuck);
     Location3 missing = at(src, 0);
     for (int64_t i = 0; i < src.getCount(); ++i)
       if (!sent.count(at(src, i))) {
@@ -256,8 +266,8 @@ LogicalResult Machine::run() {
     bool anySender = llvm::any_of(ops, [&](InstructionOp o) {
       if (!isa<PutPacketsOp>(o))
         return false;
-      for (int64_t i = 0; i < o.getWrittenRef().getCount(); ++i)
-        if (at(o.getWrittenRef(), i) == missing)
+      for (int64_t i = 0; i < writtenRef(o).getCount(); ++i)
+        if (at(writtenRef(o), i) == missing)
           return true;
       return false;
     });

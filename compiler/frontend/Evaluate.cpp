@@ -232,7 +232,7 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
       builder.getStringAttr(a.name), builder.getStringAttr(a.collective),
       builder.getBoolAttr(inplace), builder.getI64IntegerAttr(n),
       builder.getI64IntegerAttr(chunks), builder.getStringAttr(protocol),
-      /*scheduled=*/nullptr);
+      /*scheduled=*/nullptr, nullptr, nullptr, nullptr);
   algo.getBody().emplaceBlock();
   builder.setInsertionPointToEnd(&algo.getBody().front());
   if (failed(stmts(a.body)))
@@ -666,7 +666,7 @@ FailureOr<Value> Evaluator::method(const Expr &e) {
              << "packets must land in a scratch buffer, not '" << dst->name
              << "'";
     PutPacketsOp::create(builder, l, channelSymbol(*recv, l),
-                         builder.getI64IntegerAttr(tb), ref(*dst),
+                         builder.getI64IntegerAttr(tb), nullptr, ref(*dst),
                          ref(*src));
     return Value();
   }
@@ -686,7 +686,7 @@ FailureOr<Value> Evaluator::method(const Expr &e) {
                           << dst->a
                           << " crosses ranks; chunk-level cross-rank copy "
                              "is not implemented yet (use a channel)";
-    CopyOp::create(builder, l, tb, ref(*dst), ref(*recv));
+    CopyOp::create(builder, l, builder.getI64IntegerAttr(tb), nullptr, ref(*dst), ref(*recv));
     return *dst;
   }
   if (e.name == "reduce_packets") {
@@ -704,7 +704,7 @@ FailureOr<Value> Evaluator::method(const Expr &e) {
              << "packets are read on the rank they landed on: the source is "
                 "on rank "
              << src->a << ", the destination on rank " << recv->a;
-    ReducePacketsOp::create(builder, l, tb, ref(*recv), ref(*src));
+    ReducePacketsOp::create(builder, l, builder.getI64IntegerAttr(tb), nullptr, ref(*recv), ref(*src));
     return *recv;
   }
   if (e.name == "reduce")

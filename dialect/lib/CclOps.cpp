@@ -18,8 +18,10 @@ AlgorithmOp ccl::getEnclosingAlgorithm(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 int64_t AlgorithmOp::getBufferChunks(StringRef buffer) {
-  if (buffer == "input" || buffer == "output")
-    return getChunks();
+  if (buffer == "input")
+    return getInputChunks() ? int64_t(*getInputChunks()) : int64_t(getChunks());
+  if (buffer == "output")
+    return getOutputChunks() ? int64_t(*getOutputChunks()) : int64_t(getChunks());
   if (auto scratch = dyn_cast_or_null<ScratchOp>(
           mlir::SymbolTable::lookupSymbolIn(getOperation(), buffer)))
     return scratch.getSlots();
@@ -31,10 +33,8 @@ LogicalResult AlgorithmOp::verify() {
   if (p != "LL" && p != "Simple")
     return emitOpError("protocol must be \"LL\" or \"Simple\", not \"")
            << p << "\"";
-  StringRef c = getCollective();
-  if (c != "AllReduce" && c != "AllGather" && c != "ReduceScatter" &&
-      c != "AllToAll" && c != "Broadcast" && c != "Reduce" && c != "Custom")
-    return emitOpError("unknown collective \"") << c << "\"";
+  if (getCollective().empty())
+    return emitOpError("needs the name of the collective it implements");
   return success();
 }
 
@@ -45,7 +45,10 @@ LogicalResult AlgorithmOp::verifyRegions() {
       sawThreadBlock = true;
     else if (isa<InstructionOp>(op))
       sawInstruction = true;
-    else if (!isa<ScratchOp, ChannelOp>(op))
+    else if (isa<TbBarrierOp>(op))
+      sawInstruction = true;
+    else if (!isa<ScratchOp, ChannelOp, SwitchChannelOp, SemaphoreOp,
+                  RequireOp, EnsureOp>(op))
       return op.emitOpError("is not allowed directly inside 'ccl.algorithm'");
   }
   if (getScheduled() && sawInstruction)
@@ -63,8 +66,11 @@ LogicalResult AlgorithmOp::verifyRegions() {
 
 LogicalResult ChannelOp::verify() {
   StringRef k = getKind();
-  if (k != "memory" && k != "port" && k != "switch")
-    return emitOpError("channel kind must be memory, port or switch, not \"")
+  if (k == "switch")
+    return emitOpError("a switch channel connects a rank set; declare it "
+                       "with 'ccl.switch_channel'");
+  if (k != "memory" && k != "port")
+    return emitOpError("channel kind must be memory or port, not \"")
            << k << "\"";
   int64_t n = getEnclosingAlgorithm(*this).getNranks();
   for (int64_t r : {getSrc(), getDst()})
@@ -73,6 +79,48 @@ LogicalResult ChannelOp::verify() {
                                   << ")";
   if (getSrc() == getDst())
     return emitOpError("connects rank ") << getSrc() << " to itself";
+  return success();
+}
+
+static LogicalResult verifyRank(Operation *op, int64_t r) {
+  int64_t n = getEnclosingAlgorithm(op).getNranks();
+  if (r < 0 || r >= n)
+    return op->emitOpError("rank ") << r << " does not exist (nranks = " << n
+                                    << ")";
+  return success();
+}
+
+LogicalResult SwitchChannelOp::verify() {
+  ArrayRef<int64_t> ranks = getRanks();
+  if (ranks.size() < 2)
+    return emitOpError("needs at least two ranks");
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (failed(verifyRank(*this, ranks[i])))
+      return failure();
+    if (i && ranks[i] <= ranks[i - 1])
+      return emitOpError("ranks must be distinct and ascending");
+  }
+  return success();
+}
+
+LogicalResult SemaphoreOp::verify() {
+  return verifyRank(*this, getRankAttr().getInt());
+}
+
+LogicalResult TbBarrierOp::verify() {
+  if (!getEnclosingAlgorithm(*this))
+    return emitOpError("must be inside a 'ccl.algorithm'");
+  if (failed(verifyRank(*this, getRankAttr().getInt())))
+    return failure();
+  ArrayRef<int64_t> tbs = getTbs();
+  if (tbs.empty())
+    return emitOpError("needs at least one thread block");
+  for (size_t i = 0; i < tbs.size(); ++i) {
+    if (tbs[i] < 0)
+      return emitOpError("thread block must be non-negative, not ") << tbs[i];
+    if (i && tbs[i] <= tbs[i - 1])
+      return emitOpError("thread blocks must be distinct and ascending");
+  }
   return success();
 }
 
@@ -86,6 +134,14 @@ LogicalResult ThreadBlockOp::verify() {
   if (tb < 0)
     return emitOpError("thread block must be non-negative");
   for (Operation &op : getBody().front()) {
+    if (auto bar = dyn_cast<TbBarrierOp>(op)) {
+      if (bar.getRankAttr().getInt() != rank ||
+          !llvm::is_contained(bar.getTbs(), tb))
+        return op.emitOpError("does not include rank ")
+               << rank << " thread block " << tb
+               << ", whose instruction list it is in";
+      continue;
+    }
     auto inst = dyn_cast<InstructionOp>(op);
     if (!inst) {
       if (!isa<BarrierOp>(op))
@@ -102,7 +158,7 @@ LogicalResult ThreadBlockOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// Instructions
+// Contract and instructions
 //===----------------------------------------------------------------------===//
 
 /// Checks that `ref` names an existing buffer, rank and chunk range of the
@@ -128,92 +184,430 @@ static LogicalResult verifyRef(Operation *op, StringRef role,
   return success();
 }
 
-static LogicalResult verifyInstruction(InstructionOp op) {
-  if (op.getThreadBlock() < 0)
-    return op->emitOpError("thread block must be non-negative, not ")
-           << op.getThreadBlock();
-  if (failed(verifyRef(op, "destination", op.getWrittenRef())) ||
-      failed(verifyRef(op, "source", op.getReadRef())))
+static LogicalResult verifyContractRef(Operation *op, StringRef role,
+                                       ChunkRefAttr ref, bool mustBeInput) {
+  if (failed(verifyRef(op, role, ref)))
     return failure();
-  if (op.getWrittenRef().getCount() != op.getReadRef().getCount())
-    return op->emitOpError("copies ")
-           << op.getReadRef().getCount() << " chunk(s) into "
-           << op.getWrittenRef().getCount() << " chunk(s)";
-  if (op.getWrittenRef().overlaps(op.getReadRef()))
-    return op->emitOpError("source and destination overlap: ")
-           << op.getReadRef().str();
+  if (ref.getCount() != 1)
+    return op->emitOpError() << role << " " << ref.str()
+                             << " must be a single chunk";
+  if (mustBeInput && !ref.isInput())
+    return op->emitOpError() << role << " " << ref.str()
+                             << " must be a chunk of 'input'";
   return success();
 }
 
-int64_t PutPacketsOp::getExecRank() { return getSrc().getRank(); }
-bool PutPacketsOp::accumulates() { return false; }
-bool PutPacketsOp::waits() { return false; }
-
-LogicalResult PutPacketsOp::verify() {
-  if (failed(verifyInstruction(*this)))
+LogicalResult RequireOp::verify() {
+  if (failed(verifyContractRef(*this, "location", getAt(), false)) ||
+      failed(verifyContractRef(*this, "value", getValue(), true)))
     return failure();
-  auto channel = dyn_cast_or_null<ChannelOp>(mlir::SymbolTable::lookupNearestSymbolFrom(
-      *this, getChannelAttr()));
-  if (!channel)
-    return emitOpError("unknown channel ") << getChannelAttr();
-  if (!getEnclosingAlgorithm(*this).isLL())
-    return emitOpError("sends LL packets, so the algorithm needs protocol LL");
-  if (channel.getKind() != "memory" && channel.getKind() != "port")
-    return emitOpError("needs a memory or port channel, not a ")
-           << channel.getKind() << " channel";
-  if (getSrc().getRank() != channel.getSrc())
-    return emitOpError("source ")
-           << getSrc().str() << " is not on the channel's source rank "
-           << channel.getSrc();
-  if (getDst().getRank() != channel.getDst())
+  return success();
+}
+
+LogicalResult EnsureOp::verify() {
+  if (failed(verifyContractRef(*this, "location", getAt(), false)))
+    return failure();
+  if (getTerms().empty())
+    return emitOpError("needs at least one input chunk");
+  for (Attribute t : getTerms())
+    if (failed(verifyContractRef(*this, "term", cast<ChunkRefAttr>(t), true)))
+      return failure();
+  return success();
+}
+
+template <typename T>
+static T lookup(Operation *op, FlatSymbolRefAttr sym) {
+  return dyn_cast_or_null<T>(mlir::SymbolTable::lookupNearestSymbolFrom(op, sym));
+}
+
+/// The channel an operation names; emits an error when it is missing or is
+/// not a memory/port channel.
+static ChannelOp channelOf(Operation *op, FlatSymbolRefAttr sym) {
+  return lookup<ChannelOp>(op, sym);
+}
+
+static LogicalResult verifyPlacement(InstructionOp op) {
+  auto tb = op->getAttrOfType<IntegerAttr>("tb");
+  auto group = op->getAttrOfType<IntegerAttr>("group");
+  if (tb && tb.getInt() < 0)
+    return op->emitOpError("thread block must be non-negative, not ")
+           << tb.getInt();
+  if (group && !tb)
+    return op->emitOpError("a thread-block group needs its first block 'tb'");
+  if (group && group.getInt() < 1)
+    return op->emitOpError("a thread-block group needs at least one block, not ")
+           << group.getInt();
+  return success();
+}
+
+/// Common checks of an operation moving `src` into `dst`.
+static LogicalResult verifyMove(InstructionOp op, ChunkRefAttr dst,
+                                ChunkRefAttr src) {
+  if (failed(verifyPlacement(op)) ||
+      failed(verifyRef(op, "destination", dst)) ||
+      failed(verifyRef(op, "source", src)))
+    return failure();
+  if (dst.getCount() != src.getCount())
+    return op->emitOpError("copies ")
+           << src.getCount() << " chunk(s) into " << dst.getCount()
+           << " chunk(s)";
+  if (dst.overlaps(src))
+    return op->emitOpError("source and destination overlap: ") << src.str();
+  return success();
+}
+
+/// Looks up the memory or port channel of `op`, checking its kind.
+static FailureOr<ChannelOp> verifyChannel(Operation *op, FlatSymbolRefAttr sym,
+                                          bool portOnly = false) {
+  ChannelOp ch = channelOf(op, sym);
+  if (!ch) {
+    if (lookup<SwitchChannelOp>(op, sym))
+      return op->emitOpError("needs a memory or port channel, not switch channel ")
+             << sym;
+    return op->emitOpError("unknown channel ") << sym;
+  }
+  if (portOnly && ch.getKind() != "port")
+    return op->emitOpError("needs a port channel, not a ")
+           << ch.getKind() << " channel";
+  return ch;
+}
+
+static bool isLL(Operation *op) { return getEnclosingAlgorithm(op).isLL(); }
+
+/// Rank a channel-level operation runs on: the channel's source, or its
+/// destination for `wait`. 0 when the channel is missing (the verifier
+/// reports it).
+static int64_t channelRank(Operation *op, FlatSymbolRefAttr sym, bool dstEnd) {
+  ChannelOp ch = channelOf(op, sym);
+  if (!ch)
+    return 0;
+  return dstEnd ? ch.getDst() : ch.getSrc();
+}
+
+//----- put / get -----------------------------------------------------------//
+
+int64_t PutOp::getExecRank() { return getSrc().getRank(); }
+
+LogicalResult PutOp::verify() {
+  if (failed(verifyMove(*this, getDst(), getSrc())))
+    return failure();
+  auto ch = verifyChannel(*this, getChannelAttr(), /*portOnly=*/getWithFlush());
+  if (failed(ch))
+    return failure();
+  if (getSrc().getRank() != ch->getSrc())
+    return emitOpError("source ") << getSrc().str()
+                                  << " is not on the channel's source rank "
+                                  << ch->getSrc();
+  if (getDst().getRank() != ch->getDst())
     return emitOpError("destination ")
            << getDst().str() << " is not on the channel's destination rank "
-           << channel.getDst();
+           << ch->getDst();
+  if (isLL(*this) && (getDst().isScratch() || getSrc().isScratch()))
+    return emitOpError("moves plain data into or out of a packet buffer in "
+                       "an LL algorithm; use put_packets");
+  return success();
+}
+
+int64_t GetOp::getExecRank() { return getDst().getRank(); }
+
+LogicalResult GetOp::verify() {
+  if (failed(verifyMove(*this, getDst(), getSrc())))
+    return failure();
+  auto ch = verifyChannel(*this, getChannelAttr());
+  if (failed(ch))
+    return failure();
+  if (getDst().getRank() != ch->getSrc())
+    return emitOpError("destination ")
+           << getDst().str() << " is not on the channel's source rank "
+           << ch->getSrc() << " (get reads the peer into the local end)";
+  if (getSrc().getRank() != ch->getDst())
+    return emitOpError("source ") << getSrc().str()
+                                  << " is not on the channel's destination rank "
+                                  << ch->getDst();
+  return success();
+}
+
+//----- signal / wait / flush -----------------------------------------------//
+
+int64_t SignalOp::getExecRank() {
+  return channelRank(*this, getChannelAttr(), false);
+}
+SmallVector<ChunkRefAttr, 2> SignalOp::getWrittenRefs() { return {}; }
+SmallVector<ChunkRefAttr, 2> SignalOp::getReadRefs() { return {}; }
+LogicalResult SignalOp::verify() {
+  if (failed(verifyPlacement(*this)) ||
+      failed(verifyChannel(*this, getChannelAttr())))
+    return failure();
+  return success();
+}
+
+int64_t WaitOp::getExecRank() { return channelRank(*this, getChannelAttr(), true); }
+SmallVector<ChunkRefAttr, 2> WaitOp::getWrittenRefs() { return {}; }
+SmallVector<ChunkRefAttr, 2> WaitOp::getReadRefs() { return {}; }
+bool WaitOp::waits() { return true; }
+LogicalResult WaitOp::verify() {
+  if (failed(verifyPlacement(*this)) ||
+      failed(verifyChannel(*this, getChannelAttr())))
+    return failure();
+  return success();
+}
+
+int64_t FlushOp::getExecRank() {
+  return channelRank(*this, getChannelAttr(), false);
+}
+SmallVector<ChunkRefAttr, 2> FlushOp::getWrittenRefs() { return {}; }
+SmallVector<ChunkRefAttr, 2> FlushOp::getReadRefs() { return {}; }
+bool FlushOp::waits() { return true; }
+LogicalResult FlushOp::verify() {
+  if (failed(verifyPlacement(*this)) ||
+      failed(verifyChannel(*this, getChannelAttr(), /*portOnly=*/true)))
+    return failure();
+  return success();
+}
+
+//----- packets -------------------------------------------------------------//
+
+int64_t PutPacketsOp::getExecRank() { return getSrc().getRank(); }
+
+LogicalResult PutPacketsOp::verify() {
+  if (failed(verifyMove(*this, getDst(), getSrc())))
+    return failure();
+  auto channel = verifyChannel(*this, getChannelAttr());
+  if (failed(channel))
+    return failure();
+  if (!isLL(*this))
+    return emitOpError("sends LL packets, so the algorithm needs protocol LL");
+  if (getSrc().getRank() != channel->getSrc())
+    return emitOpError("source ")
+           << getSrc().str() << " is not on the channel's source rank "
+           << channel->getSrc();
+  if (getDst().getRank() != channel->getDst())
+    return emitOpError("destination ")
+           << getDst().str() << " is not on the channel's destination rank "
+           << channel->getDst();
   if (!getDst().isScratch())
     return emitOpError("destination ")
            << getDst().str() << " must be a scratch buffer (packets carry "
            << "flags, so they cannot land in input or output)";
-  if (getSrc().isScratch() && getEnclosingAlgorithm(*this).isLL())
+  if (getSrc().isScratch())
     return emitOpError("source ") << getSrc().str()
                                   << " holds packets; forward them with "
                                      "an unpack first";
   return success();
 }
 
-int64_t CopyOp::getExecRank() { return getDst().getRank(); }
-bool CopyOp::accumulates() { return false; }
-bool CopyOp::waits() { return false; }
-
-LogicalResult CopyOp::verify() {
-  if (failed(verifyInstruction(*this)))
+/// Checks of an operation that reads packets that landed in `src`.
+static LogicalResult verifyPacketRead(InstructionOp op, ChunkRefAttr dst,
+                                      ChunkRefAttr src, StringRef what) {
+  if (failed(verifyMove(op, dst, src)))
     return failure();
-  if (getSrc().getRank() != getDst().getRank())
-    return emitOpError("copies across ranks (")
-           << getSrc().str() << " to " << getDst().str()
-           << "); a cross-rank copy needs a channel";
+  if (!isLL(op))
+    return op->emitOpError("reads LL packets, so the algorithm needs protocol LL");
+  if (!src.isScratch())
+    return op->emitOpError("source ")
+           << src.str() << " must be a scratch buffer holding packets";
+  if (src.getRank() != dst.getRank())
+    return op->emitOpError("reads packets of rank ")
+           << src.getRank() << " on rank " << dst.getRank()
+           << "; packets are read where they landed";
+  (void)what;
   return success();
 }
 
 int64_t ReducePacketsOp::getExecRank() { return getDst().getRank(); }
 bool ReducePacketsOp::accumulates() { return true; }
 bool ReducePacketsOp::waits() { return true; }
-
 LogicalResult ReducePacketsOp::verify() {
-  if (failed(verifyInstruction(*this)))
+  if (failed(verifyPacketRead(*this, getDst(), getSrc(), "reduce")))
     return failure();
-  if (!getEnclosingAlgorithm(*this).isLL())
-    return emitOpError("reads LL packets, so the algorithm needs protocol LL");
-  if (!getSrc().isScratch())
-    return emitOpError("source ") << getSrc().str()
-                                  << " must be a scratch buffer holding packets";
-  if (getSrc().getRank() != getDst().getRank())
-    return emitOpError("reads packets of rank ")
-           << getSrc().getRank() << " on rank " << getDst().getRank()
-           << "; packets are read where they landed";
-  if (getDst().isScratch() && getEnclosingAlgorithm(*this).isLL())
+  if (getDst().isScratch())
     return emitOpError("destination ") << getDst().str()
                                        << " must not be a packet buffer";
   return success();
+}
+
+int64_t UnpackPacketsOp::getExecRank() { return getDst().getRank(); }
+bool UnpackPacketsOp::waits() { return true; }
+LogicalResult UnpackPacketsOp::verify() {
+  if (failed(verifyPacketRead(*this, getDst(), getSrc(), "unpack")))
+    return failure();
+  if (getDst().isScratch())
+    return emitOpError("destination ") << getDst().str()
+                                       << " must not be a packet buffer";
+  return success();
+}
+
+int64_t CopyPacketsOp::getExecRank() { return getDst().getRank(); }
+bool CopyPacketsOp::waits() { return true; }
+LogicalResult CopyPacketsOp::verify() {
+  if (failed(verifyPacketRead(*this, getDst(), getSrc(), "copy")))
+    return failure();
+  if (!getDst().isScratch())
+    return emitOpError("destination ")
+           << getDst().str() << " must be a scratch buffer (it keeps packets)";
+  return success();
+}
+
+//----- copy / reduce / read_reduce -----------------------------------------//
+
+int64_t CopyOp::getExecRank() { return getDst().getRank(); }
+LogicalResult CopyOp::verify() {
+  if (failed(verifyMove(*this, getDst(), getSrc())))
+    return failure();
+  if (isLL(*this) && (getDst().isScratch() || getSrc().isScratch()))
+    return emitOpError("copies plain data into or out of a packet buffer in "
+                       "an LL algorithm; use the packet operations");
+  return success();
+}
+
+int64_t ReduceOp::getExecRank() { return getDst().getRank(); }
+bool ReduceOp::accumulates() { return true; }
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyMove(*this, getDst(), getSrc())))
+    return failure();
+  if (isLL(*this) && (getDst().isScratch() || getSrc().isScratch()))
+    return emitOpError("reduces plain data with a packet buffer in an LL "
+                       "algorithm; use reduce_packets");
+  return success();
+}
+
+int64_t ReadReduceOp::getExecRank() { return getDst().getRank(); }
+bool ReadReduceOp::accumulates() { return true; }
+SmallVector<ChunkRefAttr, 2> ReadReduceOp::getReadRefs() {
+  SmallVector<ChunkRefAttr, 2> refs;
+  for (Attribute a : getSrcs())
+    refs.push_back(cast<ChunkRefAttr>(a));
+  return refs;
+}
+LogicalResult ReadReduceOp::verify() {
+  if (getSrcs().empty())
+    return emitOpError("needs at least one source");
+  if (getSrcs().size() != getChannels().size())
+    return emitOpError("has ") << getSrcs().size() << " sources but "
+                               << getChannels().size() << " channels";
+  for (auto [srcAttr, chAttr] : llvm::zip(getSrcs(), getChannels())) {
+    auto src = cast<ChunkRefAttr>(srcAttr);
+    if (failed(verifyMove(*this, getDst(), src)))
+      return failure();
+    auto ch = verifyChannel(*this, cast<FlatSymbolRefAttr>(chAttr));
+    if (failed(ch))
+      return failure();
+    if (ch->getKind() != "memory")
+      return emitOpError("reads peers through memory channels, not ")
+             << ch->getKind() << " channel " << chAttr;
+    if (ch->getSrc() != getDst().getRank() || ch->getDst() != src.getRank())
+      return emitOpError("source ")
+             << src.str() << " is read through channel " << chAttr
+             << ", which goes " << ch->getSrc() << " -> " << ch->getDst()
+             << " instead of " << getDst().getRank() << " -> "
+             << src.getRank();
+  }
+  return success();
+}
+
+//----- multimem ------------------------------------------------------------//
+
+/// The switch channel of a multimem operation, checking that `rank` is a
+/// member.
+static FailureOr<SwitchChannelOp> verifySwitch(Operation *op,
+                                               FlatSymbolRefAttr sym,
+                                               int64_t rank) {
+  auto sw = lookup<SwitchChannelOp>(op, sym);
+  if (!sw)
+    return op->emitOpError("needs a switch channel; ") << sym << " is not one";
+  if (!llvm::is_contained(sw.getRanks(), rank))
+    return op->emitOpError("runs on rank ")
+           << rank << ", which is not a member of switch channel " << sym;
+  return sw;
+}
+
+static SmallVector<ChunkRefAttr, 2> onMembers(Operation *op,
+                                              FlatSymbolRefAttr sym,
+                                              ChunkRefAttr ref) {
+  SmallVector<ChunkRefAttr, 2> refs;
+  auto sw = lookup<SwitchChannelOp>(op, sym);
+  if (!sw)
+    return {ref};
+  for (int64_t r : sw.getRanks())
+    refs.push_back(ChunkRefAttr::get(op->getContext(), ref.getBuffer(), r,
+                                     ref.getIndex(), ref.getCount()));
+  return refs;
+}
+
+int64_t MultimemReduceOp::getExecRank() { return getDst().getRank(); }
+SmallVector<ChunkRefAttr, 2> MultimemReduceOp::getReadRefs() {
+  return onMembers(*this, getChannelAttr(), getSrc());
+}
+LogicalResult MultimemReduceOp::verify() {
+  if (failed(verifyPlacement(*this)) ||
+      failed(verifyRef(*this, "destination", getDst())) ||
+      failed(verifyRef(*this, "source", getSrc())) ||
+      failed(verifySwitch(*this, getChannelAttr(), getDst().getRank())))
+    return failure();
+  if (getSrc().getRank() != getDst().getRank())
+    return emitOpError("source ") << getSrc().str()
+                                  << " must be written with the destination's rank "
+                                  << getDst().getRank();
+  if (getSrc().getCount() != getDst().getCount())
+    return emitOpError("reduces ") << getSrc().getCount() << " chunk(s) into "
+                                   << getDst().getCount() << " chunk(s)";
+  return success();
+}
+
+int64_t MultimemBroadcastOp::getExecRank() { return getSrc().getRank(); }
+SmallVector<ChunkRefAttr, 2> MultimemBroadcastOp::getWrittenRefs() {
+  return onMembers(*this, getChannelAttr(), getDst());
+}
+LogicalResult MultimemBroadcastOp::verify() {
+  if (failed(verifyPlacement(*this)) ||
+      failed(verifyRef(*this, "destination", getDst())) ||
+      failed(verifyRef(*this, "source", getSrc())) ||
+      failed(verifySwitch(*this, getChannelAttr(), getSrc().getRank())))
+    return failure();
+  if (getSrc().getRank() != getDst().getRank())
+    return emitOpError("destination ")
+           << getDst().str() << " must be written with the source's rank "
+           << getSrc().getRank();
+  if (getSrc().getCount() != getDst().getCount())
+    return emitOpError("broadcasts ") << getSrc().getCount()
+                                      << " chunk(s) into " << getDst().getCount()
+                                      << " chunk(s)";
+  if (getSrc().getBuffer() == getDst().getBuffer() &&
+      getSrc().getIndex() < getDst().getIndex() + getDst().getCount() &&
+      getDst().getIndex() < getSrc().getIndex() + getSrc().getCount() &&
+      getSrc().getIndex() != getDst().getIndex())
+    return emitOpError("source and destination overlap: ") << getSrc().str();
+  return success();
+}
+
+//----- semaphores ----------------------------------------------------------//
+
+static int64_t semaphoreRank(Operation *op, FlatSymbolRefAttr sym) {
+  auto sem = lookup<SemaphoreOp>(op, sym);
+  return sem ? sem.getRankAttr().getInt() : 0;
+}
+static LogicalResult verifySemaphoreUse(InstructionOp op,
+                                        FlatSymbolRefAttr sym) {
+  if (failed(verifyPlacement(op)))
+    return failure();
+  if (!lookup<SemaphoreOp>(op, sym))
+    return op->emitOpError("unknown semaphore ") << sym;
+  return success();
+}
+
+int64_t ReleaseOp::getExecRank() { return semaphoreRank(*this, getSemaphoreAttr()); }
+SmallVector<ChunkRefAttr, 2> ReleaseOp::getWrittenRefs() { return {}; }
+SmallVector<ChunkRefAttr, 2> ReleaseOp::getReadRefs() { return {}; }
+LogicalResult ReleaseOp::verify() {
+  return verifySemaphoreUse(*this, getSemaphoreAttr());
+}
+
+int64_t AcquireOp::getExecRank() { return semaphoreRank(*this, getSemaphoreAttr()); }
+SmallVector<ChunkRefAttr, 2> AcquireOp::getWrittenRefs() { return {}; }
+SmallVector<ChunkRefAttr, 2> AcquireOp::getReadRefs() { return {}; }
+bool AcquireOp::waits() { return true; }
+LogicalResult AcquireOp::verify() {
+  return verifySemaphoreUse(*this, getSemaphoreAttr());
 }
 
 #define GET_OP_CLASSES

@@ -13,9 +13,9 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 
 // -----
 
-// Tests that the collective is a known one.
-// expected-error@+1 {{'ccl.algorithm' op unknown collective "AllMagic"}}
-ccl.algorithm @a_n2 attributes {name = "a", collective = "AllMagic", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+// Tests that the algorithm names the collective it implements.
+// expected-error@+1 {{'ccl.algorithm' op needs the name of the collective it implements}}
+ccl.algorithm @a_n2 attributes {name = "a", collective = "", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
 }
 
 // -----
@@ -225,10 +225,11 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 
 // -----
 
-// Tests that copy stays on one rank.
+// Tests that an LL algorithm does not copy plain data into a packet buffer.
 ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
-  // expected-error@+1 {{'ccl.copy' op copies across ranks (input[1][0] to output[0][0]); a cross-rank copy needs a channel}}
-  ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[1][0 : 1]>
+  ccl.scratch @recv slots 2
+  // expected-error@+1 {{'ccl.copy' op copies plain data into or out of a packet buffer in an LL algorithm; use the packet operations}}
+  ccl.copy tb 0 #ccl.chunk<"recv"[0][0 : 1]> = #ccl.chunk<"input"[1][0 : 1]>
 }
 
 // -----
@@ -237,7 +238,6 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @sw_0_1 "switch" 0 -> 1
   // expected-error@+1 {{'ccl.put_packets' op unknown channel @nope}}
   ccl.put_packets @nope tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
 }
@@ -248,8 +248,8 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @sw_0_1 "switch" 0 -> 1
-  // expected-error@+1 {{'ccl.put_packets' op needs a memory or port channel, not a switch channel}}
+  ccl.switch_channel @sw_0_1 ranks [0, 1]
+  // expected-error@+1 {{'ccl.put_packets' op needs a memory or port channel, not switch channel @sw_0_1}}
   ccl.put_packets @sw_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
 }
 
@@ -259,7 +259,6 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @sw_0_1 "switch" 0 -> 1
   // expected-error@+1 {{'ccl.put_packets' op source input[1][0] is not on the channel's source rank 0}}
   ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[1][0 : 1]>
 }
@@ -270,7 +269,6 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @sw_0_1 "switch" 0 -> 1
   // expected-error@+1 {{'ccl.put_packets' op destination recv[0][0] is not on the channel's destination rank 1}}
   ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
 }
@@ -281,7 +279,6 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @sw_0_1 "switch" 0 -> 1
   // expected-error@+1 {{'ccl.put_packets' op destination output[1][0] must be a scratch buffer (packets carry flags, so they cannot land in input or output)}}
   ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"output"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
 }
@@ -292,7 +289,6 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @sw_0_1 "switch" 0 -> 1
   // expected-error@+1 {{'ccl.put_packets' op source recv[0][0] holds packets; forward them with an unpack first}}
   ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][1 : 1]> = #ccl.chunk<"recv"[0][0 : 1]>
 }

@@ -29,19 +29,72 @@ ccl.algorithm @global_n2 attributes {name = "global", collective = "AllReduce", 
   ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][1 : 1]> from #ccl.chunk<"recv"[0][2 : 1]> {op_id = 7 : i64}
 }
 
-// Tests that the optional attributes (inplace, scheduled) and a Simple
-// algorithm with a switch channel round-trip.
+// Tests that the optional attributes (inplace, chunk counts, instances) and
+// a Simple algorithm with every channel-level and chunk-level operation,
+// switch channels, semaphores, thread-block barriers and the contract
+// (require/ensure) round-trip; placement is optional.
 // CHECK-LABEL: ccl.algorithm @simple_n3
 // CHECK-SAME:    inplace = true
-// CHECK-SAME:    protocol = "Simple"
+// CHECK-SAME:    input_chunks = 1 : i64, instances = 2 : i64
+// CHECK-SAME:    output_chunks = 3 : i64, protocol = "Simple"
 // CHECK-NEXT:    ccl.scratch @buf slots 3
-// CHECK-NEXT:    ccl.channel @sw_0_2 "switch" 0 -> 2
+// CHECK-NEXT:    ccl.channel @mem_0_2 "memory" 0 -> 2
+// CHECK-NEXT:    ccl.channel @port_2_0 "port" 2 -> 0
+// CHECK-NEXT:    ccl.switch_channel @sw ranks [0, 1, 2]
+// CHECK-NEXT:    ccl.semaphore @sem rank 2
+// CHECK-NEXT:    ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
 // CHECK-NEXT:    ccl.copy tb 2 <"buf"[2] [0 : 1]> = <"input"[2] [0 : 1]>
+// CHECK-NEXT:    ccl.copy <"output"[1] [0 : 1]> = <"input"[2] [0 : 1]>
+// CHECK-NEXT:    ccl.reduce tb 1 group 2 <"output"[1] [1 : 1]> from <"output"[0] [1 : 1]>
+// CHECK-NEXT:    ccl.put @port_2_0 tb 0 <"output"[0] [0 : 1]> = <"buf"[2] [0 : 1]> signal flush
+// CHECK-NEXT:    ccl.put @mem_0_2 <"buf"[2] [1 : 1]> = <"output"[0] [0 : 1]>
+// CHECK-NEXT:    ccl.signal @mem_0_2 tb 0 relaxed
+// CHECK-NEXT:    ccl.wait @mem_0_2 tb 3
+// CHECK-NEXT:    ccl.flush @port_2_0
+// CHECK-NEXT:    ccl.get @mem_0_2 tb 1 <"output"[0] [2 : 1]> = <"buf"[2] [2 : 1]>
+// CHECK-NEXT:    ccl.read_reduce tb 0 <"output"[0] [1 : 1]> from [#ccl.chunk<"output"[2][1 : 1]>] via [@mem_0_2]
+// CHECK-NEXT:    ccl.multimem_reduce @sw tb 0 <"output"[1] [2 : 1]> = <"buf"[1] [2 : 1]>
+// CHECK-NEXT:    ccl.multimem_broadcast @sw <"output"[1] [0 : 1]> = <"output"[1] [2 : 1]>
+// CHECK-NEXT:    ccl.release @sem tb 1
+// CHECK-NEXT:    ccl.acquire @sem tb 0
+// CHECK-NEXT:    ccl.tb_barrier rank 2 tbs [0, 1]
+// CHECK-NEXT:    ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0][0 : 1]>, #ccl.chunk<"input"[1][0 : 1]>, #ccl.chunk<"input"[1][0 : 1]>]
 ccl.algorithm @simple_n3 attributes {name = "simple", collective = "Broadcast", inplace = true,
-                                     nranks = 3 : i64, chunks = 1 : i64, protocol = "Simple"} {
+                                     nranks = 3 : i64, chunks = 1 : i64, protocol = "Simple",
+                                     input_chunks = 1 : i64, output_chunks = 3 : i64, instances = 2 : i64} {
   ccl.scratch @buf slots 3
-  ccl.channel @sw_0_2 "switch" 0 -> 2
+  ccl.channel @mem_0_2 "memory" 0 -> 2
+  ccl.channel @port_2_0 "port" 2 -> 0
+  ccl.switch_channel @sw ranks [0, 1, 2]
+  ccl.semaphore @sem rank 2
+  ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
   ccl.copy tb 2 #ccl.chunk<"buf"[2][0 : 1]> = #ccl.chunk<"input"[2][0 : 1]>
+  ccl.copy <"output"[1] [0 : 1]> = <"input"[2] [0 : 1]>
+  ccl.reduce tb 1 group 2 <"output"[1] [1 : 1]> from <"output"[0] [1 : 1]>
+  ccl.put @port_2_0 tb 0 <"output"[0] [0 : 1]> = <"buf"[2] [0 : 1]> signal flush
+  ccl.put @mem_0_2 <"buf"[2] [1 : 1]> = <"output"[0] [0 : 1]>
+  ccl.signal @mem_0_2 tb 0 relaxed
+  ccl.wait @mem_0_2 tb 3
+  ccl.flush @port_2_0
+  ccl.get @mem_0_2 tb 1 <"output"[0] [2 : 1]> = <"buf"[2] [2 : 1]>
+  ccl.read_reduce tb 0 <"output"[0] [1 : 1]> from [#ccl.chunk<"output"[2][1 : 1]>] via [@mem_0_2]
+  ccl.multimem_reduce @sw tb 0 <"output"[1] [2 : 1]> = <"buf"[1] [2 : 1]>
+  ccl.multimem_broadcast @sw <"output"[1] [0 : 1]> = <"output"[1] [2 : 1]>
+  ccl.release @sem tb 1
+  ccl.acquire @sem tb 0
+  ccl.tb_barrier rank 2 tbs [0, 1]
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0][0 : 1]>, #ccl.chunk<"input"[1][0 : 1]>, #ccl.chunk<"input"[1][0 : 1]>]
+}
+
+// Tests that LL packet copies and unpacks round-trip.
+// CHECK-LABEL: ccl.algorithm @ll_n2
+// CHECK:         ccl.copy_packets tb 0 <"fwd"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
+// CHECK-NEXT:    ccl.unpack_packets <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
+ccl.algorithm @ll_n2 attributes {name = "ll", collective = "AllGather", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 2
+  ccl.scratch @fwd slots 1
+  ccl.copy_packets tb 0 <"fwd"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
+  ccl.unpack_packets <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
 }
 
 // Tests that the scheduled form (thread_block regions with barriers) round-trips.

@@ -25,7 +25,13 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     for `nranks` ranks. `collective` is the collective it implements
     (`AllReduce`, ...); `inplace` whether output aliases input; `chunks` the
     number of chunks input and output are split into; `protocol` is `LL` or
-    `Simple`. The symbol name is `<name>_n<nranks>`, so one module can hold an
+    `Simple`. `input_chunks` and `output_chunks` give the number of chunks of
+    `input` and `output` when they differ from `chunks` (AllGather's output
+    has `nranks * chunks`); `instances` records how many copies of the
+    program were laid side by side (`instances(k)`). `collective` names a
+    built-in collective or one the program declared; its contract is the
+    `ccl.require` and `ccl.ensure` operations in the body. The symbol name
+    is `<name>_n<nranks>`, so one module can hold an
     algorithm for several rank counts. At the global level the body holds
     instruction operations in program order; once `scheduled` is set it
     holds `ccl.thread_block` regions instead.
@@ -46,7 +52,10 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     ConfinedAttr<I64Attr, [IntMinValue<1>]>:$nranks,
     ConfinedAttr<I64Attr, [IntMinValue<1>]>:$chunks,
     StrAttr:$protocol,
-    UnitAttr:$scheduled
+    UnitAttr:$scheduled,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$input_chunks,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$output_chunks,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$instances
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
@@ -78,11 +87,13 @@ def Ccl_ScratchOp : Ccl_Op<"scratch", [Symbol, HasParent<"AlgorithmOp">]> {
 }
 
 def Ccl_ChannelOp : Ccl_Op<"channel", [Symbol, HasParent<"AlgorithmOp">]> {
-  let summary = "A channel from one rank to another";
+  let summary = "A memory or port channel from one rank to another";
   let description = [{
-    Declares a channel of kind `memory` (peer loads and stores), `port`
-    (requests executed by a proxy with DMA or RDMA) or `switch` from rank
-    `src` to rank `dst`. Operations that send on the channel run on `src`.
+    Declares a channel of kind `memory` (peer loads and stores) or `port`
+    (requests executed by a proxy with DMA or RDMA) from rank `src` to rank
+    `dst`. `put`, `get`, `signal` and `flush` on the channel run on `src`,
+    `wait` runs on `dst`. A channel connecting a rank set through a switch
+    is a `ccl.switch_channel`.
 
     ```mlir
     ccl.channel @mem_0_1 "memory" 0 -> 1
@@ -91,6 +102,76 @@ def Ccl_ChannelOp : Ccl_Op<"channel", [Symbol, HasParent<"AlgorithmOp">]> {
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind,
                        I64Attr:$src, I64Attr:$dst);
   let assemblyFormat = "$sym_name $kind $src `->` $dst attr-dict";
+  let hasVerifier = 1;
+}
+
+def Ccl_SwitchChannelOp : Ccl_Op<"switch_channel", [Symbol, HasParent<"AlgorithmOp">]> {
+  let summary = "A switch (multicast) channel over a set of ranks";
+  let description = [{
+    Declares a channel through an NVSwitch over the ranks `ranks` (at least
+    two, distinct, ascending). `ccl.multimem_reduce` and
+    `ccl.multimem_broadcast` use it. Code for it is only generated behind an
+    explicit opt-in (docs/semantics.md).
+
+    ```mlir
+    ccl.switch_channel @sw ranks [0, 1, 2, 3]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, DenseI64ArrayAttr:$ranks);
+  let assemblyFormat = "$sym_name `ranks` $ranks attr-dict";
+  let hasVerifier = 1;
+}
+
+def Ccl_SemaphoreOp : Ccl_Op<"semaphore", [Symbol, HasParent<"AlgorithmOp">]> {
+  let summary = "A counting semaphore shared by the thread blocks of one rank";
+  let description = [{
+    Declares a semaphore on rank `rank`, zero at the start of every call.
+    `ccl.release` adds one, `ccl.acquire` waits until it is positive and
+    subtracts one. It orders operations of different thread blocks of the
+    same rank.
+
+    ```mlir
+    ccl.semaphore @sem_0_0 rank 0
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$rank);
+  let assemblyFormat = "$sym_name `rank` $rank attr-dict";
+  let hasVerifier = 1;
+}
+
+def Ccl_RequireOp : Ccl_Op<"require", [HasParent<"AlgorithmOp">]> {
+  let summary = "Precondition: a chunk holds one input chunk at the start";
+  let description = [{
+    Part of the collective's contract: at the start of a call, chunk `at`
+    (one chunk) holds the data of input chunk `value`. Chunks no
+    `ccl.require` mentions hold nothing defined. For an out-of-place
+    collective `at` and `value` are the same chunk of `input`; in place,
+    `at` is where the input lives inside the aliased buffer.
+
+    ```mlir
+    ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
+    ```
+  }];
+  let arguments = (ins Ccl_ChunkRefAttr:$at, Ccl_ChunkRefAttr:$value);
+  let assemblyFormat = "$at `holds` $value attr-dict";
+  let hasVerifier = 1;
+}
+
+def Ccl_EnsureOp : Ccl_Op<"ensure", [HasParent<"AlgorithmOp">]> {
+  let summary = "Postcondition: a chunk holds a combination of input chunks";
+  let description = [{
+    Part of the collective's contract: at the end of a call, chunk `at`
+    (one chunk) holds the reduction of the input chunks `terms`, each counted
+    as often as it appears (one term: a copy of it). The verifier compares
+    the symbolic final state with every `ccl.ensure`.
+
+    ```mlir
+    ccl.ensure <"output"[0] [0 : 1]> = [<"input"[0] [0 : 1]>, <"input"[1] [0 : 1]>]
+    ```
+  }];
+  let arguments = (ins Ccl_ChunkRefAttr:$at,
+                       TypedArrayAttrBase<Ccl_ChunkRefAttr, "chunk references">:$terms);
+  let assemblyFormat = "$at `=` $terms attr-dict";
   let hasVerifier = 1;
 }
 
@@ -119,59 +200,312 @@ def Ccl_ThreadBlockOp : Ccl_Op<"thread_block", [
 // Instructions
 //===----------------------------------------------------------------------===//
 
-class Ccl_InstructionOp<string mnemonic, list<Trait> traits = []>
+class Ccl_InstructionOp<string mnemonic, list<string> overridden = [],
+                        list<Trait> traits = []>
     : Ccl_Op<mnemonic, !listconcat(traits, [
         DeclareOpInterfaceMethods<Ccl_InstructionOpInterface,
-                                  ["getExecRank", "accumulates", "waits"]>])> {
+                                  !listconcat(["getExecRank"], overridden)>])> {
   let hasVerifier = 1;
+}
+
+// Placement: `tb T` pins the operation to thread block T, `group G` spreads
+// it over thread blocks T .. T+G-1. Without `tb` the scheduler places it.
+defvar Ccl_Placement = (ins OptionalAttr<I64Attr>:$tb, OptionalAttr<I64Attr>:$group);
+defvar Ccl_PlacementFormat = "(`tb` $tb^)? (`group` $group^)?";
+
+def Ccl_PutOp : Ccl_InstructionOp<"put"> {
+  let summary = "Write chunks into a peer's buffer over a channel";
+  let description = [{
+    Runs on the channel's source rank: copies `src` (on that rank) into `dst`
+    (on the channel's destination rank). Over a memory channel the threads
+    store into peer memory; over a port channel a proxy moves the data with
+    DMA or RDMA. The destination may read the data only after a `ccl.wait`
+    that matches a later `ccl.signal` on the same channel. `signal` fuses
+    that signal into the put (put_with_signal); `flush` also waits until
+    the source may be reused (port channels only).
+
+    ```mlir
+    ccl.put @port_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal flush
+    ```
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src,
+                            UnitAttr:$with_signal, UnitAttr:$with_flush));
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src (`signal` $with_signal^)? (`flush` $with_flush^)? attr-dict");
+}
+
+def Ccl_GetOp : Ccl_InstructionOp<"get"> {
+  let summary = "Read chunks from a peer's buffer over a channel";
+  let description = [{
+    Runs on the channel's source rank: copies `src`, on the channel's
+    destination rank, into `dst` on the source rank. The peer's data must be
+    ready: the reading rank learns that through a `ccl.wait` on a channel
+    in the other direction.
+
+    ```mlir
+    ccl.get @mem_0_1 tb 0 <"output"[0] [1 : 1]> = <"input"[1] [1 : 1]>
+    ```
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src attr-dict");
+}
+
+def Ccl_SignalOp : Ccl_InstructionOp<"signal", ["getWrittenRefs", "getReadRefs"]> {
+  let summary = "Tell the channel's destination that earlier puts arrived";
+  let description = [{
+    Runs on the channel's source rank. The k-th `ccl.wait` on the channel
+    returns after the k-th signal, and then every put on the channel issued
+    earlier by the signalling thread block is visible. `relaxed` drops that
+    ordering (the signal only counts).
+
+    ```mlir
+    ccl.signal @mem_0_1 tb 0
+    ```
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement,
+                       (ins UnitAttr:$relaxed));
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " (`relaxed` $relaxed^)? attr-dict");
+}
+
+def Ccl_WaitOp : Ccl_InstructionOp<"wait", ["getWrittenRefs", "getReadRefs", "waits"]> {
+  let summary = "Wait for the matching signal on a channel";
+  let description = [{
+    Runs on the channel's destination rank: the k-th wait on a channel
+    returns once the k-th `ccl.signal` on it was issued, and makes the puts
+    that signal covers visible to the waiting thread block.
+
+    ```mlir
+    ccl.wait @mem_0_1 tb 0
+    ```
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement,
+                       (ins UnitAttr:$relaxed));
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " (`relaxed` $relaxed^)? attr-dict");
+}
+
+def Ccl_FlushOp : Ccl_InstructionOp<"flush", ["getWrittenRefs", "getReadRefs", "waits"]> {
+  let summary = "Wait until earlier port-channel puts no longer need their source";
+  let description = [{
+    Runs on the source rank of a port channel: returns once every earlier put
+    of the thread block on the channel has read its source, so the source
+    may be overwritten.
+
+    ```mlir
+    ccl.flush @port_0_1 tb 0
+    ```
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement);
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " attr-dict");
 }
 
 def Ccl_PutPacketsOp : Ccl_InstructionOp<"put_packets"> {
   let summary = "Send chunks as LL packets into a peer's scratch buffer";
   let description = [{
-    Runs on the channel's source rank, on thread block `tb`: reads `src` on
-    that rank and writes it as LL16 packets (8 payload bytes and two copies
-    of the call's flag per 16-byte store) into `dst`, a scratch buffer on the
-    channel's destination rank. The data and the flag arrive together, so no
-    separate signal is needed.
+    Runs on the channel's source rank: reads `src` on that rank and writes
+    it as LL16 packets (8 payload bytes and two copies of the call's flag
+    per 16-byte store) into `dst`, a scratch buffer on the channel's
+    destination rank. The data and the flag arrive together, so no separate
+    signal is needed.
 
     ```mlir
-    ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+    ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
     ```
   }];
-  let arguments = (ins FlatSymbolRefAttr:$channel, I64Attr:$tb,
-                       Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src);
-  let assemblyFormat = "$channel `tb` $tb $dst `=` $src attr-dict";
+  let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src attr-dict");
 }
 
 def Ccl_CopyOp : Ccl_InstructionOp<"copy"> {
-  let summary = "Copy chunks on one rank";
+  let summary = "Copy chunks (chunk level: possibly across ranks)";
   let description = [{
-    Runs on the rank that owns `dst` (which must also own `src`), on thread
-    block `tb`: `dst = src`, element for element.
+    `dst = src`, element for element. When both are on one rank this is a
+    local copy run by that rank. When they are on different ranks it is a
+    chunk-level copy: it belongs to the destination's rank, and the
+    chunk-lowering pass turns it into one-sided operations with the
+    synchronisation they need.
 
     ```mlir
-    ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]>
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+    ccl.copy <"input"[2] [1 : 1]> = <"input"[1] [1 : 1]>
     ```
   }];
-  let arguments = (ins I64Attr:$tb, Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src);
-  let assemblyFormat = "`tb` $tb $dst `=` $src attr-dict";
+  let arguments = !con(Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `=` $src attr-dict");
+  let extraClassDeclaration = [{
+    bool isCrossRank() { return getDst().getRank() != getSrc().getRank(); }
+  }];
 }
 
-def Ccl_ReducePacketsOp : Ccl_InstructionOp<"reduce_packets"> {
-  let summary = "Reduce LL packets received in scratch into chunks";
+def Ccl_ReduceOp : Ccl_InstructionOp<"reduce", ["accumulates"]> {
+  let summary = "Reduce chunks into chunks (chunk level: possibly across ranks)";
   let description = [{
-    Runs on the rank that owns `dst`, on thread block `tb`: waits for the
-    packets of the current call in `src` (a scratch buffer on the same rank,
-    written by a peer's `ccl.put_packets`) and sets `dst = dst OP payload`,
-    where OP is the reduction operator the kernel is specialised for.
+    `dst = dst OP src`, where OP is the reduction operator the kernel is
+    specialised for. On one rank it is a local reduction; across ranks a
+    chunk-level reduction that belongs to the destination's rank until the
+    chunk-lowering pass splits it.
 
     ```mlir
-    ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"recv"[0][1 : 1]>
+    ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
     ```
   }];
-  let arguments = (ins I64Attr:$tb, Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src);
-  let assemblyFormat = "`tb` $tb $dst `from` $src attr-dict";
+  let arguments = !con(Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src attr-dict");
+  let extraClassDeclaration = [{
+    bool isCrossRank() { return getDst().getRank() != getSrc().getRank(); }
+  }];
+}
+
+def Ccl_ReadReduceOp : Ccl_InstructionOp<"read_reduce", ["getReadRefs", "accumulates"]> {
+  let summary = "Reduce chunks read directly from several peers";
+  let description = [{
+    Runs on the rank that owns `dst`: `dst = dst OP srcs[0] OP srcs[1] ...`,
+    loading each `srcs[i]` from its rank's memory through memory channel
+    `channels[i]`, which goes from `dst`'s rank to that rank. The peers'
+    data must be ready (a wait that matches their signal).
+
+    ```mlir
+    ccl.read_reduce tb 0 <"output"[0] [0 : 1]> from [<"input"[1] [0 : 1]>, <"input"[2] [0 : 1]>] via [@mem_0_1, @mem_0_2]
+    ```
+  }];
+  let arguments = !con(Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst,
+                            TypedArrayAttrBase<Ccl_ChunkRefAttr, "chunk references">:$srcs,
+                            FlatSymbolRefArrayAttr:$channels));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $srcs `via` $channels attr-dict");
+}
+
+def Ccl_CopyPacketsOp : Ccl_InstructionOp<"copy_packets", ["waits"]> {
+  let summary = "Copy received LL packets into another scratch buffer";
+  let description = [{
+    Runs on the rank that owns both scratch buffers: waits for the packets of
+    the current call in `src` and writes them, still as packets, into `dst`
+    (for example to forward them later).
+
+    ```mlir
+    ccl.copy_packets tb 0 <"fwd"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
+    ```
+  }];
+  let arguments = !con(Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src attr-dict");
+}
+
+def Ccl_UnpackPacketsOp : Ccl_InstructionOp<"unpack_packets", ["waits"]> {
+  let summary = "Unpack received LL packets into plain data";
+  let description = [{
+    Runs on the rank that owns `dst`: waits for the packets of the current
+    call in `src` (scratch on the same rank) and stores their payload into
+    `dst`.
+
+    ```mlir
+    ccl.unpack_packets tb 0 <"output"[0] [1 : 1]> from <"recv"[0] [1 : 1]>
+    ```
+  }];
+  let arguments = !con(Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src attr-dict");
+}
+
+def Ccl_ReducePacketsOp : Ccl_InstructionOp<"reduce_packets", ["accumulates", "waits"]> {
+  let summary = "Reduce LL packets received in scratch into chunks";
+  let description = [{
+    Runs on the rank that owns `dst`: waits for the packets of the current
+    call in `src` (a scratch buffer on the same rank, written by a peer's
+    `ccl.put_packets`) and sets `dst = dst OP payload`, where OP is the
+    reduction operator the kernel is specialised for.
+
+    ```mlir
+    ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
+    ```
+  }];
+  let arguments = !con(Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src attr-dict");
+}
+
+def Ccl_MultimemReduceOp : Ccl_InstructionOp<"multimem_reduce", ["getReadRefs"]> {
+  let summary = "Load-reduce one chunk from every rank of a switch channel";
+  let description = [{
+    Runs on the rank that owns `dst`: through switch channel `channel`, loads
+    the chunk named by `src` (same buffer and index) from every rank of the
+    channel, reduced by the switch, and stores the result into `dst`. `src`
+    is written with `dst`'s rank; it stands for that chunk on every member.
+
+    ```mlir
+    ccl.multimem_reduce @sw tb 0 <"output"[1] [1 : 1]> = <"input"[1] [1 : 1]>
+    ```
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src attr-dict");
+}
+
+def Ccl_MultimemBroadcastOp : Ccl_InstructionOp<"multimem_broadcast", ["getWrittenRefs"]> {
+  let summary = "Store one chunk into every rank of a switch channel";
+  let description = [{
+    Runs on the rank that owns `src`: through switch channel `channel`,
+    stores `src` into the chunk named by `dst` on every rank of the channel.
+    `dst` is written with `src`'s rank; it stands for that chunk on every
+    member.
+
+    ```mlir
+    ccl.multimem_broadcast @sw tb 0 <"output"[1] [1 : 1]> = <"output"[1] [1 : 1]>
+    ```
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src attr-dict");
+}
+
+def Ccl_ReleaseOp : Ccl_InstructionOp<"release", ["getWrittenRefs", "getReadRefs"]> {
+  let summary = "Release a cross-thread-block semaphore";
+  let description = [{
+    Runs on the semaphore's rank: after the thread block's earlier
+    operations completed (and their writes are visible on the rank), adds one
+    to `semaphore`.
+
+    ```mlir
+    ccl.release @sem_0_0 tb 1
+    ```
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$semaphore), Ccl_Placement);
+  let assemblyFormat = !strconcat("$semaphore ", Ccl_PlacementFormat, " attr-dict");
+}
+
+def Ccl_AcquireOp : Ccl_InstructionOp<"acquire", ["getWrittenRefs", "getReadRefs", "waits"]> {
+  let summary = "Acquire a cross-thread-block semaphore";
+  let description = [{
+    Runs on the semaphore's rank: waits until `semaphore` is positive and
+    subtracts one. The k-th acquire on a semaphore is matched with its k-th
+    release; operations after it see the writes made before that release.
+
+    ```mlir
+    ccl.acquire @sem_0_0 tb 0
+    ```
+  }];
+  let arguments = !con((ins FlatSymbolRefAttr:$semaphore), Ccl_Placement);
+  let assemblyFormat = !strconcat("$semaphore ", Ccl_PlacementFormat, " attr-dict");
+}
+
+def Ccl_TbBarrierOp : Ccl_Op<"tb_barrier"> {
+  let summary = "Barrier among several thread blocks of one rank";
+  let description = [{
+    Every thread block in `tbs` of rank `rank` reaches the barrier before any
+    of them goes past it; writes made before it are visible after it. At
+    the global level it stands once in program order; scheduling puts a
+    copy into each participating thread block.
+
+    ```mlir
+    ccl.tb_barrier rank 0 tbs [0, 1, 2, 3]
+    ```
+  }];
+  let arguments = (ins I64Attr:$rank, DenseI64ArrayAttr:$tbs);
+  let assemblyFormat = "`rank` $rank `tbs` $tbs attr-dict";
+  let hasVerifier = 1;
 }
 
 def Ccl_BarrierOp : Ccl_Op<"barrier", [HasParent<"ThreadBlockOp">]> {
