@@ -47,7 +47,7 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 
 // Tests that a channel kind is memory, port or switch.
 ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
-  // expected-error@+1 {{'ccl.channel' op channel kind must be memory, port or switch, not "nvlink"}}
+  // expected-error@+1 {{'ccl.channel' op channel kind must be memory or port, not "nvlink"}}
   ccl.channel @c "nvlink" 0 -> 1
 }
 

@@ -52,13 +52,13 @@ ccl.algorithm @global_n2 attributes {name = "global", collective = "AllReduce", 
 // CHECK-NEXT:    ccl.wait @mem_0_2 tb 3
 // CHECK-NEXT:    ccl.flush @port_2_0
 // CHECK-NEXT:    ccl.get @mem_0_2 tb 1 <"output"[0] [2 : 1]> = <"buf"[2] [2 : 1]>
-// CHECK-NEXT:    ccl.read_reduce tb 0 <"output"[0] [1 : 1]> from [#ccl.chunk<"output"[2][1 : 1]>] via [@mem_0_2]
+// CHECK-NEXT:    ccl.read_reduce tb 0 <"output"[0] [1 : 1]> from [#ccl.chunk<"output"[2] [1 : 1]>] via [@mem_0_2]
 // CHECK-NEXT:    ccl.multimem_reduce @sw tb 0 <"output"[1] [2 : 1]> = <"buf"[1] [2 : 1]>
 // CHECK-NEXT:    ccl.multimem_broadcast @sw <"output"[1] [0 : 1]> = <"output"[1] [2 : 1]>
 // CHECK-NEXT:    ccl.release @sem tb 1
 // CHECK-NEXT:    ccl.acquire @sem tb 0
 // CHECK-NEXT:    ccl.tb_barrier rank 2 tbs [0, 1]
-// CHECK-NEXT:    ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0][0 : 1]>, #ccl.chunk<"input"[1][0 : 1]>, #ccl.chunk<"input"[1][0 : 1]>]
+// CHECK-NEXT:    ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>]
 ccl.algorithm @simple_n3 attributes {name = "simple", collective = "Broadcast", inplace = true,
                                      nranks = 3 : i64, chunks = 1 : i64, protocol = "Simple",
                                      input_chunks = 1 : i64, output_chunks = 3 : i64, instances = 2 : i64} {
