@@ -120,7 +120,7 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
         return;
       OpInfo o;
       o.kind = op->getName().stripDialect().str();
-      if (auto l = dyn_cast<FileLineColLoc>(op->getLoc())) {
+      if (auto l = op->getLoc()->findInstanceOf<FileLineColLoc>()) {
         o.file = l.getFilename().str();
         o.line = l.getLine();
         o.col = l.getColumn();
@@ -151,6 +151,7 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
   FrontendOptions fo;
   fo.nranks = options.nranks;
   fo.defines = options.defines;
+  fo.includeDirs = options.includeDirs;
   OwningOpRef<ModuleOp> module = evaluate(&ctx, *file, fo);
   if (!module)
     return false;

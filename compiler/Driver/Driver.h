@@ -27,6 +27,8 @@ struct CompileOptions {
   std::vector<std::string> dtypes{"float32", "float16", "bfloat16"};
   std::vector<std::string> redops{"sum"};
   llvm::StringMap<int64_t> defines;
+  /// Directories searched by `import` after the importing file's own.
+  std::vector<std::string> includeDirs;
   EmitLevel emit = EmitLevel::SO;
   bool verify = true;
   /// Largest message, in input bytes per rank, the plans support (scratch

@@ -40,13 +40,14 @@ struct Expr {
 };
 
 struct Stmt {
-  enum Kind { Scratch, Let, Assign, For, If, ExprStmt };
+  enum Kind { Scratch, Let, Assign, For, If, ExprStmt, Return, Ensure, Require };
   Kind kind;
   Loc loc;
   std::string name; ///< scratch/let/assign target, for-loop variable
   Loc nameLoc;
   /// Scratch: slot count. Let/Assign: value. For: iterated range.
-  /// If: condition. ExprStmt: the expression.
+  /// If: condition. ExprStmt, Ensure, Require: the expression. Return: the
+  /// value (null for a bare `return;`).
   std::unique_ptr<Expr> expr;
   std::unique_ptr<Expr> filter; ///< For: optional `if` filter
   std::vector<std::unique_ptr<Stmt>> body;
@@ -55,22 +56,64 @@ struct Stmt {
   Stmt(Kind kind, Loc loc) : kind(kind), loc(loc) {}
 };
 
+/// `name(value)` or `name(value = rhs)` after an algorithm or collective head.
 struct Clause {
   std::string name;
   Loc loc;
   std::unique_ptr<Expr> value;
+  std::unique_ptr<Expr> rhs; ///< only for `name(value = rhs)`
 };
 
+/// An argument in `implements X(...)` or a parameter in `collective X(...)`:
+/// `name = value` or, positionally, just `value`.
+struct Arg {
+  std::string name; ///< "" when positional
+  Loc loc;
+  std::unique_ptr<Expr> value;
+};
+
+struct File;
+
 struct Algorithm {
-  std::string name, collective, variant;
-  Loc loc, collectiveLoc, variantLoc;
+  std::string name, collective;
+  Loc loc, collectiveLoc;
+  std::vector<Arg> args; ///< `implements C(inplace, root = 1)`
   std::vector<Clause> clauses;
   std::vector<std::unique_ptr<Stmt>> body;
+  const File *file = nullptr;
+};
+
+/// `collective NAME(param = default, ...) input(E) output(E) inplace(A = B) {
+/// require ...; ensure ...; }`
+struct Collective {
+  std::string name;
+  Loc loc;
+  std::vector<Arg> params;
+  std::vector<Clause> clauses;
+  std::vector<std::unique_ptr<Stmt>> body;
+  const File *file = nullptr;
+};
+
+/// `fn NAME(a, b) { ... }`, inlined at every call.
+struct Function {
+  std::string name;
+  Loc loc;
+  std::vector<std::string> params;
+  std::vector<std::unique_ptr<Stmt>> body;
+  const File *file = nullptr;
+};
+
+struct Import {
+  std::string path; ///< as written, without quotes
+  Loc loc;
 };
 
 struct File {
   std::string path;
+  std::vector<Import> imports;
   std::vector<std::unique_ptr<Algorithm>> algorithms;
+  std::vector<std::unique_ptr<Collective>> collectives;
+  std::vector<std::unique_ptr<Function>> functions;
 };
 
 struct Diagnostic {

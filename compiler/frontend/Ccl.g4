@@ -1,14 +1,17 @@
 // Ccl.g4 - grammar of the .ccl language (docs/language.md).
 grammar Ccl;
 
-file : algorithm* EOF ;
+file : item* EOF ;
 
-algorithm
-  : 'algorithm' name=ID 'implements' collective=ID ('(' variant=ID ')')?
-    clause* block
+item
+  : 'import' path=STRING ';'                                          # importItem
+  | 'fn' name=ID '(' (params+=ID (',' params+=ID)*)? ')' block        # fnItem
+  | 'collective' name=ID ('(' argList? ')')? clause* block            # collectiveItem
+  | 'algorithm' name=ID 'implements' collective=ID ('(' argList? ')')?
+    clause* block                                                     # algorithmItem
   ;
 
-clause : name=ID '(' expr ')' ;
+clause : name=ID '(' value=expr ('=' rhs=expr)? ')' ;
 
 block : '{' stmt* '}' ;
 
@@ -18,6 +21,9 @@ stmt
   | name=ID '=' expr ';'                                          # assignStmt
   | 'for' var=ID 'in' iter=expr ('if' cond=expr)? block           # forStmt
   | ifStatement                                                   # ifStmt
+  | 'return' expr? ';'                                            # returnStmt
+  | 'ensure' expr ';'                                             # ensureStmt
+  | 'require' expr ';'                                            # requireStmt
   | expr ';'                                                      # exprStmt
   ;
 
@@ -46,6 +52,7 @@ arg : (name=ID '=')? expr ;
 
 INT : [0-9]+ ;
 ID : [a-zA-Z_] [a-zA-Z_0-9]* ;
+STRING : '"' ~["\r\n]* '"' ;
 LINE_COMMENT : '//' ~[\r\n]* -> skip ;
 BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
 WS : [ \t\r\n]+ -> skip ;

@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ccl {
@@ -22,6 +23,8 @@ struct FrontendOptions {
   /// Upper bound on loop iterations, statements and operations per algorithm
   /// and rank count; evaluation stops with a diagnostic beyond it.
   int64_t maxSteps = int64_t(1) << 22;
+  /// Directories searched for `import "..."` after the importing file's own.
+  std::vector<std::string> includeDirs;
 };
 
 /// Parses `source`; syntax errors become MLIR diagnostics at

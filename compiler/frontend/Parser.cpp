@@ -62,10 +62,12 @@ public:
   std::vector<std::unique_ptr<Stmt>> block(CclParser::BlockContext *ctx);
   std::unique_ptr<Stmt> stmt(CclParser::StmtContext *ctx);
   std::unique_ptr<Stmt> ifStmt(CclParser::IfStatementContext *ctx);
-  std::unique_ptr<Algorithm> algorithm(CclParser::AlgorithmContext *ctx);
+  void item(CclParser::ItemContext *ctx, File &file);
 
 private:
   void args(Expr &e, CclParser::ArgListContext *list);
+  std::vector<Arg> headArgs(CclParser::ArgListContext *list);
+  std::vector<Clause> clauses(const std::vector<CclParser::ClauseContext *> &list);
 };
 
 void Builder::args(Expr &e, CclParser::ArgListContext *list) {
@@ -182,6 +184,22 @@ std::unique_ptr<Stmt> Builder::stmt(CclParser::StmtContext *ctx) {
   }
   if (auto *c = dynamic_cast<CclParser::IfStmtContext *>(ctx))
     return ifStmt(c->ifStatement());
+  if (auto *c = dynamic_cast<CclParser::ReturnStmtContext *>(ctx)) {
+    auto s = std::make_unique<Stmt>(Stmt::Return, locOf(ctx));
+    if (c->expr())
+      s->expr = expr(c->expr());
+    return s;
+  }
+  if (auto *c = dynamic_cast<CclParser::EnsureStmtContext *>(ctx)) {
+    auto s = std::make_unique<Stmt>(Stmt::Ensure, locOf(ctx));
+    s->expr = expr(c->expr());
+    return s;
+  }
+  if (auto *c = dynamic_cast<CclParser::RequireStmtContext *>(ctx)) {
+    auto s = std::make_unique<Stmt>(Stmt::Require, locOf(ctx));
+    s->expr = expr(c->expr());
+    return s;
+  }
   auto *c = dynamic_cast<CclParser::ExprStmtContext *>(ctx);
   auto s = std::make_unique<Stmt>(Stmt::ExprStmt, locOf(ctx));
   if (c)
@@ -191,26 +209,76 @@ std::unique_ptr<Stmt> Builder::stmt(CclParser::StmtContext *ctx) {
   return s;
 }
 
-std::unique_ptr<Algorithm>
-Builder::algorithm(CclParser::AlgorithmContext *c) {
+std::vector<Arg> Builder::headArgs(CclParser::ArgListContext *list) {
+  std::vector<Arg> out;
+  if (!list)
+    return out;
+  for (auto *a : list->arg()) {
+    Arg arg;
+    arg.name = a->name ? a->name->getText() : "";
+    arg.loc = a->name ? locOf(a->name) : locOf(a->expr());
+    arg.value = expr(a->expr());
+    out.push_back(std::move(arg));
+  }
+  return out;
+}
+
+std::vector<Clause>
+Builder::clauses(const std::vector<CclParser::ClauseContext *> &list) {
+  std::vector<Clause> out;
+  for (auto *cl : list) {
+    Clause clause;
+    clause.name = cl->name->getText();
+    clause.loc = locOf(cl->name);
+    clause.value = expr(cl->value);
+    if (cl->rhs)
+      clause.rhs = expr(cl->rhs);
+    out.push_back(std::move(clause));
+  }
+  return out;
+}
+
+void Builder::item(CclParser::ItemContext *ctx, File &file) {
+  if (auto *c = dynamic_cast<CclParser::ImportItemContext *>(ctx)) {
+    std::string text = c->path->getText();
+    file.imports.push_back({text.substr(1, text.size() - 2), locOf(c->path)});
+    return;
+  }
+  if (auto *c = dynamic_cast<CclParser::FnItemContext *>(ctx)) {
+    auto f = std::make_unique<Function>();
+    f->name = c->name->getText();
+    f->loc = locOf(c->name);
+    for (Token *p : c->params)
+      f->params.push_back(p->getText());
+    f->body = block(c->block());
+    f->file = &file;
+    file.functions.push_back(std::move(f));
+    return;
+  }
+  if (auto *c = dynamic_cast<CclParser::CollectiveItemContext *>(ctx)) {
+    auto k = std::make_unique<Collective>();
+    k->name = c->name->getText();
+    k->loc = locOf(c->name);
+    k->params = headArgs(c->argList());
+    k->clauses = clauses(c->clause());
+    k->body = block(c->block());
+    k->file = &file;
+    file.collectives.push_back(std::move(k));
+    return;
+  }
+  auto *c = dynamic_cast<CclParser::AlgorithmItemContext *>(ctx);
+  if (!c)
+    return;
   auto a = std::make_unique<Algorithm>();
   a->loc = locOf(c->name);
   a->name = c->name->getText();
   a->collective = c->collective->getText();
   a->collectiveLoc = locOf(c->collective);
-  if (c->variant) {
-    a->variant = c->variant->getText();
-    a->variantLoc = locOf(c->variant);
-  }
-  for (auto *cl : c->clause()) {
-    Clause clause;
-    clause.name = cl->name->getText();
-    clause.loc = locOf(cl->name);
-    clause.value = expr(cl->expr());
-    a->clauses.push_back(std::move(clause));
-  }
+  a->args = headArgs(c->argList());
+  a->clauses = clauses(c->clause());
   a->body = block(c->block());
-  return a;
+  a->file = &file;
+  file.algorithms.push_back(std::move(a));
 }
 
 } // namespace
@@ -234,8 +302,8 @@ std::unique_ptr<File> ccl::ast::parse(const std::string &source,
     auto file = std::make_unique<File>();
     file->path = path;
     Builder builder;
-    for (auto *a : tree->algorithm())
-      file->algorithms.push_back(builder.algorithm(a));
+    for (auto *item : tree->item())
+      builder.item(item, *file);
     return file;
   } catch (const std::exception &e) {
     diags.push_back({{1, 1}, std::string("internal parser error: ") + e.what()});
@@ -338,8 +406,20 @@ void printStmts(const std::vector<std::unique_ptr<Stmt>> &stmts, int indent,
       }
       break;
     case Stmt::ExprStmt:
-      os << "expr ";
+    case Stmt::Ensure:
+    case Stmt::Require:
+      os << (s->kind == Stmt::ExprStmt ? "expr "
+             : s->kind == Stmt::Ensure ? "ensure "
+                                       : "require ");
       printExpr(*s->expr, os);
+      os << "\n";
+      break;
+    case Stmt::Return:
+      os << "return";
+      if (s->expr) {
+        os << " ";
+        printExpr(*s->expr, os);
+      }
       os << "\n";
       break;
     }
@@ -348,19 +428,53 @@ void printStmts(const std::vector<std::unique_ptr<Stmt>> &stmts, int indent,
 
 } // namespace
 
+namespace {
+void printHead(const std::vector<Arg> &args, const std::vector<Clause> &clauses,
+               std::ostream &os) {
+  if (!args.empty()) {
+    os << "(";
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i)
+        os << ", ";
+      if (!args[i].name.empty())
+        os << args[i].name << " = ";
+      printExpr(*args[i].value, os);
+    }
+    os << ")";
+  }
+  for (const auto &c : clauses) {
+    os << " " << c.name << "(";
+    printExpr(*c.value, os);
+    if (c.rhs) {
+      os << " = ";
+      printExpr(*c.rhs, os);
+    }
+    os << ")";
+  }
+  os << "\n";
+}
+} // namespace
+
 void ccl::ast::print(const File &file, std::ostream &os) {
   os << "file " << file.path << "\n";
+  for (const auto &i : file.imports)
+    os << i.loc.line << ":" << i.loc.col << " import \"" << i.path << "\"\n";
+  for (const auto &f : file.functions) {
+    os << f->loc.line << ":" << f->loc.col << " fn " << f->name << "(";
+    for (size_t i = 0; i < f->params.size(); ++i)
+      os << (i ? ", " : "") << f->params[i];
+    os << ")\n";
+    printStmts(f->body, 2, os);
+  }
+  for (const auto &k : file.collectives) {
+    os << k->loc.line << ":" << k->loc.col << " collective " << k->name;
+    printHead(k->params, k->clauses, os);
+    printStmts(k->body, 2, os);
+  }
   for (const auto &a : file.algorithms) {
     os << a->loc.line << ":" << a->loc.col << " algorithm " << a->name
        << " implements " << a->collective;
-    if (!a->variant.empty())
-      os << "(" << a->variant << ")";
-    for (const auto &c : a->clauses) {
-      os << " " << c.name << "(";
-      printExpr(*c.value, os);
-      os << ")";
-    }
-    os << "\n";
+    printHead(a->args, a->clauses, os);
     printStmts(a->body, 2, os);
   }
 }

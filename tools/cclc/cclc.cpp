@@ -57,6 +57,9 @@ static cl::opt<ccl::EmitLevel> emit(
 static cl::list<std::string> defines("D", cl::desc("Compile-time parameter name=value"),
                                      cl::value_desc("name=value"), cl::Prefix,
                                      cl::cat(cat));
+static cl::list<std::string> includeDirs("I", cl::desc("Directory searched by 'import' (after the importing file's own)"),
+                                         cl::value_desc("dir"), cl::Prefix,
+                                         cl::cat(cat));
 static cl::opt<bool> noVerify("no-verify",
                               cl::desc("Skip the correctness proof (ccl-verify)"),
                               cl::cat(cat));
@@ -164,6 +167,8 @@ int main(int argc, char **argv) {
       return fail("-D expects name=integer, not '" + d + "'");
     options.defines[name] = v;
   }
+  for (const std::string &d : includeDirs)
+    options.includeDirs.push_back(d);
   bool textual = options.emit != ccl::EmitLevel::SO;
   if (outputFile.empty())
     outputFile = textual ? "-" : "";
