@@ -193,6 +193,9 @@ int main(int argc, char **argv) {
   auto process = [&](std::unique_ptr<MemoryBuffer> buffer,
                      raw_ostream &out) -> mlir::LogicalResult {
     mlir::MLIRContext ctx(registry);
+    // Diagnostics point at source lines; an IR dump of the op helps nobody
+    // writing .ccl.
+    ctx.printOpOnDiagnostic(false);
     ctx.loadAllAvailableDialects();
     SourceMgr sm;
     const MemoryBuffer &ref = *buffer;
