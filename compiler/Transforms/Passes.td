@@ -26,6 +26,44 @@ def CclVerify : Pass<"ccl-verify", "mlir::ModuleOp"> {
   }];
 }
 
+def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
+  let summary = "Turn chunk-level copy/reduce into one-sided operations";
+  let description = [{
+    A `ccl.copy` or `ccl.reduce` whose source and destination are on
+    different ranks carries implicit synchronisation (docs/semantics.md,
+    ordering rule 9). This pass makes it explicit. The source's rank sends
+    the data into a fresh slot of a transfer scratch buffer `xfer` on the
+    destination's rank over the channel `src -> dst` and signals; the
+    destination's rank waits and then copies or reduces the slot into the
+    destination. In an LL algorithm the send is `put_packets` and the
+    receive `unpack_packets`/`reduce_packets`, which need no signal. A copy
+    into a scratch buffer (Simple) lands there directly. Each transfer gets
+    its own slots, so no slot is reused within a call.
+
+    Operations without a thread block (`tb`) are placed on thread block 0 of
+    their rank, so every rank runs its part of the chunk-level program in
+    program order, which is deadlock free because every wait follows its
+    send in that order. Programs without chunk-level operations are left
+    alone.
+
+    ```mlir
+    // before (rank 1 reduces rank 0's chunk into its own)
+    ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
+    // after
+    ccl.scratch @xfer slots 1
+    ccl.channel @mem_0_1 "memory" 0 -> 1
+    ccl.put @mem_0_1 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+    ccl.signal @mem_0_1 tb 0
+    ccl.wait @mem_0_1 tb 0
+    ccl.reduce tb 0 <"input"[1] [0 : 1]> from <"xfer"[1] [0 : 1]>
+    ```
+  }];
+  let options = [
+    Option<"channelKind", "channel", "std::string", /*default=*/"\"memory\"",
+           "Channel kind for Simple transfers: memory or port">,
+  ];
+}
+
 def CclSchedule : Pass<"ccl-schedule", "mlir::ModuleOp"> {
   let summary = "Group operations into per-rank, per-thread-block lists";
   let description = [{

@@ -1,0 +1,182 @@
+//===- LowerChunks.cpp - chunk-level copy/reduce to one-sided ops ---------===//
+
+#include "compiler/Transforms/Passes.h"
+
+#include "ccl/Dialect/CclDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+
+namespace ccl {
+#define GEN_PASS_DEF_CCLLOWERCHUNKS
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace ccl
+
+using namespace mlir;
+using namespace ccl;
+
+namespace {
+
+bool isChunkLevel(Operation *op) {
+  if (auto c = dyn_cast<CopyOp>(op))
+    return c.isCrossRank();
+  if (auto r = dyn_cast<ReduceOp>(op))
+    return r.isCrossRank();
+  return false;
+}
+
+/// Rewrites one algorithm; `kind` is the channel kind for Simple transfers.
+class ChunkLowering {
+public:
+  ChunkLowering(AlgorithmOp algo, StringRef kind)
+      : algo(algo), kind(kind), b(algo.getContext()) {}
+
+  LogicalResult run() {
+    Block &body = algo.getBody().front();
+    SmallVector<Operation *> chunkOps;
+    bool unplaced = false;
+    for (Operation &op : body) {
+      if (isChunkLevel(&op))
+        chunkOps.push_back(&op);
+      else if (auto inst = dyn_cast<InstructionOp>(op))
+        unplaced |= !inst.isPlaced();
+    }
+    if (chunkOps.empty() && !unplaced)
+      return success();
+    if (algo.isLL() && kind != "memory")
+      return algo.emitError("an LL algorithm sends packets over memory "
+                            "channels; --channel=")
+             << kind << " applies to Simple algorithms";
+
+    // Slots of the transfer buffer: every transfer into a rank gets its own.
+    std::map<int64_t, int64_t> received;
+    for (Operation *op : chunkOps) {
+      auto inst = cast<InstructionOp>(op);
+      ChunkRefAttr dst = inst.getWrittenRefs().front();
+      if (needsSlot(op))
+        received[dst.getRank()] += dst.getCount();
+    }
+    int64_t slots = 0;
+    for (auto [rank, n] : received)
+      slots = std::max(slots, n);
+    StringAttr xfer;
+    if (slots > 0)
+      xfer = declareScratch(slots);
+
+    std::map<int64_t, int64_t> nextSlot;
+    for (Operation *op : chunkOps) {
+      b.setInsertionPoint(op);
+      Location loc = op->getLoc();
+      auto inst = cast<InstructionOp>(op);
+      ChunkRefAttr dst = inst.getWrittenRefs().front();
+      ChunkRefAttr src = inst.getReadRefs().front();
+      int64_t from = src.getRank(), to = dst.getRank();
+      FlatSymbolRefAttr ch = channel(algo.isLL() ? "memory" : kind, from, to,
+                                     loc);
+      IntegerAttr tb0 = b.getI64IntegerAttr(0);
+      ChunkRefAttr landing = dst;
+      if (needsSlot(op)) {
+        int64_t &slot = nextSlot[to];
+        landing = ChunkRefAttr::get(b.getContext(), xfer.getValue(), to, slot,
+                                    dst.getCount());
+        slot += dst.getCount();
+      }
+      if (algo.isLL()) {
+        PutPacketsOp::create(b, loc, ch, tb0, nullptr, landing, src);
+        if (isa<ReduceOp>(op))
+          ReducePacketsOp::create(b, loc, tb0, nullptr, dst, landing);
+        else
+          UnpackPacketsOp::create(b, loc, tb0, nullptr, dst, landing);
+      } else {
+        bool port = kind == "port";
+        PutOp::create(b, loc, ch, tb0, nullptr, landing, src, UnitAttr(),
+                      UnitAttr());
+        SignalOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
+        if (port)
+          FlushOp::create(b, loc, ch, tb0, nullptr);
+        WaitOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
+        if (isa<ReduceOp>(op))
+          ReduceOp::create(b, loc, tb0, nullptr, dst, landing);
+        else if (landing != dst)
+          CopyOp::create(b, loc, tb0, nullptr, dst, landing);
+      }
+      op->erase();
+    }
+    // Everything else still unplaced runs on block 0 of its rank.
+    for (Operation &op : body)
+      if (auto inst = dyn_cast<InstructionOp>(op); inst && !inst.isPlaced())
+        op.setAttr("tb", b.getI64IntegerAttr(0));
+    return success();
+  }
+
+private:
+  /// A copy into a scratch buffer of a Simple algorithm lands directly;
+  /// everything else goes through a transfer slot.
+  bool needsSlot(Operation *op) {
+    if (algo.isLL() || isa<ReduceOp>(op))
+      return true;
+    return !cast<CopyOp>(op).getDst().isScratch();
+  }
+
+  StringAttr declareScratch(int64_t slots) {
+    std::string name = "xfer";
+    for (int i = 1; mlir::SymbolTable::lookupSymbolIn(algo, name); ++i)
+      name = "xfer" + std::to_string(i);
+    OpBuilder::InsertionGuard g(b);
+    Block &body = algo.getBody().front();
+    auto it = body.begin();
+    while (it != body.end() && isa<ScratchOp>(*it))
+      ++it;
+    b.setInsertionPoint(&body, it);
+    ScratchOp::create(b, algo.getLoc(), name, slots);
+    return b.getStringAttr(name);
+  }
+
+  /// The channel `kind from -> to`, reusing a declared one.
+  FlatSymbolRefAttr channel(StringRef chKind, int64_t from, int64_t to,
+                            Location loc) {
+    for (auto ch : algo.getBody().getOps<ChannelOp>())
+      if (ch.getKind() == chKind && ch.getSrc() == from && ch.getDst() == to)
+        return FlatSymbolRefAttr::get(ch.getSymNameAttr());
+    std::string base = llvm::formatv("{0}_{1}_{2}",
+                                     chKind == "memory" ? "mem" : chKind, from,
+                                     to)
+                           .str();
+    std::string name = base;
+    for (int i = 1; mlir::SymbolTable::lookupSymbolIn(algo, name); ++i)
+      name = base + "_" + std::to_string(i);
+    OpBuilder::InsertionGuard g(b);
+    Block &body = algo.getBody().front();
+    auto it = body.begin();
+    while (it != body.end() && isa<ScratchOp, ChannelOp>(*it))
+      ++it;
+    b.setInsertionPoint(&body, it);
+    ChannelOp::create(b, loc, name, chKind, from, to);
+    return FlatSymbolRefAttr::get(b.getContext(), name);
+  }
+
+  AlgorithmOp algo;
+  std::string kind;
+  OpBuilder b;
+};
+
+struct CclLowerChunksPass
+    : public ccl::impl::CclLowerChunksBase<CclLowerChunksPass> {
+  using CclLowerChunksBase::CclLowerChunksBase;
+  void runOnOperation() override {
+    if (channelKind != "memory" && channelKind != "port") {
+      getOperation().emitError("--channel must be memory or port, not '")
+          << channelKind << "'";
+      return signalPassFailure();
+    }
+    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
+      if (!algo.getScheduled() &&
+          failed(ChunkLowering(algo, channelKind).run()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
