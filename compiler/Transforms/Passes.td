@@ -64,6 +64,35 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
   ];
 }
 
+def CclReplicate : Pass<"ccl-replicate", "mlir::ModuleOp"> {
+  let summary = "Lay several copies of an algorithm side by side (instances)";
+  let description = [{
+    With `instances=k` (k > 1), replaces each global-level algorithm whose
+    operations are all placed by `k` copies that each work on `1/k` of the
+    data, as `instances(k)` in the language does: chunk `c` of the
+    algorithm becomes chunks `c * k + j` of copy `j` (so `chunks`, the
+    buffers' chunk counts and every scratch buffer's slots grow `k`-fold),
+    each copy gets its own channels (`NAME_iJ`) and semaphores, and thread
+    block `t` of copy `j` becomes `t + j * T`, `T` being the number of
+    thread blocks of the original. The contract is refined the same way.
+    More copies mean more thread blocks and channels working in parallel.
+    An operation on several chunks is split per chunk. Algorithms with an
+    unplaced operation are left alone (run `--ccl-lower-chunks` first).
+
+    ```mlir
+    // instances=2, before
+    ccl.put @mem_0_1 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+    // after
+    ccl.put @mem_0_1_i0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+    ccl.put @mem_0_1_i1 tb 1 <"xfer"[1] [1 : 1]> = <"input"[0] [1 : 1]>
+    ```
+  }];
+  let options = [
+    Option<"instances", "instances", "int64_t", /*default=*/"1",
+           "Number of copies (1 leaves the module unchanged)">,
+  ];
+}
+
 def CclSchedule : Pass<"ccl-schedule", "mlir::ModuleOp"> {
   let summary = "Group operations into per-rank, per-thread-block lists";
   let description = [{
