@@ -44,6 +44,12 @@ void ccl::buildCclPipeline(PassManager &pm, const CompileOptions &options,
     pm.addPass(createCclVerify());
   if (options.emit == EmitLevel::CCL)
     return;
+  CclLowerChunksOptions chunks;
+  chunks.channelKind = options.channel;
+  pm.addPass(createCclLowerChunks(chunks));
+  CclReplicateOptions replicate;
+  replicate.instances = options.instances;
+  pm.addPass(createCclReplicate(replicate));
   pm.addPass(createCclSchedule());
   if (options.emit == EmitLevel::Sched)
     return;

@@ -31,6 +31,10 @@ struct CompileOptions {
   std::vector<std::string> includeDirs;
   EmitLevel emit = EmitLevel::SO;
   bool verify = true;
+  /// Channel kind for chunk-level transfers of Simple algorithms.
+  std::string channel = "memory";
+  /// Copies of each algorithm laid side by side (ccl-replicate).
+  int64_t instances = 1;
   /// Largest message, in input bytes per rank, the plans support (scratch
   /// is sized for it).
   uint64_t maxBytes = uint64_t(1) << 20;
@@ -43,7 +47,8 @@ struct CompileOptions {
 };
 
 /// Adds the passes that take a global-level module to the level `emit`
-/// needs: ccl-verify (unless disabled), ccl-schedule, ccl-lower-to-llvm.
+/// needs: ccl-verify (unless disabled), ccl-lower-chunks, ccl-replicate,
+/// ccl-schedule, ccl-lower-to-llvm.
 void buildCclPipeline(mlir::PassManager &pm, const CompileOptions &options,
                       llvm::StringRef target = "host");
 

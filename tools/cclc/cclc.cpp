@@ -60,6 +60,12 @@ static cl::list<std::string> defines("D", cl::desc("Compile-time parameter name=
 static cl::list<std::string> includeDirs("I", cl::desc("Directory searched by 'import' (after the importing file's own)"),
                                          cl::value_desc("dir"), cl::Prefix,
                                          cl::cat(cat));
+static cl::opt<std::string> channelKind(
+    "channel", cl::desc("Channel kind for chunk-level transfers of Simple algorithms: memory or port"),
+    cl::init("memory"), cl::cat(cat));
+static cl::opt<int64_t> instances(
+    "instances", cl::desc("Copies of each algorithm laid side by side, each on 1/k of the data (more thread blocks)"),
+    cl::init(1), cl::cat(cat));
 static cl::opt<bool> noVerify("no-verify",
                               cl::desc("Skip the correctness proof (ccl-verify)"),
                               cl::cat(cat));
@@ -140,6 +146,12 @@ int main(int argc, char **argv) {
   options.argv0 = argv[0];
   options.emit = emit;
   options.verify = !noVerify;
+  if (channelKind != "memory" && channelKind != "port")
+    return fail("--channel must be memory or port, not '" + channelKind + "'");
+  if (instances < 1 || instances > 1024)
+    return fail("--instances must be in 1..1024");
+  options.channel = channelKind;
+  options.instances = instances;
   options.runtimeLib = runtimeLib;
   std::string error;
   if (!parseList(targets, {"host", "sm_90", "gfx942"}, options.targets,
