@@ -1,6 +1,7 @@
 //===- Driver.cpp - the cclc compilation pipeline --------------------------===//
 
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/SchedulePrinter.h"
 
 #include "compiler/Conversion/CclToLLVM.h"
 #include "compiler/Driver/Codegen.h"
@@ -51,7 +52,7 @@ void ccl::buildCclPipeline(PassManager &pm, const CompileOptions &options,
   replicate.instances = options.instances;
   pm.addPass(createCclReplicate(replicate));
   pm.addPass(createCclSchedule());
-  if (options.emit == EmitLevel::Sched)
+  if (options.emit == EmitLevel::Sched || options.emit == EmitLevel::Kernel)
     return;
   pm.addPass(createCclLowerToLLVM(lowerOptions(options, target)));
 }
@@ -169,14 +170,18 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
   // Global level, then kernel level.
   {
     CompileOptions upToSched = options;
-    if (upToSched.emit > EmitLevel::Sched)
-      upToSched.emit = EmitLevel::Sched;
+    if (upToSched.emit > EmitLevel::Kernel)
+      upToSched.emit = EmitLevel::Kernel;
     PassManager pm(&ctx);
     buildCclPipeline(pm, upToSched);
     if (failed(pm.run(*module)))
       return false;
   }
-  if (options.emit == EmitLevel::CCL || options.emit == EmitLevel::Sched) {
+  if (options.emit == EmitLevel::Sched) {
+    printSchedule(*module, os);
+    return true;
+  }
+  if (options.emit == EmitLevel::CCL || options.emit == EmitLevel::Kernel) {
     module->print(os);
     return true;
   }

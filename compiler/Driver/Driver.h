@@ -19,7 +19,9 @@
 namespace ccl {
 
 /// How far cclc goes, in pipeline order.
-enum class EmitLevel { AST, CCL, Sched, LLVM, Asm, SO };
+/// How far cclc goes, in pipeline order. `Sched` prints the schedule as a
+/// readable table, `Kernel` the same stage as kernel-level MLIR.
+enum class EmitLevel { AST, CCL, Sched, Kernel, LLVM, Asm, SO };
 
 struct CompileOptions {
   std::vector<std::string> targets{"host"};

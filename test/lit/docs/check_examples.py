@@ -2,7 +2,7 @@
 """Compiles the examples of docs/language.md, so the reference cannot drift
 from the compiler.
 
-Usage: check_examples.py CCLC DOC.md [--nranks=2,3,4]
+Usage: check_examples.py CCLC DOC.md [--nranks=2,3,4] [--root=DIR]
 
 Fenced code blocks are selected by their tag:
 
@@ -21,12 +21,17 @@ Fenced code blocks are selected by their tag:
                    the current directory, so paths match).
   ```ccl-fragment  part of a program; not compiled.
 
+A ```ccl or ```ccl-fragment block whose first line is `// from PATH` quotes
+PATH (relative to the repository root: --root, by default the parent of
+DOC.md's directory):
+the rest of the block must appear verbatim in that file.
+
 A ```mlir block right after a ```ccl block shows what the program evaluates
 to: its lines (ignoring blank lines, `...` and `//` comments) must appear,
 in order, among the lines of cclc's output. A first line
 `// --nranks=N` selects the rank count (default 2).
 
-Every failure names the line of DOC.md where the block starts; the script
+Every failure names the line of DOC.md where the block opens; the script
 exits with status 1 if any block fails.
 """
 
@@ -41,7 +46,7 @@ FENCE = re.compile(r"^```([A-Za-z0-9_-]*)\s*$")
 
 
 def blocks(path):
-    """Yields (tag, first content line number, text) for every fenced block."""
+    """Yields (tag, line of the opening fence, text) for every fenced block."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     i = 0
@@ -50,14 +55,14 @@ def blocks(path):
         if not m:
             i += 1
             continue
-        tag, start = m.group(1), i + 2
+        tag, start = m.group(1), i + 1
         body = []
         i += 1
         while i < len(lines) and lines[i].rstrip() != "```":
             body.append(lines[i])
             i += 1
         if i == len(lines):
-            raise SystemExit(f"{path}:{start - 1}: unterminated code block")
+            raise SystemExit(f"{path}:{start}: unterminated code block")
         yield tag, start, "\n".join(body) + "\n"
         i += 1
 
@@ -93,6 +98,10 @@ def main(argv):
         if a.startswith("--nranks="):
             nranks = a.split("=", 1)[1]
     docname = os.path.relpath(doc)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(doc)))
+    for a in argv[3:]:
+        if a.startswith("--root="):
+            root = a.split("=", 1)[1]
     all_blocks = list(blocks(doc))
     failures = 0
     counts = {}
@@ -111,6 +120,18 @@ def main(argv):
             if not tag.startswith("ccl"):
                 continue
             counts[tag] = counts.get(tag, 0) + 1
+            quoted = re.match(r"^//\s*from\s+(\S+)\s*\n", text)
+            if quoted:
+                path = os.path.join(root, quoted.group(1))
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        original = f.read()
+                except OSError as e:
+                    fail(line, f"cannot read the quoted file: {e}")
+                else:
+                    if text[quoted.end():] not in original:
+                        fail(line, f"the block is not a verbatim quote of "
+                             f"{quoted.group(1)}")
             if tag == "ccl-fragment":
                 continue
             if tag == "ccl-lib":
@@ -162,7 +183,7 @@ def main(argv):
                 # Point at the line of the document, not the temp file.
                 def doc_loc(m):
                     n = int(m.group(1))
-                    return f"{docname}:{line + n - 1}:" if n <= text.count(
+                    return f"{docname}:{line + n}:" if n <= text.count(
                         "\n") else f"(appended ccl-lib) line {n}:"
                 fail(line, "example does not compile:",
                      re.sub(r"example\.ccl:(\d+):", doc_loc, err))
