@@ -8,7 +8,9 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <functional>
 #include <map>
+#include <tuple>
 
 namespace ccl {
 #define GEN_PASS_DEF_CCLLOWERCHUNKS
@@ -31,8 +33,54 @@ bool isChunkLevel(Operation *op) {
 /// Rewrites one algorithm; `kind` is the channel kind for Simple transfers.
 class ChunkLowering {
 public:
-  ChunkLowering(AlgorithmOp algo, StringRef kind)
-      : algo(algo), kind(kind), b(algo.getContext()) {}
+  ChunkLowering(AlgorithmOp algo, StringRef kind, int64_t maxBlocks)
+      : algo(algo), kind(kind), maxBlocks(maxBlocks), b(algo.getContext()) {}
+
+  /// Splits the unplaced operations into lanes: operations that touch a
+  /// common chunk (transitively) share a lane, operations of different
+  /// lanes are independent. Each lane gets its own thread block (modulo
+  /// maxBlocks) after the blocks the program placed itself.
+  void assignLanes(ArrayRef<Operation *> ops) {
+    std::map<Operation *, Operation *> parent;
+    std::function<Operation *(Operation *)> find = [&](Operation *x) {
+      Operation *&p = parent[x];
+      if (!p || p == x)
+        return p = x;
+      return p = find(p);
+    };
+    std::map<std::tuple<std::string, int64_t, int64_t>, Operation *> last;
+    int64_t placedBlocks = 0;
+    for (Operation &op : algo.getBody().front()) {
+      if (auto bar = dyn_cast<TbBarrierOp>(op))
+        placedBlocks = std::max(placedBlocks, bar.getTbs().back() + 1);
+      if (auto inst = dyn_cast<InstructionOp>(op); inst && inst.isPlaced())
+        placedBlocks = std::max(placedBlocks,
+                                inst.getThreadBlock() + inst.getGroupSize());
+    }
+    for (Operation *op : ops) {
+      find(op);
+      auto inst = cast<InstructionOp>(op);
+      SmallVector<ChunkRefAttr> refs(inst.getReadRefs());
+      llvm::append_range(refs, inst.getWrittenRefs());
+      for (ChunkRefAttr r : refs)
+        for (int64_t i = 0; i < r.getCount(); ++i) {
+          auto key = std::make_tuple(r.getBuffer().str(), r.getRank(),
+                                     r.getIndex() + i);
+          auto it = last.find(key);
+          if (it != last.end())
+            parent[find(op)] = find(it->second);
+          last[key] = op;
+        }
+    }
+    std::map<Operation *, int64_t> laneOfRoot;
+    for (Operation *op : ops) {
+      Operation *root = find(op);
+      auto it = laneOfRoot.find(root);
+      if (it == laneOfRoot.end())
+        it = laneOfRoot.emplace(root, laneOfRoot.size()).first;
+      block[op] = placedBlocks + it->second % maxBlocks;
+    }
+  }
 
   LogicalResult run() {
     Block &body = algo.getBody().front();
@@ -46,6 +94,11 @@ public:
     }
     if (chunkOps.empty() && !unplaced)
       return success();
+    SmallVector<Operation *> laneOps;
+    for (Operation &op : body)
+      if (auto inst = dyn_cast<InstructionOp>(op); inst && !inst.isPlaced())
+        laneOps.push_back(&op);
+    assignLanes(laneOps);
     if (algo.isLL() && kind != "memory")
       return algo.emitError("an LL algorithm sends packets over memory "
                             "channels; --channel=")
@@ -74,9 +127,10 @@ public:
       ChunkRefAttr dst = inst.getWrittenRefs().front();
       ChunkRefAttr src = inst.getReadRefs().front();
       int64_t from = src.getRank(), to = dst.getRank();
+      int64_t tb = block[op];
       FlatSymbolRefAttr ch = channel(algo.isLL() ? "memory" : kind, from, to,
-                                     loc);
-      IntegerAttr tb0 = b.getI64IntegerAttr(0);
+                                     tb, loc);
+      IntegerAttr tb0 = b.getI64IntegerAttr(tb);
       ChunkRefAttr landing = dst;
       if (needsSlot(op)) {
         int64_t &slot = nextSlot[to];
@@ -105,10 +159,10 @@ public:
       }
       op->erase();
     }
-    // Everything else still unplaced runs on block 0 of its rank.
+    // Everything else still unplaced runs on its lane's block.
     for (Operation &op : body)
       if (auto inst = dyn_cast<InstructionOp>(op); inst && !inst.isPlaced())
-        op.setAttr("tb", b.getI64IntegerAttr(0));
+        op.setAttr("tb", b.getI64IntegerAttr(block[&op]));
     return success();
   }
 
@@ -135,15 +189,16 @@ private:
     return b.getStringAttr(name);
   }
 
-  /// The channel `kind from -> to`, reusing a declared one.
+  /// The channel `kind from -> to` of thread block `tb` (each channel end
+  /// belongs to one block), created on first use.
   FlatSymbolRefAttr channel(StringRef chKind, int64_t from, int64_t to,
-                            Location loc) {
-    for (auto ch : algo.getBody().getOps<ChannelOp>())
-      if (ch.getKind() == chKind && ch.getSrc() == from && ch.getDst() == to)
-        return FlatSymbolRefAttr::get(ch.getSymNameAttr());
-    std::string base = llvm::formatv("{0}_{1}_{2}",
+                            int64_t tb, Location loc) {
+    auto key = std::make_tuple(chKind.str(), from, to, tb);
+    if (auto it = channels.find(key); it != channels.end())
+      return it->second;
+    std::string base = llvm::formatv("{0}_{1}_{2}_b{3}",
                                      chKind == "memory" ? "mem" : chKind, from,
-                                     to)
+                                     to, tb)
                            .str();
     std::string name = base;
     for (int i = 1; mlir::SymbolTable::lookupSymbolIn(algo, name); ++i)
@@ -155,18 +210,26 @@ private:
       ++it;
     b.setInsertionPoint(&body, it);
     ChannelOp::create(b, loc, name, chKind, from, to);
-    return FlatSymbolRefAttr::get(b.getContext(), name);
+    return channels[key] = FlatSymbolRefAttr::get(b.getContext(), name);
   }
 
   AlgorithmOp algo;
   std::string kind;
+  int64_t maxBlocks;
   OpBuilder b;
+  std::map<Operation *, int64_t> block;
+  std::map<std::tuple<std::string, int64_t, int64_t, int64_t>, FlatSymbolRefAttr>
+      channels;
 };
 
 struct CclLowerChunksPass
     : public ccl::impl::CclLowerChunksBase<CclLowerChunksPass> {
   using CclLowerChunksBase::CclLowerChunksBase;
   void runOnOperation() override {
+    if (maxBlocks < 1) {
+      getOperation().emitError("max-blocks must be at least 1");
+      return signalPassFailure();
+    }
     if (channelKind != "memory" && channelKind != "port") {
       getOperation().emitError("--channel must be memory or port, not '")
           << channelKind << "'";
@@ -174,7 +237,7 @@ struct CclLowerChunksPass
     }
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
       if (!algo.getScheduled() &&
-          failed(ChunkLowering(algo, channelKind).run()))
+          failed(ChunkLowering(algo, channelKind, maxBlocks).run()))
         return signalPassFailure();
   }
 };

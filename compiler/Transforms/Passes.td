@@ -40,10 +40,15 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
     into a scratch buffer (Simple) lands there directly. Each transfer gets
     its own slots, so no slot is reused within a call.
 
-    Operations without a thread block (`tb`) are placed on thread block 0 of
-    their rank, so every rank runs its part of the chunk-level program in
-    program order, which is deadlock free because every wait follows its
-    send in that order. Programs without chunk-level operations are left
+    Operations without a thread block (`tb`) are placed automatically. They
+    are split into lanes: operations that touch a common chunk
+    (transitively) share a lane; operations of different lanes are
+    independent. Each lane runs on its own thread block (lane modulo
+    `max-blocks`, after the blocks the program placed itself) with its own
+    channels, so independent chains (the chunks of a ring) proceed in
+    parallel. Within a lane, every rank runs its operations in program
+    order, which is deadlock free because every wait follows its send in
+    that order. Programs without chunk-level or unplaced operations are left
     alone.
 
     ```mlir
@@ -51,16 +56,18 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
     ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
     // after
     ccl.scratch @xfer slots 1
-    ccl.channel @mem_0_1 "memory" 0 -> 1
-    ccl.put @mem_0_1 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
-    ccl.signal @mem_0_1 tb 0
-    ccl.wait @mem_0_1 tb 0
+    ccl.channel @mem_0_1_b0 "memory" 0 -> 1
+    ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+    ccl.signal @mem_0_1_b0 tb 0
+    ccl.wait @mem_0_1_b0 tb 0
     ccl.reduce tb 0 <"input"[1] [0 : 1]> from <"xfer"[1] [0 : 1]>
     ```
   }];
   let options = [
     Option<"channelKind", "channel", "std::string", /*default=*/"\"memory\"",
            "Channel kind for Simple transfers: memory or port">,
+    Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"64",
+           "Most thread blocks per rank for automatically placed lanes">,
   ];
 }
 

@@ -6,18 +6,18 @@
 // all on thread block 0, over a new memory channel.
 // CHECK-LABEL: ccl.algorithm @reduce_n2
 // CHECK-NEXT:    ccl.scratch @xfer slots 1
-// CHECK-NEXT:    ccl.channel @mem_0_1 "memory" 0 -> 1
-// CHECK:         ccl.put @mem_0_1 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>{{$}}
-// CHECK-NEXT:    ccl.signal @mem_0_1 tb 0{{$}}
-// CHECK-NEXT:    ccl.wait @mem_0_1 tb 0{{$}}
+// CHECK-NEXT:    ccl.channel @mem_0_1_b0 "memory" 0 -> 1
+// CHECK:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>{{$}}
+// CHECK-NEXT:    ccl.signal @mem_0_1_b0 tb 0{{$}}
+// CHECK-NEXT:    ccl.wait @mem_0_1_b0 tb 0{{$}}
 // CHECK-NEXT:    ccl.reduce tb 0 <"input"[1] [0 : 1]> from <"xfer"[1] [0 : 1]>
 // CHECK-NEXT:    ccl.ensure
 // PORT-LABEL: ccl.algorithm @reduce_n2
-// PORT:         ccl.channel @port_0_1 "port" 0 -> 1
-// PORT:    ccl.put @port_0_1 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>{{$}}
-// PORT-NEXT:    ccl.signal @port_0_1 tb 0
-// PORT-NEXT:    ccl.flush @port_0_1 tb 0
-// PORT-NEXT:    ccl.wait @port_0_1 tb 0
+// PORT:         ccl.channel @port_0_1_b0 "port" 0 -> 1
+// PORT:    ccl.put @port_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>{{$}}
+// PORT-NEXT:    ccl.signal @port_0_1_b0 tb 0
+// PORT-NEXT:    ccl.flush @port_0_1_b0 tb 0
+// PORT-NEXT:    ccl.wait @port_0_1_b0 tb 0
 ccl.algorithm @reduce_n2 attributes {name = "reduce", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
@@ -28,23 +28,25 @@ ccl.algorithm @reduce_n2 attributes {name = "reduce", collective = "Mine", nrank
 // -----
 
 // Tests that transfers into one rank get consecutive slots (a 2-chunk copy
-// takes two), that a declared channel of the right kind is reused, that a
-// copy into a scratch buffer lands there without a slot, and that an
-// unplaced local copy is placed on thread block 0.
+// takes two), that a copy into a scratch buffer lands there without a slot,
+// and that operations touching common chunks share a lane (all on block 0
+// here, with one channel per pair and block; the declared channel is not
+// used by the lowering).
 // CHECK-LABEL: ccl.algorithm @copies_n3
 // CHECK-NEXT:    ccl.scratch @buf slots 2
 // CHECK-NEXT:    ccl.scratch @xfer slots 3
 // CHECK-NEXT:    ccl.channel @mem_0_1 "memory" 0 -> 1
-// CHECK-NEXT:    ccl.channel @mem_2_1 "memory" 2 -> 1
-// CHECK-NEXT:    ccl.put @mem_0_1 tb 0 <"xfer"[1] [0 : 2]> = <"input"[0] [0 : 2]>
-// CHECK-NEXT:    ccl.signal @mem_0_1 tb 0
-// CHECK-NEXT:    ccl.wait @mem_0_1 tb 0
+// CHECK-NEXT:    ccl.channel @mem_0_1_b0 "memory" 0 -> 1
+// CHECK-NEXT:    ccl.channel @mem_2_1_b0 "memory" 2 -> 1
+// CHECK-NEXT:    ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 2]> = <"input"[0] [0 : 2]>
+// CHECK-NEXT:    ccl.signal @mem_0_1_b0 tb 0
+// CHECK-NEXT:    ccl.wait @mem_0_1_b0 tb 0
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[1] [0 : 2]> = <"xfer"[1] [0 : 2]>
-// CHECK-NEXT:    ccl.put @mem_2_1 tb 0 <"xfer"[1] [2 : 1]> = <"input"[2] [1 : 1]>
+// CHECK-NEXT:    ccl.put @mem_2_1_b0 tb 0 <"xfer"[1] [2 : 1]> = <"input"[2] [1 : 1]>
 // CHECK:         ccl.copy tb 0 <"output"[1] [1 : 1]> = <"xfer"[1] [2 : 1]>
-// CHECK-NEXT:    ccl.put @mem_0_1 tb 0 <"buf"[1] [0 : 1]> = <"input"[0] [1 : 1]>
-// CHECK-NEXT:    ccl.signal @mem_0_1 tb 0
-// CHECK-NEXT:    ccl.wait @mem_0_1 tb 0
+// CHECK-NEXT:    ccl.put @mem_0_1_b0 tb 0 <"buf"[1] [0 : 1]> = <"input"[0] [1 : 1]>
+// CHECK-NEXT:    ccl.signal @mem_0_1_b0 tb 0
+// CHECK-NEXT:    ccl.wait @mem_0_1_b0 tb 0
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
 ccl.algorithm @copies_n3 attributes {name = "copies", collective = "Mine", nranks = 3 : i64, chunks = 2 : i64, protocol = "Simple"} {
   ccl.scratch @buf slots 2
@@ -58,14 +60,32 @@ ccl.algorithm @copies_n3 attributes {name = "copies", collective = "Mine", nrank
 
 // -----
 
+// Tests that independent chains go to separate lanes: chunk 0 and chunk 1
+// never meet, so they run on blocks 1 and 2 (block 0 is taken by the
+// program's own placed copy) with their own channels.
+// CHECK-LABEL: ccl.algorithm @lanes_n2
+// CHECK:         ccl.put @mem_0_1_b1 tb 1 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+// CHECK:         ccl.reduce tb 1 <"input"[1] [0 : 1]> from <"xfer"[1] [0 : 1]>
+// CHECK-NEXT:    ccl.put @mem_0_1_b2 tb 2 <"xfer"[1] [1 : 1]> = <"input"[0] [1 : 1]>
+// CHECK:         ccl.reduce tb 2 <"input"[1] [1 : 1]> from <"xfer"[1] [1 : 1]>
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]>
+ccl.algorithm @lanes_n2 attributes {name = "lanes", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+  ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
+  ccl.reduce <"input"[1] [1 : 1]> from <"input"[0] [1 : 1]>
+  ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]>
+  ccl.ensure <"input"[1] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>, #ccl.chunk<"input"[1] [1 : 1]>]
+}
+
+// -----
+
 // Tests that an LL algorithm sends packets and receives them with
 // unpack_packets / reduce_packets, without signals.
 // CHECK-LABEL: ccl.algorithm @ll_n2
 // CHECK-NEXT:    ccl.scratch @xfer slots 2
-// CHECK-NEXT:    ccl.channel @mem_1_0 "memory" 1 -> 0
-// CHECK-NEXT:    ccl.put_packets @mem_1_0 tb 0 <"xfer"[0] [0 : 1]> = <"input"[1] [0 : 1]>
+// CHECK-NEXT:    ccl.channel @mem_1_0_b0 "memory" 1 -> 0
+// CHECK-NEXT:    ccl.put_packets @mem_1_0_b0 tb 0 <"xfer"[0] [0 : 1]> = <"input"[1] [0 : 1]>
 // CHECK-NEXT:    ccl.unpack_packets tb 0 <"output"[0] [0 : 1]> from <"xfer"[0] [0 : 1]>
-// CHECK-NEXT:    ccl.put_packets @mem_1_0 tb 0 <"xfer"[0] [1 : 1]> = <"input"[1] [0 : 1]>
+// CHECK-NEXT:    ccl.put_packets @mem_1_0_b0 tb 0 <"xfer"[0] [1 : 1]> = <"input"[1] [0 : 1]>
 // CHECK-NEXT:    ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"xfer"[0] [1 : 1]>
 ccl.algorithm @ll_n2 attributes {name = "ll", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
   ccl.copy <"output"[0] [0 : 1]> = <"input"[1] [0 : 1]>

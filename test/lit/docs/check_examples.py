@@ -9,7 +9,9 @@ Fenced code blocks are selected by their tag:
   ```ccl           a complete program: it must contain an `algorithm`, and
                    `cclc --emit=ccl --nranks=2,3,4 --no-verify` must accept
                    it. A line `// flags: ARGS` in the block adds ARGS (for
-                   example `-D K=4`) to the command line.
+                   example `-D K=4`) to the command line; the pseudo-flag
+                   `--verify` drops `--no-verify`, so the verifier runs, and
+                   an `--emit=...` flag replaces `--emit=ccl`.
   ```ccl-lib       shared declarations (fn, collective), appended to every
                    later ```ccl block (appending keeps the block's own line
                    numbers). A block whose first line is `// file: NAME.ccl`
@@ -157,7 +159,11 @@ def main(argv):
             flags = []
             for m in re.finditer(r"^\s*//\s*flags:\s*(.*)$", text, re.M):
                 flags += shlex.split(m.group(1))
-            base = ["--emit=ccl", "--no-verify"] + flags
+            base = [f for f in flags if f != "--verify"]
+            if not any(f.startswith("--emit=") for f in flags):
+                base.insert(0, "--emit=ccl")
+            if "--verify" not in flags:
+                base.append("--no-verify")
             nxt = all_blocks[k + 1] if k + 1 < len(all_blocks) else None
 
             if tag == "ccl-error":
