@@ -139,23 +139,28 @@ public:
         slot += dst.getCount();
       }
       if (algo.isLL()) {
-        PutPacketsOp::create(b, loc, ch, tb0, nullptr, landing, src);
+        PutPacketsOp::create(b, loc, ch, tb0, nullptr, landing, src, nullptr,
+                             nullptr);
         if (isa<ReduceOp>(op))
-          ReducePacketsOp::create(b, loc, tb0, nullptr, dst, landing);
+          ReducePacketsOp::create(b, loc, tb0, nullptr, dst, landing, nullptr,
+                                  nullptr, nullptr);
         else
-          UnpackPacketsOp::create(b, loc, tb0, nullptr, dst, landing);
+          UnpackPacketsOp::create(b, loc, tb0, nullptr, dst, landing, nullptr,
+                                  nullptr, nullptr);
       } else {
         bool port = kind == "port";
         PutOp::create(b, loc, ch, tb0, nullptr, landing, src, UnitAttr(),
-                      UnitAttr());
+                      UnitAttr(), nullptr, nullptr);
         SignalOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
         if (port)
           FlushOp::create(b, loc, ch, tb0, nullptr);
         WaitOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
         if (isa<ReduceOp>(op))
-          ReduceOp::create(b, loc, tb0, nullptr, dst, landing);
+          ReduceOp::create(b, loc, tb0, nullptr, dst, landing, nullptr, nullptr,
+                           nullptr, nullptr);
         else if (landing != dst)
-          CopyOp::create(b, loc, tb0, nullptr, dst, landing);
+          CopyOp::create(b, loc, tb0, nullptr, dst, landing, nullptr, nullptr,
+                         nullptr);
       }
       op->erase();
     }

@@ -1740,11 +1740,11 @@ FailureOr<Value> Evaluator::method(const Expr &e) {
         bool last = m + n == dst.count;
         if (e.name == "put_packets")
           PutPacketsOp::create(builder, l, sym, tb, group, ref(dst, m, n),
-                               ref(src, m, n));
+                               ref(src, m, n), nullptr, nullptr);
         else
           PutOp::create(builder, l, sym, tb, group, ref(dst, m, n),
                         ref(src, m, n), unit(withSignal && last),
-                        unit(withFlush && last));
+                        unit(withFlush && last), nullptr, nullptr);
       });
       return wrote(dst, e.loc);
     }
@@ -1817,7 +1817,7 @@ FailureOr<Value> Evaluator::method(const Expr &e) {
     pieces(dst->count, [&](int64_t m, int64_t n) {
       if (e.name == "reduce")
         MultimemReduceOp::create(builder, l, sym, tb, group, ref(*dst, m, n),
-                                 ref(*src, m, n));
+                                 ref(*src, m, n), nullptr);
       else
         MultimemBroadcastOp::create(builder, l, sym, tb, group,
                                     ref(*dst, m, n), ref(*src, m, n));
@@ -1864,7 +1864,7 @@ FailureOr<Value> Evaluator::method(const Expr &e) {
                           << " chunk(s) into " << dst->count << " chunk(s)";
     pieces(dst->count, [&](int64_t m, int64_t n) {
       CopyOp::create(builder, l, tb, group, ref(*dst, m, n),
-                     ref(*recv, m, n));
+                     ref(*recv, m, n), nullptr, nullptr, nullptr);
     });
     return wrote(*dst, e.loc);
   }
@@ -1897,11 +1897,14 @@ FailureOr<Value> Evaluator::method(const Expr &e) {
     pieces(recv->count, [&](int64_t m, int64_t n) {
       ChunkRefAttr d = ref(*recv, m, n), s = ref(*src, m, n);
       if (e.name == "reduce")
-        ReduceOp::create(builder, l, tb, group, d, s);
+        ReduceOp::create(builder, l, tb, group, d, s, nullptr, nullptr,
+                         nullptr, nullptr);
       else if (e.name == "reduce_packets")
-        ReducePacketsOp::create(builder, l, tb, group, d, s);
+        ReducePacketsOp::create(builder, l, tb, group, d, s, nullptr, nullptr,
+                                nullptr);
       else if (e.name == "unpack_packets")
-        UnpackPacketsOp::create(builder, l, tb, group, d, s);
+        UnpackPacketsOp::create(builder, l, tb, group, d, s, nullptr, nullptr,
+                                nullptr);
       else
         CopyPacketsOp::create(builder, l, tb, group, d, s);
     });

@@ -284,9 +284,54 @@ static int64_t channelRank(Operation *op, FlatSymbolRefAttr sym, bool dstEnd) {
   return dstEnd ? ch.getDst() : ch.getSrc();
 }
 
+
+/// The destination followed by the fused forwarding destinations.
+template <typename OpT>
+static SmallVector<ChunkRefAttr, 2> withForwards(OpT op) {
+  SmallVector<ChunkRefAttr, 2> refs{op.getDst()};
+  if (auto fwd = op.getFwdDstsAttr())
+    for (Attribute a : fwd)
+      refs.push_back(cast<ChunkRefAttr>(a));
+  return refs;
+}
+
+/// Checks fused forwarding: as many channels as destinations, each
+/// destination on the far end of its memory/port channel, the operation's
+/// rank at the near end, and as many chunks as the result.
+template <typename OpT>
+static LogicalResult verifyForwards(OpT op) {
+  ArrayAttr dsts = op.getFwdDstsAttr(), chans = op.getFwdChannelsAttr();
+  if (!dsts && !chans)
+    return success();
+  if (!dsts || !chans || dsts.size() != chans.size() || dsts.empty())
+    return op.emitOpError("forwards to ")
+           << (dsts ? dsts.size() : 0) << " destination(s) over "
+           << (chans ? chans.size() : 0) << " channel(s)";
+  int64_t rank = cast<InstructionOp>(op.getOperation()).getExecRank();
+  for (auto [d, c] : llvm::zip(dsts, chans)) {
+    auto dst = cast<ChunkRefAttr>(d);
+    if (failed(verifyRef(op, "forward destination", dst)))
+      return failure();
+    auto ch = verifyChannel(op, cast<FlatSymbolRefAttr>(c));
+    if (failed(ch))
+      return failure();
+    if (ch->getSrc() != rank || ch->getDst() != dst.getRank())
+      return op.emitOpError("forwards ")
+             << dst.str() << " over channel " << c << " ("
+             << ch->getSrc() << " -> " << ch->getDst()
+             << ") from rank " << rank;
+    if (dst.getCount() != op.getDst().getCount())
+      return op.emitOpError("forwards ")
+             << op.getDst().getCount() << " chunk(s) into " << dst.getCount()
+             << " chunk(s)";
+  }
+  return success();
+}
+
 //----- put / get -----------------------------------------------------------//
 
 int64_t PutOp::getExecRank() { return getSrc().getRank(); }
+SmallVector<ChunkRefAttr, 2> PutOp::getWrittenRefs() { return withForwards(*this); }
 
 LogicalResult PutOp::verify() {
   if (failed(verifyMove(*this, getDst(), getSrc())))
@@ -305,7 +350,7 @@ LogicalResult PutOp::verify() {
   if (isLL(*this) && (getDst().isScratch() || getSrc().isScratch()))
     return emitOpError("moves plain data into or out of a packet buffer in "
                        "an LL algorithm; use put_packets");
-  return success();
+  return verifyForwards(*this);
 }
 
 int64_t GetOp::getExecRank() { return getDst().getRank(); }
@@ -368,6 +413,9 @@ LogicalResult FlushOp::verify() {
 //----- packets -------------------------------------------------------------//
 
 int64_t PutPacketsOp::getExecRank() { return getSrc().getRank(); }
+SmallVector<ChunkRefAttr, 2> PutPacketsOp::getWrittenRefs() {
+  return withForwards(*this);
+}
 
 LogicalResult PutPacketsOp::verify() {
   if (failed(verifyMove(*this, getDst(), getSrc())))
@@ -393,7 +441,7 @@ LogicalResult PutPacketsOp::verify() {
     return emitOpError("source ") << getSrc().str()
                                   << " holds packets; forward them with "
                                      "an unpack first";
-  return success();
+  return verifyForwards(*this);
 }
 
 /// Checks of an operation that reads packets that landed in `src`.
@@ -415,6 +463,9 @@ static LogicalResult verifyPacketRead(InstructionOp op, ChunkRefAttr dst,
 }
 
 int64_t ReducePacketsOp::getExecRank() { return getDst().getRank(); }
+SmallVector<ChunkRefAttr, 2> ReducePacketsOp::getWrittenRefs() {
+  return withForwards(*this);
+}
 bool ReducePacketsOp::accumulates() { return true; }
 bool ReducePacketsOp::waits() { return true; }
 LogicalResult ReducePacketsOp::verify() {
@@ -423,10 +474,13 @@ LogicalResult ReducePacketsOp::verify() {
   if (getDst().isScratch())
     return emitOpError("destination ") << getDst().str()
                                        << " must not be a packet buffer";
-  return success();
+  return verifyForwards(*this);
 }
 
 int64_t UnpackPacketsOp::getExecRank() { return getDst().getRank(); }
+SmallVector<ChunkRefAttr, 2> UnpackPacketsOp::getWrittenRefs() {
+  return withForwards(*this);
+}
 bool UnpackPacketsOp::waits() { return true; }
 LogicalResult UnpackPacketsOp::verify() {
   if (failed(verifyPacketRead(*this, getDst(), getSrc(), "unpack")))
@@ -434,7 +488,7 @@ LogicalResult UnpackPacketsOp::verify() {
   if (getDst().isScratch())
     return emitOpError("destination ") << getDst().str()
                                        << " must not be a packet buffer";
-  return success();
+  return verifyForwards(*this);
 }
 
 int64_t CopyPacketsOp::getExecRank() { return getDst().getRank(); }
@@ -451,24 +505,50 @@ LogicalResult CopyPacketsOp::verify() {
 //----- copy / reduce / read_reduce -----------------------------------------//
 
 int64_t CopyOp::getExecRank() { return getDst().getRank(); }
+SmallVector<ChunkRefAttr, 2> CopyOp::getWrittenRefs() { return withForwards(*this); }
 LogicalResult CopyOp::verify() {
   if (failed(verifyMove(*this, getDst(), getSrc())))
     return failure();
   if (isLL(*this) && (getDst().isScratch() || getSrc().isScratch()))
     return emitOpError("copies plain data into or out of a packet buffer in "
                        "an LL algorithm; use the packet operations");
-  return success();
+  if (getFwdDstsAttr() && isCrossRank())
+    return emitOpError("a chunk-level copy cannot forward");
+  return verifyForwards(*this);
 }
 
 int64_t ReduceOp::getExecRank() { return getDst().getRank(); }
 bool ReduceOp::accumulates() { return true; }
+SmallVector<ChunkRefAttr, 2> ReduceOp::getWrittenRefs() { return withForwards(*this); }
+SmallVector<ChunkRefAttr, 2> ReduceOp::getReadRefs() {
+  SmallVector<ChunkRefAttr, 2> refs{getSrc()};
+  if (auto more = getMoreAttr())
+    for (Attribute a : more)
+      refs.push_back(cast<ChunkRefAttr>(a));
+  return refs;
+}
 LogicalResult ReduceOp::verify() {
   if (failed(verifyMove(*this, getDst(), getSrc())))
     return failure();
   if (isLL(*this) && (getDst().isScratch() || getSrc().isScratch()))
     return emitOpError("reduces plain data with a packet buffer in an LL "
                        "algorithm; use reduce_packets");
-  return success();
+  if (auto more = getMoreAttr()) {
+    if (isCrossRank())
+      return emitOpError("a chunk-level reduce has one source");
+    for (Attribute a : more) {
+      auto r = cast<ChunkRefAttr>(a);
+      if (failed(verifyMove(*this, getDst(), r)))
+        return failure();
+      if (r.getRank() != getDst().getRank())
+        return emitOpError("n-ary source ")
+               << r.str() << " is not on the destination's rank "
+               << getDst().getRank();
+    }
+  }
+  if (getFwdDstsAttr() && isCrossRank())
+    return emitOpError("a chunk-level reduce cannot forward");
+  return verifyForwards(*this);
 }
 
 int64_t ReadReduceOp::getExecRank() { return getDst().getRank(); }
@@ -535,6 +615,11 @@ static SmallVector<ChunkRefAttr, 2> onMembers(Operation *op,
 }
 
 int64_t MultimemReduceOp::getExecRank() { return getDst().getRank(); }
+SmallVector<ChunkRefAttr, 2> MultimemReduceOp::getWrittenRefs() {
+  if (getBroadcast())
+    return onMembers(*this, getChannelAttr(), getDst());
+  return {getDst()};
+}
 SmallVector<ChunkRefAttr, 2> MultimemReduceOp::getReadRefs() {
   return onMembers(*this, getChannelAttr(), getSrc());
 }

@@ -370,3 +370,50 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
   // expected-error@+1 {{'ccl.reduce_packets' op reads LL packets, so the algorithm needs protocol LL}}
   ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"recv"[0][1 : 1]>
 }
+
+// -----
+
+// Tests that a forward names as many channels as destinations.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+  ccl.scratch @buf slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  // expected-error@+1 {{'ccl.copy' op forwards to 1 destination(s) over 2 channel(s)}}
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"buf"[0] [0 : 1]> forward [#ccl.chunk<"buf"[1][1 : 1]>] via [@mem_0_1, @mem_0_1]
+}
+
+// -----
+
+// Tests that a forward goes from the operation's rank to the destination's.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+  ccl.scratch @buf slots 2
+  ccl.channel @mem_1_0 "memory" 1 -> 0
+  // expected-error@+1 {{'ccl.reduce' op forwards buf[1][1] over channel @mem_1_0 (1 -> 0) from rank 0}}
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]> forward [#ccl.chunk<"buf"[1][1 : 1]>] via [@mem_1_0]
+}
+
+// -----
+
+// Tests that a forward moves as many chunks as the result has.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+  ccl.scratch @buf slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  // expected-error@+1 {{'ccl.copy' op forwards 1 chunk(s) into 2 chunk(s)}}
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"buf"[0] [0 : 1]> forward [#ccl.chunk<"buf"[1][0 : 2]>] via [@mem_0_1]
+}
+
+// -----
+
+// Tests that an n-ary reduce reads only the destination's rank.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+  ccl.scratch @buf slots 2
+  // expected-error@+1 {{'ccl.reduce' op n-ary source buf[1][1] is not on the destination's rank 0}}
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]> and [#ccl.chunk<"buf"[1][1 : 1]>]
+}
+
+// -----
+
+// Tests that a chunk-level (cross-rank) reduce has a single source.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+  // expected-error@+1 {{'ccl.reduce' op a chunk-level reduce has one source}}
+  ccl.reduce <"output"[0] [0 : 1]> from <"input"[1] [0 : 1]> and [#ccl.chunk<"input"[0][1 : 1]>]
+}

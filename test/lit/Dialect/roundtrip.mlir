@@ -143,3 +143,33 @@ ccl.algorithm @sched_n2 attributes {chunks = 1 : i64, collective = "AllReduce", 
 ccl.algorithm @attr_n1 attributes {name = "attr", collective = "Custom", nranks = 1 : i64,
                                    chunks = 1 : i64, protocol = "Simple", ref = #ccl.chunk<"input"[0][0 : 1]>} {
 }
+
+// Tests that the fused forms round-trip: forwarding on put, put_packets,
+// copy, reduce, reduce_packets and unpack_packets (with a signal after the
+// forwarded puts), an n-ary reduce, and a multimem reduce that broadcasts.
+// CHECK-LABEL: ccl.algorithm @fused_n3
+// CHECK:         ccl.put @mem_0_1 tb 0 <"buf"[1] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"buf"[2] [0 : 1]>] via [@mem_0_2] signal
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"buf"[0] [0 : 1]> forward [#ccl.chunk<"buf"[1] [1 : 1]>] via [@mem_0_1] signal
+// CHECK-NEXT:    ccl.reduce tb 0 <"output"[0] [1 : 1]> from <"buf"[0] [1 : 1]> and [#ccl.chunk<"buf"[0] [2 : 1]>] forward [#ccl.chunk<"buf"[1] [2 : 1]>] via [@mem_0_1]
+// CHECK-NEXT:    ccl.multimem_reduce @sw tb 1 <"output"[0] [2 : 1]> = <"input"[0] [2 : 1]> broadcast
+ccl.algorithm @fused_n3 attributes {name = "fused", collective = "Mine", nranks = 3 : i64, chunks = 3 : i64, protocol = "Simple"} {
+  ccl.scratch @buf slots 3
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @mem_0_2 "memory" 0 -> 2
+  ccl.switch_channel @sw ranks [0, 1, 2]
+  ccl.put @mem_0_1 tb 0 <"buf"[1] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"buf"[2][0 : 1]>] via [@mem_0_2] signal
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"buf"[0] [0 : 1]> forward [#ccl.chunk<"buf"[1][1 : 1]>] via [@mem_0_1] signal
+  ccl.reduce tb 0 <"output"[0] [1 : 1]> from <"buf"[0] [1 : 1]> and [#ccl.chunk<"buf"[0][2 : 1]>] forward [#ccl.chunk<"buf"[1][2 : 1]>] via [@mem_0_1]
+  ccl.multimem_reduce @sw tb 1 <"output"[0] [2 : 1]> = <"input"[0] [2 : 1]> broadcast
+}
+
+// Tests the fused packet forms.
+// CHECK-LABEL: ccl.algorithm @fused_ll_n2
+// CHECK:         ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> forward [#ccl.chunk<"recv"[1] [0 : 1]>] via [@mem_0_1]
+// CHECK-NEXT:    ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [1 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"recv"[1] [2 : 1]>] via [@mem_0_1]
+ccl.algorithm @fused_ll_n2 attributes {name = "fused_ll", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 3
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> forward [#ccl.chunk<"recv"[1][0 : 1]>] via [@mem_0_1]
+  ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [1 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"recv"[1][2 : 1]>] via [@mem_0_1]
+}

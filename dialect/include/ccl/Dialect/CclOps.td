@@ -213,7 +213,15 @@ class Ccl_InstructionOp<string mnemonic, list<string> overridden = [],
 defvar Ccl_Placement = (ins OptionalAttr<I64Attr>:$tb, OptionalAttr<I64Attr>:$group);
 defvar Ccl_PlacementFormat = "(`tb` $tb^)? (`group` $group^)?";
 
-def Ccl_PutOp : Ccl_InstructionOp<"put"> {
+// Forwarding, produced by fusion (--ccl-fuse): after computing its result,
+// the operation also sends it to `fwd_dsts[i]` over channel
+// `fwd_channels[i]` (a put of the result, in the same pass over the data).
+defvar Ccl_ChunkRefArray = TypedArrayAttrBase<Ccl_ChunkRefAttr, "chunk references">;
+defvar Ccl_Forward = (ins OptionalAttr<Ccl_ChunkRefArray>:$fwd_dsts,
+                          OptionalAttr<FlatSymbolRefArrayAttr>:$fwd_channels);
+defvar Ccl_ForwardFormat = "(`forward` $fwd_dsts^ `via` $fwd_channels)?";
+
+def Ccl_PutOp : Ccl_InstructionOp<"put", ["getWrittenRefs"]> {
   let summary = "Write chunks into a peer's buffer over a channel";
   let description = [{
     Runs on the channel's source rank: copies `src` (on that rank) into `dst`
@@ -230,8 +238,9 @@ def Ccl_PutOp : Ccl_InstructionOp<"put"> {
   }];
   let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement,
                        (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src,
-                            UnitAttr:$with_signal, UnitAttr:$with_flush));
-  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src (`signal` $with_signal^)? (`flush` $with_flush^)? attr-dict");
+                            UnitAttr:$with_signal, UnitAttr:$with_flush),
+                       Ccl_Forward);
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src ", Ccl_ForwardFormat, " (`signal` $with_signal^)? (`flush` $with_flush^)? attr-dict");
 }
 
 def Ccl_GetOp : Ccl_InstructionOp<"get"> {
@@ -299,7 +308,7 @@ def Ccl_FlushOp : Ccl_InstructionOp<"flush", ["getWrittenRefs", "getReadRefs", "
   let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " attr-dict");
 }
 
-def Ccl_PutPacketsOp : Ccl_InstructionOp<"put_packets"> {
+def Ccl_PutPacketsOp : Ccl_InstructionOp<"put_packets", ["getWrittenRefs"]> {
   let summary = "Send chunks as LL packets into a peer's scratch buffer";
   let description = [{
     Runs on the channel's source rank: reads `src` on that rank and writes
@@ -313,11 +322,11 @@ def Ccl_PutPacketsOp : Ccl_InstructionOp<"put_packets"> {
     ```
   }];
   let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement,
-                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
-  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src attr-dict");
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src), Ccl_Forward);
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src ", Ccl_ForwardFormat, " attr-dict");
 }
 
-def Ccl_CopyOp : Ccl_InstructionOp<"copy"> {
+def Ccl_CopyOp : Ccl_InstructionOp<"copy", ["getWrittenRefs"]> {
   let summary = "Copy chunks (chunk level: possibly across ranks)";
   let description = [{
     `dst = src`, element for element. When both are on one rank this is a
@@ -332,28 +341,33 @@ def Ccl_CopyOp : Ccl_InstructionOp<"copy"> {
     ```
   }];
   let arguments = !con(Ccl_Placement,
-                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
-  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `=` $src attr-dict");
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src), Ccl_Forward,
+                       (ins UnitAttr:$fwd_signal));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `=` $src ", Ccl_ForwardFormat, " (`signal` $fwd_signal^)? attr-dict");
   let extraClassDeclaration = [{
     bool isCrossRank() { return getDst().getRank() != getSrc().getRank(); }
   }];
 }
 
-def Ccl_ReduceOp : Ccl_InstructionOp<"reduce", ["accumulates"]> {
+def Ccl_ReduceOp : Ccl_InstructionOp<"reduce", ["accumulates", "getWrittenRefs", "getReadRefs"]> {
   let summary = "Reduce chunks into chunks (chunk level: possibly across ranks)";
   let description = [{
     `dst = dst OP src`, where OP is the reduction operator the kernel is
     specialised for. On one rank it is a local reduction; across ranks a
     chunk-level reduction that belongs to the destination's rank until the
-    chunk-lowering pass splits it.
+    chunk-lowering pass splits it. Fusion may add more local sources
+    (`and [...]`: an n-ary reduction in one pass) and forwarding of the result
+    (`forward [...] via [...]`, with `signal` after the sends).
 
     ```mlir
     ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
     ```
   }];
   let arguments = !con(Ccl_Placement,
-                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
-  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src attr-dict");
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src,
+                            OptionalAttr<Ccl_ChunkRefArray>:$more),
+                       Ccl_Forward, (ins UnitAttr:$fwd_signal));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src (`and` $more^)? ", Ccl_ForwardFormat, " (`signal` $fwd_signal^)? attr-dict");
   let extraClassDeclaration = [{
     bool isCrossRank() { return getDst().getRank() != getSrc().getRank(); }
   }];
@@ -394,7 +408,7 @@ def Ccl_CopyPacketsOp : Ccl_InstructionOp<"copy_packets", ["waits"]> {
   let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src attr-dict");
 }
 
-def Ccl_UnpackPacketsOp : Ccl_InstructionOp<"unpack_packets", ["waits"]> {
+def Ccl_UnpackPacketsOp : Ccl_InstructionOp<"unpack_packets", ["waits", "getWrittenRefs"]> {
   let summary = "Unpack received LL packets into plain data";
   let description = [{
     Runs on the rank that owns `dst`: waits for the packets of the current
@@ -406,11 +420,12 @@ def Ccl_UnpackPacketsOp : Ccl_InstructionOp<"unpack_packets", ["waits"]> {
     ```
   }];
   let arguments = !con(Ccl_Placement,
-                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
-  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src attr-dict");
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src), Ccl_Forward,
+                       (ins UnitAttr:$fwd_signal));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src ", Ccl_ForwardFormat, " (`signal` $fwd_signal^)? attr-dict");
 }
 
-def Ccl_ReducePacketsOp : Ccl_InstructionOp<"reduce_packets", ["accumulates", "waits"]> {
+def Ccl_ReducePacketsOp : Ccl_InstructionOp<"reduce_packets", ["accumulates", "waits", "getWrittenRefs"]> {
   let summary = "Reduce LL packets received in scratch into chunks";
   let description = [{
     Runs on the rank that owns `dst`: waits for the packets of the current
@@ -423,11 +438,12 @@ def Ccl_ReducePacketsOp : Ccl_InstructionOp<"reduce_packets", ["accumulates", "w
     ```
   }];
   let arguments = !con(Ccl_Placement,
-                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
-  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src attr-dict");
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src), Ccl_Forward,
+                       (ins UnitAttr:$fwd_signal));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src ", Ccl_ForwardFormat, " (`signal` $fwd_signal^)? attr-dict");
 }
 
-def Ccl_MultimemReduceOp : Ccl_InstructionOp<"multimem_reduce", ["getReadRefs"]> {
+def Ccl_MultimemReduceOp : Ccl_InstructionOp<"multimem_reduce", ["getReadRefs", "getWrittenRefs"]> {
   let summary = "Load-reduce one chunk from every rank of a switch channel";
   let description = [{
     Runs on the rank that owns `dst`: through switch channel `channel`, loads
@@ -440,8 +456,9 @@ def Ccl_MultimemReduceOp : Ccl_InstructionOp<"multimem_reduce", ["getReadRefs"]>
     ```
   }];
   let arguments = !con((ins FlatSymbolRefAttr:$channel), Ccl_Placement,
-                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
-  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src attr-dict");
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src,
+                            UnitAttr:$broadcast));
+  let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src (`broadcast` $broadcast^)? attr-dict");
 }
 
 def Ccl_MultimemBroadcastOp : Ccl_InstructionOp<"multimem_broadcast", ["getWrittenRefs"]> {
