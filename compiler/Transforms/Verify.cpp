@@ -301,10 +301,13 @@ LogicalResult checkEnds(AlgorithmOp algo) {
     InFlightDiagnostic d = op->emitError()
                            << what << " rank " << block.first
                            << " thread blocks " << it->second.second.second
-                           << " and " << block.second
-                           << "; the k-th wait is matched with the k-th "
-                              "signal, so each end must belong to one thread "
-                              "block";
+                           << " and " << block.second << "; "
+                           << (kind == "signal" || kind == "wait"
+                                   ? "the k-th wait is matched with the k-th "
+                                     "signal"
+                                   : "the k-th acquire is matched with the "
+                                     "k-th release")
+                           << ", so each end must belong to one thread block";
     d.attachNote(it->second.first->getLoc()) << "the other thread block uses "
                                                 "it here";
     return failure();
@@ -388,10 +391,11 @@ LogicalResult checkBlockBarriers(AlgorithmOp algo) {
             op.emitError("rank ")
             << tbOp.getRankAttr().getInt() << " thread block "
             << tbOp.getTbAttr().getInt() << " touches " << where.str()
-            << " right after the " << other->getName().stripDialect()
-            << " at " << lineOf(other)
-            << " did, with no ccl.barrier between them (the block's threads "
-               "split the two operations differently)";
+            << ", which the " << other->getName().stripDialect() << " at "
+            << lineOf(other)
+            << " of the same block also touches, with no ccl.barrier between "
+               "them (the block's threads split the two operations "
+               "differently)";
         d.attachNote(other->getLoc()) << "the earlier operation is here";
         return failure();
       }
