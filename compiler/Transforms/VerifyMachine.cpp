@@ -187,7 +187,8 @@ public:
 
 private:
   // Structure.
-  bool ready(int b, const Step &s);
+  bool ready(int b, const Step &s, std::string &blockedOn);
+  void wake(const std::string &key);
   LogicalResult exec(int b, const Step &s);
   LogicalResult execOp(int b, Operation *op);
   LogicalResult execBarrier(const Step &s);
@@ -252,6 +253,15 @@ private:
   std::map<Loc, Operation *> someWriter;
   std::map<Loc, Operation *> packetSenders;
   std::map<std::string, size_t> totalSignals, totalReleases;
+  /// Scheduling: blocks whose head may run, ordered by the head's global
+  /// order, and blocks parked until an event with their key happens.
+  std::set<std::pair<int64_t, int>> candidates;
+  std::vector<bool> parked;
+  std::map<std::string, std::vector<int>> waiters;
+  void consider(int b) {
+    if (pc[b] < prog.blocks[b].steps.size())
+      candidates.insert({prog.blocks[b].steps[pc[b]].order, b});
+  }
 };
 
 } // namespace
@@ -303,6 +313,7 @@ VClock &Machine::deliver(int b, StringRef channel, bool isSwitch, Access &a,
 void Machine::signal(int b, StringRef channel, bool relaxed, Operation *op) {
   ChannelState &ch = channels[channel.str()];
   ch.signalOps.push_back(op);
+  wake("c:" + channel.str());
   if (relaxed) {
     ch.signals.push_back(std::nullopt);
     return;
@@ -463,8 +474,14 @@ static void add(Value &into, const Value &v) {
 // Operations
 //===----------------------------------------------------------------------===//
 
-bool Machine::ready(int b, const Step &s) {
+/// Keys of the events a parked block waits for.
+static std::string opKey(Operation *op) {
+  return "o:" + std::to_string(reinterpret_cast<uintptr_t>(op));
+}
+
+bool Machine::ready(int b, const Step &s, std::string &blockedOn) {
   if (s.barrier >= 0) {
+    blockedOn = "b:" + std::to_string(s.barrier);
     const BarrierInstance &inst = prog.barriers[s.barrier];
     if (inst.present.size() != inst.tbs.size())
       return false;
@@ -477,25 +494,44 @@ bool Machine::ready(int b, const Step &s) {
   }
   if (s.chunkLevel)
     for (Operation *dep : s.deps)
-      if (!executed.contains(dep))
+      if (!executed.contains(dep)) {
+        blockedOn = opKey(dep);
         return false;
+      }
   Operation *op = s.op;
   if (auto w = dyn_cast<WaitOp>(op)) {
+    blockedOn = "c:" + w.getChannel().str();
     ChannelState &ch = channels[w.getChannel().str()];
     return ch.signals.size() > ch.waits;
   }
   if (auto acq = dyn_cast<AcquireOp>(op)) {
+    blockedOn = "s:" + acq.getSemaphore().str();
     SemaphoreState &sem = semaphores[acq.getSemaphore().str()];
     return sem.releases.size() > sem.acquires;
   }
   if (isa<ReducePacketsOp, UnpackPacketsOp, CopyPacketsOp>(op)) {
     ChunkRefAttr src = cast<InstructionOp>(op).getReadRefs().front();
     for (int64_t i = 0; i < src.getCount(); ++i)
-      if (!slots[locOf(src, i)].packetWriter)
+      if (!slots[locOf(src, i)].packetWriter) {
+        blockedOn = "p:" + locOf(src, i).str();
         return false;
+      }
   }
   (void)b;
   return true;
+}
+
+void Machine::wake(const std::string &key) {
+  auto it = waiters.find(key);
+  if (it == waiters.end())
+    return;
+  std::vector<int> blocks = std::move(it->second);
+  waiters.erase(it);
+  for (int b : blocks)
+    if (parked[b]) {
+      parked[b] = false;
+      consider(b);
+    }
 }
 
 LogicalResult Machine::execBarrier(const Step &s) {
@@ -512,7 +548,12 @@ LogicalResult Machine::execBarrier(const Step &s) {
     if (history[p].size() > 3)
       history[p].pop_front();
     ++pc[p];
+    parked[p] = false;
+    candidates.erase({s.order, p});
   }
+  waiters.erase("b:" + std::to_string(s.barrier));
+  for (int p : inst.present)
+    consider(p);
   return success();
 }
 
@@ -536,6 +577,8 @@ LogicalResult Machine::exec(int b, const Step &s) {
   if (history[b].size() > 3)
     history[b].pop_front();
   ++pc[b];
+  consider(b);
+  wake(opKey(s.op));
   return success();
 }
 
@@ -572,6 +615,7 @@ LogicalResult Machine::execOp(int b, Operation *op) {
         Slot &s = slots[locOf(dst, i)];
         s.packetWriter = op;
         s.packetClock = clocks[b];
+        wake("p:" + locOf(dst, i).str());
       }
     return success();
   };
@@ -625,6 +669,7 @@ LogicalResult Machine::execOp(int b, Operation *op) {
           Slot &s = slots[locOf(dst, i)];
           s.packetWriter = op;
           s.packetClock = dvc;
+          wake("p:" + locOf(dst, i).str());
         }
         return success();
       })
@@ -716,6 +761,7 @@ LogicalResult Machine::execOp(int b, Operation *op) {
       .Case<ReleaseOp>([&](ReleaseOp r) {
         event(b, op);
         semaphores[r.getSemaphore().str()].releases.push_back(clocks[b]);
+        wake("s:" + r.getSemaphore().str());
         return success();
       })
       .Case<AcquireOp>([&](AcquireOp acq) {
@@ -975,22 +1021,23 @@ LogicalResult Machine::run() {
   }
 
   // Run the ready operation that comes first in global program order, until
-  // every queue is empty or nothing can go on.
-  while (true) {
-    int best = -1;
-    int64_t bestOrder = 0;
-    for (size_t b = 0; b < nblocks; ++b) {
-      if (pc[b] >= prog.blocks[b].steps.size())
-        continue;
-      const Step &s = prog.blocks[b].steps[pc[b]];
-      if ((best < 0 || s.order < bestOrder) && ready(b, s)) {
-        best = b;
-        bestOrder = s.order;
-      }
+  // every queue is empty or nothing can go on. A block whose head cannot
+  // run is parked until the event it waits for (a signal on the channel, a
+  // release, packets in the slot, an operation running) happens.
+  parked.assign(nblocks, false);
+  for (size_t b = 0; b < nblocks; ++b)
+    consider(b);
+  while (!candidates.empty()) {
+    auto [order, b] = *candidates.begin();
+    candidates.erase(candidates.begin());
+    const Step &s = prog.blocks[b].steps[pc[b]];
+    std::string key;
+    if (!ready(b, s, key)) {
+      parked[b] = true;
+      waiters[key].push_back(b);
+      continue;
     }
-    if (best < 0)
-      break;
-    if (failed(exec(best, prog.blocks[best].steps[pc[best]])))
+    if (failed(exec(b, s)))
       return failure();
   }
   if (failed(reportStuck()) || failed(checkEnd()))
