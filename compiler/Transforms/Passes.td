@@ -8,22 +8,45 @@ include "mlir/Pass/PassBase.td"
 def CclVerify : Pass<"ccl-verify", "mlir::ModuleOp"> {
   let summary = "Prove that each algorithm implements its collective";
   let description = [{
-    Executes every global-level `ccl.algorithm` symbolically. Each chunk
-    slot holds a multiset of contributions (which rank's input chunk, how
-    many times); the collective's precondition seeds the inputs, operations
-    run in an order the hardware could run them (program order per thread
-    block, a packet read after the put that sends it), and the final state
-    is compared with the collective's postcondition for every rank and
-    chunk. It also rejects a packet read that nothing sends (the kernel
-    would hang), cyclic waits, two sends into one scratch slot, and two
-    thread blocks of a rank touching the same chunk without
-    synchronisation. Failures name rank, buffer and chunk, what is held and
-    what should be, and the source line that last wrote it.
+    Executes every `ccl.algorithm` symbolically, at the global level (one
+    queue per rank and thread block, in program order; unplaced operations
+    on thread block 0) and at the kernel level (the `ccl.thread_block`
+    regions of a scheduled algorithm), and proves it against its own
+    contract: `ccl.require` seeds the initial state (every other chunk is
+    undefined), `ccl.ensure` is the postcondition, a multiset of input
+    chunks per location. An algorithm without `ccl.ensure` is rejected.
+    Every operation of the dialect has its data semantics (put, get, copy,
+    reduce, read_reduce, the packet operations, multimem reduce and
+    broadcast; multi-chunk references element by element) and its
+    synchronisation (signal/wait matched by count, LL packet flags, flush,
+    semaphores, thread-block barriers; chunk-level copy/reduce ordered after
+    the earlier operations they conflict with). Vector clocks per thread
+    block decide happens-before.
 
-    Example: an AllReduce that forgets the contribution of rank 2 fails with
-    `output[0][0] holds input[0][0] + input[1][0] but must hold the sum of
-    chunk 0 of every rank's input (missing: input[2][0])`.
+    Rejected, with rank, buffer and chunk, the source lines of both
+    operations and a counterexample trace: a wrong final value (missing and
+    double-counted terms), a read of undefined data, a read of data a put
+    wrote before a signal and a matching wait made it visible, data races
+    (read-write, write-write, write-after-read), a port-channel put source
+    overwritten before a flush or never flushed, a wait, acquire or packet
+    read that nothing satisfies, cyclic waits (deadlock), a signal no wait
+    consumes, two packet writes into one slot in one call, a channel end or
+    semaphore end used by two thread blocks, more thread blocks per rank
+    than `max-blocks-per-rank`, and (kernel level) two dependent operations
+    of a block without a `ccl.barrier` between them. docs/semantics.md
+    ("Verification") has the exact rules.
+
+    Example: an AllReduce that forgets the contribution of rank 2 fails at
+    its `ccl.ensure` with `AllReduce postcondition fails with 3 ranks:
+    output[0][0] (rank 0, chunk 0) holds input[0][0] + input[1][0] but must
+    hold input[0][0] + input[1][0] + input[2][0] (missing: input[2][0])`.
   }];
+  let options = [
+    Option<"maxBlocksPerRank", "max-blocks-per-rank", "int64_t",
+           /*default=*/"132",
+           "Most thread blocks a rank may use (they must be co-resident; 132 "
+           "is the SM count of an H100/H200)">,
+  ];
 }
 
 def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {

@@ -1,15 +1,24 @@
 //===- Verify.cpp - prove algorithms against their collective -------------===//
+//
+// The --ccl-verify pass. It reads the contract (ccl.require / ccl.ensure),
+// builds one queue per (rank, thread block) from global program order or
+// from the ccl.thread_block regions of a scheduled algorithm, makes the
+// static checks (resources, channel ends, packet slots, intra-block
+// barriers) and hands the program to the symbolic machine
+// (VerifyMachine.cpp), which checks happens-before, deadlocks and the
+// postcondition.
+//
+//===----------------------------------------------------------------------===//
 
 #include "compiler/Transforms/Passes.h"
+#include "compiler/Transforms/VerifyMachine.h"
 
 #include "ccl/Dialect/CclDialect.h"
 
 #include "llvm/ADT/STLExtras.h"
 
-#include <deque>
 #include <map>
 #include <set>
-#include <tuple>
 
 namespace ccl {
 #define GEN_PASS_DEF_CCLVERIFY
@@ -18,286 +27,409 @@ namespace ccl {
 
 using namespace mlir;
 using namespace ccl;
+using namespace ccl::verify;
 
 namespace {
 
-/// One chunk of one buffer on one rank.
-using Location3 = std::tuple<std::string, int64_t, int64_t>;
-/// How often each (rank, chunk) of the input was folded into a value.
-using Contributions = std::map<std::pair<int64_t, int64_t>, int64_t>;
+//===----------------------------------------------------------------------===//
+// Contract
+//===----------------------------------------------------------------------===//
 
-struct Slot {
-  bool defined = false;
-  Contributions value;
-  Operation *lastWriter = nullptr;
-};
-
-std::string render(const Location3 &l) {
-  return std::get<0>(l) + "[" + std::to_string(std::get<1>(l)) + "][" +
-         std::to_string(std::get<2>(l)) + "]";
-}
-
-std::string render(const Contributions &c) {
-  if (c.empty())
-    return "nothing";
-  std::string s;
-  for (const auto &[key, n] : c) {
-    if (!s.empty())
-      s += " + ";
-    if (n != 1)
-      s += std::to_string(n) + " x ";
-    s += "input[" + std::to_string(key.first) + "][" +
-         std::to_string(key.second) + "]";
+LogicalResult checkContract(AlgorithmOp algo) {
+  std::map<Loc, Operation *> required, ensured;
+  bool anyEnsure = false;
+  for (Operation &op : algo.getBody().front()) {
+    ChunkRefAttr at;
+    std::map<Loc, Operation *> *seen = nullptr;
+    const char *what = nullptr;
+    if (auto req = dyn_cast<RequireOp>(op)) {
+      at = req.getAt();
+      seen = &required;
+      what = "precondition";
+    } else if (auto ens = dyn_cast<EnsureOp>(op)) {
+      at = ens.getAt();
+      seen = &ensured;
+      what = "postcondition";
+      anyEnsure = true;
+    } else {
+      continue;
+    }
+    auto [it, inserted] = seen->try_emplace(locOf(at, 0), &op);
+    if (!inserted) {
+      InFlightDiagnostic d = op.emitError("second ")
+                             << what << " for " << locOf(at, 0).str();
+      d.attachNote(it->second->getLoc()) << "the first one is here";
+      return failure();
+    }
   }
-  return s;
+  if (!anyEnsure)
+    return algo.emitError("algorithm '")
+           << algo.getName() << "' (" << algo.getNranks()
+           << " ranks) has no postcondition: without 'ccl.ensure' there is "
+              "nothing to prove it against";
+  return success();
 }
 
-ChunkRefAttr readRef(InstructionOp op) { return op.getReadRefs().front(); }
-ChunkRefAttr writtenRef(InstructionOp op) { return op.getWrittenRefs().front(); }
+//===----------------------------------------------------------------------===//
+// Building the queues
+//===----------------------------------------------------------------------===//
 
-/// Symbolic machine for one algorithm.
-class Machine {
+/// Collects the queues. `order` is global program order: body order at the
+/// global level, `op_id` in a scheduled algorithm (text order where an
+/// instruction has none).
+class ProgramBuilder {
 public:
-  explicit Machine(AlgorithmOp algo) : algo(algo) {}
-  LogicalResult run();
+  explicit ProgramBuilder(AlgorithmOp algo) { prog.algo = algo; }
+
+  LogicalResult build();
+  Program &program() { return prog; }
 
 private:
-  Location3 at(ChunkRefAttr ref, int64_t i) {
-    return {ref.getBuffer().str(), ref.getRank(), ref.getIndex() + i};
+  int blockIndex(int64_t rank, int64_t tb);
+  void addStep(int64_t rank, int64_t tb, Step s) {
+    prog.blocks[blockIndex(rank, tb)].steps.push_back(std::move(s));
   }
-  LogicalResult checkRaces(ArrayRef<InstructionOp> ops);
-  LogicalResult execute(InstructionOp op);
-  bool ready(InstructionOp op);
-  LogicalResult checkPostcondition();
+  void computeDeps();
 
-  AlgorithmOp algo;
-  std::map<Location3, Slot> slots;
-  /// Scratch slots that received packets in this call, and who sent them.
-  std::map<Location3, Operation *> sent;
+  Program prog;
+  std::map<std::pair<int64_t, int64_t>, int> index;
 };
 
-LogicalResult Machine::checkRaces(ArrayRef<InstructionOp> ops) {
-  struct Access {
-    InstructionOp op;
+int ProgramBuilder::blockIndex(int64_t rank, int64_t tb) {
+  auto it = index.find({rank, tb});
+  if (it != index.end())
+    return it->second;
+  BlockQueue q;
+  q.rank = rank;
+  q.tb = tb;
+  prog.blocks.push_back(q);
+  return index[{rank, tb}] = prog.blocks.size() - 1;
+}
+
+LogicalResult ProgramBuilder::build() {
+  AlgorithmOp algo = prog.algo;
+  // Create the blocks in (rank, tb) order so diagnostics are stable.
+  std::set<std::pair<int64_t, int64_t>> keys;
+  algo.walk([&](Operation *op) {
+    if (auto inst = dyn_cast<InstructionOp>(op))
+      keys.insert({inst.getExecRank(), inst.getThreadBlock()});
+    else if (auto bar = dyn_cast<TbBarrierOp>(op))
+      for (int64_t t : bar.getTbs())
+        keys.insert({bar.getRankAttr().getInt(), t});
+    else if (auto tb = dyn_cast<ThreadBlockOp>(op))
+      keys.insert({tb.getRankAttr().getInt(), tb.getTbAttr().getInt()});
+  });
+  for (auto [rank, tb] : keys)
+    blockIndex(rank, tb);
+
+  int64_t pos = 0;
+  if (!algo.getScheduled()) {
+    for (Operation &op : algo.getBody().front()) {
+      ++pos;
+      if (auto bar = dyn_cast<TbBarrierOp>(op)) {
+        BarrierInstance inst;
+        inst.op = &op;
+        inst.rank = bar.getRankAttr().getInt();
+        inst.tbs.assign(bar.getTbs().begin(), bar.getTbs().end());
+        for (int64_t t : inst.tbs)
+          inst.present.push_back(blockIndex(inst.rank, t));
+        prog.barriers.push_back(inst);
+        for (int64_t t : inst.tbs) {
+          Step s;
+          s.op = &op;
+          s.order = pos;
+          s.barrier = prog.barriers.size() - 1;
+          addStep(inst.rank, t, s);
+        }
+        continue;
+      }
+      auto inst = dyn_cast<InstructionOp>(op);
+      if (!inst)
+        continue;
+      Step s;
+      s.op = &op;
+      s.order = pos;
+      s.chunkLevel = isChunkLevel(&op);
+      addStep(inst.getExecRank(), inst.getThreadBlock(), s);
+    }
+  } else {
+    bool allIds = true;
+    algo.walk([&](InstructionOp op) {
+      if (!op->getAttrOfType<IntegerAttr>("op_id"))
+        allIds = false;
+    });
+    // (rank, tbs, k) -> the k-th barrier of that set.
+    std::map<std::tuple<int64_t, std::vector<int64_t>, int64_t>, int> instances;
+    for (ThreadBlockOp tbOp : algo.getBody().getOps<ThreadBlockOp>()) {
+      int64_t rank = tbOp.getRankAttr().getInt(), tb = tbOp.getTbAttr().getInt();
+      int b = blockIndex(rank, tb);
+      std::map<std::vector<int64_t>, int64_t> seen;
+      int64_t lastOrder = 0;
+      for (Operation &op : tbOp.getBody().front()) {
+        ++pos;
+        if (auto bar = dyn_cast<TbBarrierOp>(op)) {
+          std::vector<int64_t> tbs(bar.getTbs().begin(), bar.getTbs().end());
+          int64_t k = seen[tbs]++;
+          auto [it, inserted] =
+              instances.try_emplace({rank, tbs, k}, prog.barriers.size());
+          if (inserted) {
+            BarrierInstance inst;
+            inst.op = &op;
+            inst.rank = rank;
+            inst.tbs = tbs;
+            prog.barriers.push_back(inst);
+          }
+          prog.barriers[it->second].present.push_back(b);
+          Step s;
+          s.op = &op;
+          s.order = allIds ? lastOrder : pos;
+          s.barrier = it->second;
+          prog.blocks[b].steps.push_back(s);
+          continue;
+        }
+        if (!isa<InstructionOp>(op))
+          continue; // ccl.barrier: intra-block, checked separately
+        Step s;
+        s.op = &op;
+        s.order = allIds ? op.getAttrOfType<IntegerAttr>("op_id").getInt() : pos;
+        lastOrder = s.order;
+        s.chunkLevel = isChunkLevel(&op);
+        prog.blocks[b].steps.push_back(s);
+      }
+    }
+  }
+  computeDeps();
+  return success();
+}
+
+/// For every chunk-level step, the earlier operations (global program order)
+/// that conflict with it on some chunk.
+void ProgramBuilder::computeDeps() {
+  struct Ref {
+    int block;
+    size_t step;
+  };
+  std::vector<std::pair<int64_t, Ref>> all;
+  for (size_t b = 0; b < prog.blocks.size(); ++b)
+    for (size_t i = 0; i < prog.blocks[b].steps.size(); ++i)
+      if (prog.blocks[b].steps[i].barrier < 0)
+        all.push_back({prog.blocks[b].steps[i].order, {int(b), i}});
+  llvm::stable_sort(all, [](const auto &x, const auto &y) {
+    return x.first < y.first;
+  });
+  struct Touch {
+    Operation *op;
     bool write;
   };
-  std::map<Location3, std::vector<Access>> accesses;
-  for (InstructionOp op : ops) {
-    for (int64_t i = 0; i < readRef(op).getCount(); ++i)
-      accesses[at(readRef(op), i)].push_back({op, false});
-    for (int64_t i = 0; i < writtenRef(op).getCount(); ++i)
-      accesses[at(writtenRef(op), i)].push_back({op, true});
+  std::map<Loc, std::vector<Touch>> touched;
+  for (auto &[order, ref] : all) {
+    Step &s = prog.blocks[ref.block].steps[ref.step];
+    SmallVector<Loc> reads, writes;
+    footprint(s.op, reads, writes);
+    if (s.chunkLevel) {
+      std::set<Operation *> deps;
+      for (const Loc &l : reads)
+        for (const Touch &t : touched[l])
+          if (t.write && t.op != s.op)
+            deps.insert(t.op);
+      for (const Loc &l : writes)
+        for (const Touch &t : touched[l])
+          if (t.op != s.op)
+            deps.insert(t.op);
+      s.deps.assign(deps.begin(), deps.end());
+      llvm::sort(s.deps, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+    }
+    for (const Loc &l : reads)
+      touched[l].push_back({s.op, false});
+    for (const Loc &l : writes)
+      touched[l].push_back({s.op, true});
   }
-  for (const auto &[loc, list] : accesses) {
-    for (size_t i = 0; i < list.size(); ++i)
-      for (size_t j = i + 1; j < list.size(); ++j) {
-        const Access &a = list[i], &b = list[j];
-        if (!a.write && !b.write)
-          continue;
-        InstructionOp x = a.op, y = b.op;
-        if (x.getExecRank() == y.getExecRank() &&
-            x.getThreadBlock() == y.getThreadBlock())
-          continue; // program order
-        // A packet send and the packet read of the same slot are ordered by
-        // the packets' flags.
-        auto isPut = [](InstructionOp o) { return isa<PutPacketsOp>(o); };
-        auto isRead = [](InstructionOp o) { return isa<ReducePacketsOp>(o); };
-        if ((isPut(x) && isRead(y) && a.write && !b.write) ||
-            (isPut(y) && isRead(x) && b.write && !a.write))
-          continue;
-        if (a.write && b.write && isPut(x) && isPut(y)) {
-          InFlightDiagnostic d =
-              y->emitError("two sends write packets into ")
-              << render(loc) << " in the same call (write-write conflict)";
-          d.attachNote(x->getLoc()) << "the other send is here";
-          return failure();
-        }
-        InFlightDiagnostic d =
-            y->emitError("data race on ")
-            << render(loc) << ": rank " << y.getExecRank() << " thread block "
-            << y.getThreadBlock() << (b.write ? " writes" : " reads")
-            << " it while rank " << x.getExecRank() << " thread block "
-            << x.getThreadBlock() << (a.write ? " writes" : " reads")
-            << " it, with nothing ordering the two";
-        d.attachNote(x->getLoc()) << "the other access is here";
-        return failure();
-      }
-  }
-  return success();
 }
 
-bool Machine::ready(InstructionOp op) {
-  if (!op.waits())
-    return true;
-  ChunkRefAttr src = readRef(op);
-  for (int64_t i = 0; i < src.getCount(); ++i)
-    if (!sent.count(at(src, i)))
-      return false;
-  return true;
-}
+//===----------------------------------------------------------------------===//
+// Static checks
+//===----------------------------------------------------------------------===//
 
-LogicalResult Machine::execute(InstructionOp op) {
-  ChunkRefAttr src = readRef(op), dst = writtenRef(op);
-  for (int64_t i = 0; i < src.getCount(); ++i) {
-    Location3 from = at(src, i), to = at(dst, i);
-    Slot &in = slots[from];
-    if (!in.defined)
-      return op->emitError("reads ")
-             << render(from) << " before anything wrote it";
-    Contributions value = in.value;
-    Slot &out = slots[to];
-    if (op.accumulates()) {
-      if (!out.defined)
-        return op->emitError("reduces into ")
-               << render(to) << " before anything wrote it";
-      for (const auto &[k, n] : value)
-        out.value[k] += n;
-    } else {
-      out.value = std::move(value);
-      out.defined = true;
-    }
-    out.lastWriter = op;
-    if (isa<PutPacketsOp>(op))
-      sent[to] = op;
-  }
-  return success();
-}
-
-LogicalResult Machine::checkPostcondition() {
-  StringRef coll = algo.getCollective();
-  if (coll != "AllReduce")
-    return algo.emitError("verification of ")
-           << coll << " is not implemented yet; compile with --no-verify";
-  const char *result = algo.getInplace() ? "input" : "output";
-  int64_t n = algo.getNranks();
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t c = 0; c < algo.getChunks(); ++c) {
-      Location3 loc{result, r, c};
-      Contributions want;
-      for (int64_t p = 0; p < n; ++p)
-        want[{p, c}] = 1;
-      const Slot &s = slots[loc];
-      if (s.defined && s.value == want)
-        continue;
-      std::string missing, extra;
-      for (const auto &[k, cnt] : want) {
-        auto it = s.value.find(k);
-        if (it == s.value.end())
-          missing += (missing.empty() ? "" : ", ") + render(Contributions{{k, 1}});
-      }
-      for (const auto &[k, cnt] : s.value) {
-        auto it = want.find(k);
-        int64_t over = cnt - (it == want.end() ? 0 : 1);
-        if (over > 0)
-          extra += (extra.empty() ? "" : ", ") + render(Contributions{{k, over}});
-      }
-      InFlightDiagnostic d = algo.emitError()
-                             << "AllReduce postcondition fails with " << n
-                             << " ranks: " << render(loc) << " (rank " << r
-                             << ", chunk " << c << ") ";
-      if (!s.defined) {
-        d << "is never written, but must hold the sum of chunk " << c
-          << " of every rank's input";
-        return failure();
-      }
-      d << "holds " << render(s.value) << " but must hold the sum of chunk "
-        << c << " of every rank's input";
-      if (!missing.empty())
-        d << " (missing: " << missing << ")";
-      if (!extra.empty())
-        d << " (counted more than once: " << extra << ")";
-      if (s.lastWriter)
-        d.attachNote(s.lastWriter->getLoc()) << "last written here";
-      return failure();
-    }
-  return success();
-}
-
-LogicalResult Machine::run() {
-  SmallVector<InstructionOp> ops;
-  std::map<std::pair<int64_t, int64_t>, std::deque<InstructionOp>> queues;
-  for (Operation &op : algo.getBody().front()) {
-    if (!isa<PutPacketsOp, CopyOp, ReducePacketsOp>(op) &&
-        (isa<InstructionOp>(op) || isa<TbBarrierOp>(op)))
-      return op.emitError("verification of '")
-             << op.getName() << "' is not implemented yet";
-    if (isa<CopyOp>(op) && cast<CopyOp>(op).isCrossRank())
-      return op.emitError("verification of cross-rank copy is not implemented yet");
-    if (auto inst = dyn_cast<InstructionOp>(op)) {
-      ops.push_back(inst);
-      queues[{inst.getExecRank(), inst.getThreadBlock()}].push_back(inst);
-    }
-  }
-  if (failed(checkRaces(ops)))
-    return failure();
-
-  // Precondition: every rank's input chunk holds its own contribution.
-  for (int64_t r = 0; r < algo.getNranks(); ++r)
-    for (int64_t c = 0; c < algo.getChunks(); ++c) {
-      Slot &s = slots[{"input", r, c}];
-      s.defined = true;
-      s.value[{r, c}] = 1;
-    }
-
-  // Run every thread block as far as it can go until all are done or all
-  // that remain are stuck waiting.
-  bool progress = true;
-  while (progress) {
-    progress = false;
-    for (auto &[key, queue] : queues)
-      while (!queue.empty() && ready(queue.front())) {
-        if (failed(execute(queue.front())))
-          return failure();
-        queue.pop_front();
-        progress = true;
-      }
-  }
-  for (auto &[key, queue] : queues) {
-    if (queue.empty())
+/// Thread blocks per rank must be co-resident: blocks spin on each other.
+LogicalResult checkResources(AlgorithmOp algo, int64_t maxBlocks) {
+  std::map<int64_t, std::pair<int64_t, Operation *>> highest;
+  auto use = [&](int64_t rank, int64_t last, Operation *op) {
+    auto &h = highest[rank];
+    if (!h.second || last > h.first)
+      h = {last, op};
+  };
+  algo.walk([&](Operation *op) {
+    if (auto inst = dyn_cast<InstructionOp>(op))
+      use(inst.getExecRank(),
+          inst.getThreadBlock() + inst.getGroupSize() - 1, op);
+    else if (auto bar = dyn_cast<TbBarrierOp>(op))
+      use(bar.getRankAttr().getInt(), bar.getTbs().back(), op);
+  });
+  for (auto &[rank, h] : highest) {
+    int64_t used = h.first + 1;
+    if (used <= maxBlocks)
       continue;
-    InstructionOp stuck = queue.front();
-    ChunkRefAttr src = readRef(stuck);
-    Location3 missing = at(src, 0);
-    for (int64_t i = 0; i < src.getCount(); ++i)
-      if (!sent.count(at(src, i))) {
-        missing = at(src, i);
-        break;
-      }
-    bool anySender = llvm::any_of(ops, [&](InstructionOp o) {
-      if (!isa<PutPacketsOp>(o))
-        return false;
-      for (int64_t i = 0; i < writtenRef(o).getCount(); ++i)
-        if (at(writtenRef(o), i) == missing)
-          return true;
-      return false;
-    });
-    InFlightDiagnostic d = stuck->emitError()
-                           << "rank " << key.first << " thread block "
-                           << key.second << " would wait forever for packets in "
-                           << render(missing) << ": ";
-    if (!anySender) {
-      d << "no operation sends them";
-      return failure();
-    }
-    d << "the send is itself behind a wait that never completes (cyclic wait)";
-    for (auto &[k2, q2] : queues)
-      if (!q2.empty() && q2.front() != stuck)
-        d.attachNote(q2.front()->getLoc())
-            << "rank " << k2.first << " thread block " << k2.second
-            << " is stuck here";
+    InFlightDiagnostic d = algo.emitError("rank ")
+                           << rank << " uses " << used
+                           << " thread blocks, more than max-blocks-per-rank = "
+                           << maxBlocks
+                           << " (the thread blocks of a kernel wait for each "
+                              "other, so all of them must be resident at once)";
+    d.attachNote(h.second->getLoc())
+        << "thread block " << h.first << " of rank " << rank << " is used here";
     return failure();
   }
-  return checkPostcondition();
+  return success();
+}
+
+/// The k-th wait matches the k-th signal (the k-th acquire the k-th release)
+/// only when each end belongs to one thread block.
+LogicalResult checkEnds(AlgorithmOp algo) {
+  // (kind, symbol) -> first user and its block.
+  std::map<std::pair<std::string, std::string>,
+           std::pair<Operation *, std::pair<int64_t, int64_t>>>
+      owner;
+  auto claim = [&](StringRef kind, StringRef sym, InstructionOp op,
+                   StringRef what) -> LogicalResult {
+    std::pair<int64_t, int64_t> block{op.getExecRank(), op.getThreadBlock()};
+    auto [it, inserted] =
+        owner.try_emplace({kind.str(), sym.str()}, op.getOperation(), block);
+    if (inserted || it->second.second == block)
+      return success();
+    InFlightDiagnostic d = op->emitError()
+                           << what << " rank " << block.first
+                           << " thread blocks " << it->second.second.second
+                           << " and " << block.second << "; "
+                           << (kind == "signal" || kind == "wait"
+                                   ? "the k-th wait is matched with the k-th "
+                                     "signal"
+                                   : "the k-th acquire is matched with the "
+                                     "k-th release")
+                           << ", so each end must belong to one thread block";
+    d.attachNote(it->second.first->getLoc()) << "the other thread block uses "
+                                                "it here";
+    return failure();
+  };
+  LogicalResult result = success();
+  algo.walk([&](InstructionOp op) {
+    if (failed(result))
+      return;
+    if (auto s = dyn_cast<SignalOp>(op.getOperation()))
+      result = claim("signal", s.getChannel(), op,
+                     ("channel @" + s.getChannel() + " is signalled by").str());
+    else if (auto p = dyn_cast<PutOp>(op.getOperation())) {
+      if (p.getWithSignal())
+        result = claim("signal", p.getChannel(), op,
+                       ("channel @" + p.getChannel() + " is signalled by").str());
+    } else if (auto w = dyn_cast<WaitOp>(op.getOperation()))
+      result = claim("wait", w.getChannel(), op,
+                     ("channel @" + w.getChannel() + " is waited on by").str());
+    else if (auto r = dyn_cast<ReleaseOp>(op.getOperation()))
+      result = claim("release", r.getSemaphore(), op,
+                     ("semaphore @" + r.getSemaphore() + " is released by").str());
+    else if (auto a = dyn_cast<AcquireOp>(op.getOperation()))
+      result = claim("acquire", a.getSemaphore(), op,
+                     ("semaphore @" + a.getSemaphore() + " is acquired by").str());
+  });
+  return result;
+}
+
+/// One LL scratch slot takes the packets of one writer per call: the flag is
+/// the same for the whole call, so a reader could not tell two apart.
+LogicalResult checkPacketSlots(AlgorithmOp algo) {
+  std::map<Loc, Operation *> writer;
+  LogicalResult result = success();
+  algo.walk([&](Operation *op) {
+    if (failed(result) || !isa<PutPacketsOp, CopyPacketsOp>(op))
+      return;
+    ChunkRefAttr dst = cast<InstructionOp>(op).getWrittenRefs().front();
+    for (int64_t i = 0; i < dst.getCount(); ++i) {
+      auto [it, inserted] = writer.try_emplace(locOf(dst, i), op);
+      if (inserted)
+        continue;
+      InFlightDiagnostic d = op->emitError("two sends write packets into ")
+                             << locOf(dst, i).str()
+                             << " in the same call (write-write conflict)";
+      d.attachNote(it->second->getLoc()) << "the other send is here";
+      result = failure();
+      return;
+    }
+  });
+  return result;
+}
+
+/// Kernel level: the threads of a block split each operation differently,
+/// so two operations of a block that touch the same chunk (one writing)
+/// need a ccl.barrier (or a ccl.tb_barrier) between them.
+LogicalResult checkBlockBarriers(AlgorithmOp algo) {
+  for (ThreadBlockOp tbOp : algo.getBody().getOps<ThreadBlockOp>()) {
+    std::map<Loc, Operation *> reads, writes;
+    for (Operation &op : tbOp.getBody().front()) {
+      if (isa<BarrierOp, TbBarrierOp>(op)) {
+        reads.clear();
+        writes.clear();
+        continue;
+      }
+      SmallVector<Loc> r, w;
+      footprint(&op, r, w);
+      Operation *other = nullptr;
+      Loc where;
+      for (const Loc &l : r)
+        if (!other && writes.count(l)) {
+          other = writes[l];
+          where = l;
+        }
+      for (const Loc &l : w)
+        if (!other && (writes.count(l) || reads.count(l))) {
+          other = writes.count(l) ? writes[l] : reads[l];
+          where = l;
+        }
+      if (other) {
+        InFlightDiagnostic d =
+            op.emitError("rank ")
+            << tbOp.getRankAttr().getInt() << " thread block "
+            << tbOp.getTbAttr().getInt() << " touches " << where.str()
+            << ", which the " << other->getName().stripDialect() << " at "
+            << lineOf(other)
+            << " of the same block also touches, with no ccl.barrier between "
+               "them (the block's threads split the two operations "
+               "differently)";
+        d.attachNote(other->getLoc()) << "the earlier operation is here";
+        return failure();
+      }
+      for (const Loc &l : r)
+        reads[l] = &op;
+      for (const Loc &l : w)
+        writes[l] = &op;
+    }
+  }
+  return success();
+}
+
+LogicalResult verifyAlgorithm(AlgorithmOp algo, int64_t maxBlocks) {
+  if (failed(checkContract(algo)) || failed(checkResources(algo, maxBlocks)) ||
+      failed(checkEnds(algo)) || failed(checkPacketSlots(algo)))
+    return failure();
+  if (algo.getScheduled() && failed(checkBlockBarriers(algo)))
+    return failure();
+  ProgramBuilder builder(algo);
+  if (failed(builder.build()))
+    return failure();
+  return runMachine(builder.program());
 }
 
 struct CclVerifyPass : public ccl::impl::CclVerifyBase<CclVerifyPass> {
+  using CclVerifyBase::CclVerifyBase;
+
   void runOnOperation() override {
-    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>()) {
-      if (algo.getScheduled())
-        continue; // kernel-level re-verification is not implemented yet
-      if (failed(Machine(algo).run()))
-        return signalPassFailure();
-    }
+    bool ok = true;
+    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
+      if (failed(verifyAlgorithm(algo, maxBlocksPerRank)))
+        ok = false;
+    if (!ok)
+      signalPassFailure();
   }
 };
 

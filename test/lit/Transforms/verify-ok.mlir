@@ -2,7 +2,8 @@
 // RUN: %ccl-opt %s --ccl-verify | %ccl-opt | FileCheck %s
 //
 // Tests that --ccl-verify accepts a correct all-pairs LL AllReduce for three
-// ranks without a diagnostic and passes it through unchanged.
+// ranks, proven against its contract (ccl.require / ccl.ensure), without a
+// diagnostic and passes it through unchanged.
 
 // CHECK-LABEL: ccl.algorithm @allpairs_ll_n3
 // CHECK-NEXT:    ccl.scratch @recv slots 3
@@ -12,6 +13,9 @@
 // CHECK-NEXT:    ccl.channel @mem_1_2 "memory" 1 -> 2
 // CHECK-NEXT:    ccl.channel @mem_2_0 "memory" 2 -> 0
 // CHECK-NEXT:    ccl.channel @mem_2_1 "memory" 2 -> 1
+// CHECK-NEXT:    ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+// CHECK-NEXT:    ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
+// CHECK-NEXT:    ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
 // CHECK-NEXT:    ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.put_packets @mem_0_2 tb 2 <"recv"[2] [0 : 1]> = <"input"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -27,6 +31,9 @@
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[2] [0 : 1]> = <"input"[2] [0 : 1]>
 // CHECK-NEXT:    ccl.reduce_packets tb 0 <"output"[2] [0 : 1]> from <"recv"[2] [0 : 1]>
 // CHECK-NEXT:    ccl.reduce_packets tb 0 <"output"[2] [0 : 1]> from <"recv"[2] [1 : 1]>
+// CHECK-NEXT:    ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
+// CHECK-NEXT:    ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
+// CHECK-NEXT:    ccl.ensure <"output"[2] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
 // CHECK-NEXT:  }
 // CHECK-NOT:   error
   ccl.algorithm @allpairs_ll_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "allpairs_ll", nranks = 3 : i64, protocol = "LL"} {
@@ -37,6 +44,9 @@
     ccl.channel @mem_1_2 "memory" 1 -> 2
     ccl.channel @mem_2_0 "memory" 2 -> 0
     ccl.channel @mem_2_1 "memory" 2 -> 1
+    ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+    ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
+    ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
     ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
     ccl.put_packets @mem_0_2 tb 2 <"recv"[2] [0 : 1]> = <"input"[0] [0 : 1]>
     ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -52,4 +62,7 @@
     ccl.copy tb 0 <"output"[2] [0 : 1]> = <"input"[2] [0 : 1]>
     ccl.reduce_packets tb 0 <"output"[2] [0 : 1]> from <"recv"[2] [0 : 1]>
     ccl.reduce_packets tb 0 <"output"[2] [0 : 1]> from <"recv"[2] [1 : 1]>
+    ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
+    ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
+    ccl.ensure <"output"[2] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
   }
