@@ -943,13 +943,16 @@ LogicalResult Machine::checkPostcondition() {
     const Slot &s = slots[at];
     if (s.defined && s.value == want)
       continue;
-    InFlightDiagnostic d = ensure.emitError()
+    // Reported at the algorithm (the user's file); the contract line, which
+    // may be in the built-in prelude, is a note.
+    InFlightDiagnostic d = algo.emitError()
                            << algo.getCollective() << " postcondition fails "
                            << "with " << n << " rank" << (n == 1 ? "" : "s")
                            << ": " << at.str() << " (rank " << at.rank
                            << ", chunk " << at.chunk << ") ";
     if (!s.defined) {
       d << "is never written, but must hold " << render(want);
+      d.attachNote(ensure.getLoc()) << "the postcondition is stated here";
       return failure();
     }
     d << "holds " << render(s.value) << " but must hold " << render(want);
@@ -977,6 +980,7 @@ LogicalResult Machine::checkPostcondition() {
       d << " (not part of it: " << extra << ")";
     if (s.lastWrite)
       d.attachNote(s.lastWrite->op->getLoc()) << "last written here";
+    d.attachNote(ensure.getLoc()) << "the postcondition is stated here";
     return failure();
   }
   return success();
