@@ -69,8 +69,10 @@ struct Value {
   std::string name;
   int64_t src = 0, dst = 0, id = 0; ///< Channel
   /// OnRank: first chunk of the buffer as the program names it inside the
-  /// buffer that holds it (in-place aliasing), and its chunk count.
+  /// buffer that holds it (in-place aliasing), its chunk count, and that
+  /// name (for messages).
   int64_t offset = 0, limit = 0;
+  std::string shown;
   /// Chunk: when the reference was made (freshness rule) and where.
   uint64_t stamp = 0;
   ast::Loc madeAt;
@@ -233,6 +235,15 @@ private:
     }
     return nullptr;
   }
+  /// True when `slot` (the binding `name` resolves to) is one of the
+  /// algorithm's predefined names: built-ins, -D and collective parameters,
+  /// scratch buffers. A function's own parameters are not.
+  bool isPredefined(StringRef name, Value *slot) {
+    if (!slot)
+      return false;
+    auto it = scopes.front().find(name.str());
+    return it != scopes.front().end() && &it->second == slot;
+  }
   int64_t bufferChunks(StringRef buffer) {
     if (buffer == "input")
       return inChunks;
@@ -325,7 +336,14 @@ LogicalResult Evaluator::load(const ast::File &file, bool isMain,
     if (failed(load(imported, /*isMain=*/false, seen)))
       return failure();
   }
+  static const char *const kBuiltinFunctions[] = {
+      "memory", "port", "switch", "semaphore", "barrier", "min",
+      "max",    "div",  "mod",    "len",       "group"};
   for (const auto &f : file.functions) {
+    if (llvm::is_contained(kBuiltinFunctions, f->name))
+      return emitError(fileLoc(&file, f->loc))
+             << "'" << f->name << "' is a built-in function; give yours "
+                "another name";
     auto [it, inserted] = functions.try_emplace(f->name, f.get());
     if (!inserted) {
       InFlightDiagnostic d = emitError(fileLoc(&file, f->loc))
@@ -581,6 +599,7 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
   curFile = a.file;
   for (instance = 0; instance < instances; ++instance) {
     writes.clear();
+    semaphores = 0;
     scopes.resize(1);
     if (instance == 1)
       tbStride = maxTb + 1;
@@ -897,6 +916,9 @@ LogicalResult Evaluator::stmt(const Stmt &s) {
     return success();
   }
   case Stmt::Let: {
+    if (isPredefined(s.name, lookup(s.name)))
+      return error(s.nameLoc) << "'" << s.name
+                              << "' is predefined; choose another name";
     auto v = expr(*s.expr);
     if (failed(v))
       return failure();
@@ -908,8 +930,9 @@ LogicalResult Evaluator::stmt(const Stmt &s) {
     if (!slot)
       return error(s.nameLoc) << "unknown identifier '" << s.name
                               << "' (declare it with 'let' first)";
-    if (slot->kind == Value::Buffer || s.name == "nranks" || s.name == "ranks")
-      return error(s.nameLoc) << "'" << s.name << "' cannot be assigned";
+    if (isPredefined(s.name, slot))
+      return error(s.nameLoc) << "'" << s.name
+                              << "' is predefined and cannot be assigned";
     auto v = expr(*s.expr);
     if (failed(v))
       return failure();
@@ -953,6 +976,9 @@ LogicalResult Evaluator::stmt(const Stmt &s) {
 }
 
 LogicalResult Evaluator::forStmt(const Stmt &s) {
+  if (isPredefined(s.name, lookup(s.name)))
+    return error(s.nameLoc) << "'" << s.name
+                            << "' is predefined; choose another loop variable";
   auto range = expr(*s.expr);
   if (failed(range))
     return failure();
@@ -1173,6 +1199,7 @@ FailureOr<Value> Evaluator::index(const Expr &e) {
     v.a = *r;
     v.limit = bufferChunks(v.name);
     v.offset = 0;
+    v.shown = v.name;
     if (mode == Mode::Body && aliasing && v.name == aliasing->from) {
       v.name = aliasing->to;
       v.offset = aliasing->offsets[*r];
@@ -1197,8 +1224,7 @@ FailureOr<Value> Evaluator::index(const Expr &e) {
       return error(idx.loc) << "a chunk index is an integer or a range, not "
                             << kindName(c->kind);
     }
-    const Expr &bufExpr = *e.operands[0]->operands[0];
-    std::string shown = bufExpr.kind == Expr::Ident ? bufExpr.name : base->name;
+    const std::string &shown = base->shown;
     int64_t n = base->limit;
     if (lo < 0 || hi > n)
       return error(idx.loc) << "chunk " << (lo < 0 ? lo : hi - 1) << " of '"
@@ -1299,7 +1325,7 @@ FailureOr<Value> Evaluator::call(const Expr &e) {
     auto v = integer(*idExpr);
     if (failed(v))
       return failure();
-    if (*v < 0 || *v > 1024)
+    if (*v < 0 || *v >= 1024)
       return error(idExpr->loc) << "channel id must be in 0..1024, not " << *v;
     id = *v;
   }
