@@ -67,7 +67,7 @@ static void addRange(ChunkRefAttr ref, SmallVectorImpl<Loc> &out) {
 static void addOnMembers(Operation *op, FlatSymbolRefAttr sym, ChunkRefAttr ref,
                          SmallVectorImpl<Loc> &out) {
   auto sw = dyn_cast_or_null<SwitchChannelOp>(
-      SymbolTable::lookupNearestSymbolFrom(op, sym));
+      getEnclosingAlgorithm(op).lookupDeclaration(sym.getValue()));
   if (!sw) {
     addRange(ref, out);
     return;
@@ -585,7 +585,7 @@ LogicalResult Machine::exec(int b, const Step &s) {
 LogicalResult Machine::execOp(int b, Operation *op) {
   auto isPort = [&](FlatSymbolRefAttr sym) {
     auto ch = dyn_cast_or_null<ChannelOp>(
-        SymbolTable::lookupNearestSymbolFrom(op, sym));
+        getEnclosingAlgorithm(op).lookupDeclaration(sym.getValue()));
     return ch && ch.getKind() == "port";
   };
   // Plain dst = src (or dst += src) on one thread block, element-wise.

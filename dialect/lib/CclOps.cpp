@@ -13,6 +13,26 @@ AlgorithmOp ccl::getEnclosingAlgorithm(Operation *op) {
   return op ? op->getParentOfType<AlgorithmOp>() : AlgorithmOp();
 }
 
+static bool isDeclOp(Operation &op) {
+  return isa<ScratchOp, ChannelOp, SwitchChannelOp, SemaphoreOp>(op);
+}
+
+Operation *AlgorithmOp::lookupDeclaration(StringRef name) {
+  // Declarations come first (verifyRegions checks it), so the scan stops at
+  // the first operation that is not one: lookups do not grow with the
+  // number of operations.
+  Block &body = getBody().front();
+  for (Operation &op : body) {
+    if (!isDeclOp(op))
+      break;
+    if (auto sym = op.getAttrOfType<StringAttr>(
+            mlir::SymbolTable::getSymbolAttrName());
+        sym && sym.getValue() == name)
+      return &op;
+  }
+  return nullptr;
+}
+
 //===----------------------------------------------------------------------===//
 // AlgorithmOp
 //===----------------------------------------------------------------------===//
@@ -22,8 +42,7 @@ int64_t AlgorithmOp::getBufferChunks(StringRef buffer) {
     return getInputChunks() ? int64_t(*getInputChunks()) : int64_t(getChunks());
   if (buffer == "output")
     return getOutputChunks() ? int64_t(*getOutputChunks()) : int64_t(getChunks());
-  if (auto scratch = dyn_cast_or_null<ScratchOp>(
-          mlir::SymbolTable::lookupSymbolIn(getOperation(), buffer)))
+  if (auto scratch = dyn_cast_or_null<ScratchOp>(lookupDeclaration(buffer)))
     return scratch.getSlots();
   return -1;
 }
@@ -39,8 +58,15 @@ LogicalResult AlgorithmOp::verify() {
 }
 
 LogicalResult AlgorithmOp::verifyRegions() {
-  bool sawThreadBlock = false, sawInstruction = false;
+  bool sawThreadBlock = false, sawInstruction = false, sawOther = false;
   for (Operation &op : getBody().front()) {
+    if (isDeclOp(op)) {
+      if (sawOther)
+        return op.emitOpError("must come before the algorithm's operations "
+                              "and contract (declarations first)");
+      continue;
+    }
+    sawOther = true;
     if (isa<ThreadBlockOp>(op))
       sawThreadBlock = true;
     else if (isa<InstructionOp>(op))
@@ -217,7 +243,9 @@ LogicalResult EnsureOp::verify() {
 
 template <typename T>
 static T lookup(Operation *op, FlatSymbolRefAttr sym) {
-  return dyn_cast_or_null<T>(mlir::SymbolTable::lookupNearestSymbolFrom(op, sym));
+  AlgorithmOp algo = getEnclosingAlgorithm(op);
+  return algo ? dyn_cast_or_null<T>(algo.lookupDeclaration(sym.getValue()))
+              : T();
 }
 
 /// The channel an operation names; emits an error when it is missing or is

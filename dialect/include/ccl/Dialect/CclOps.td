@@ -65,6 +65,9 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     /// Number of chunks of a buffer (`input`, `output` or a scratch symbol);
     /// -1 when the buffer does not exist.
     int64_t getBufferChunks(::llvm::StringRef buffer);
+    /// The scratch buffer, channel, switch channel or semaphore named
+    /// `name`, or null. Declarations precede everything else in the body.
+    ::mlir::Operation *lookupDeclaration(::llvm::StringRef name);
     bool isLL() { return getProtocol() == "LL"; }
   }];
 }
