@@ -5,7 +5,9 @@
 # directory and prints libFuzzer's summary. Exits non-zero when the fuzzer
 # finds a crash, a sanitizer report, a leak, a timeout or an out-of-memory;
 # the input that caused it is saved under test/fuzz/crashes/ and printed in
-# base64 (CI logs carry it). See DEVELOPERS.md, "Fuzzing".
+# base64 (CI logs carry it). Known open bugs (test/fuzz/regressions/) are
+# not findings; the script says whether each still reproduces. See
+# DEVELOPERS.md, "Fuzzing".
 #
 #   scripts/fuzz.sh [--time SECONDS]     (default 60)
 #
@@ -17,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 
-usage() { sed -n '2,16s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
 
 time_s=60
 while (($#)); do
@@ -59,6 +61,17 @@ rc=0
 grep -E '^#[0-9]+' "$work/log" | tail -n 1 || true
 grep -E '^stat::' "$work/log" || true
 echo "fuzz: corpus grew from $(ls test/fuzz/corpus | wc -l) to $(ls "$work/corpus" | wc -l) inputs"
+
+# Known open bugs (test/fuzz/regressions/, ignored by the fuzzer unless
+# CCL_FUZZ_STRICT=1): say which still reproduce. Informational only.
+for f in test/fuzz/regressions/*.ccl; do
+  [[ -e $f ]] || continue
+  if CCL_FUZZ_STRICT=1 "$bin" "$f" >/dev/null 2>&1; then
+    echo "fuzz: $f no longer fails: move it to test/fuzz/corpus/ and drop its entry in frontend_fuzzer.cc"
+  else
+    echo "fuzz: known bug still open: $f"
+  fi
+done
 
 # slow-unit-* files are only informational; these are findings.
 shopt -s nullglob
