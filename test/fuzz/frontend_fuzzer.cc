@@ -11,10 +11,11 @@
 //    frontend must never build invalid IR).
 //
 // `import` is exercised without reading the machine's files at random: the
-// input is evaluated as `fuzz.ccl` in a fresh temporary directory that
-// holds two small libraries (`lib.ccl`, which imports `base.ccl`), so a
-// relative import either finds one of them or fails. (An absolute path in
-// an import still reaches the real file system.)
+// input is evaluated as `fuzz.ccl` in a temporary directory
+// ($TMPDIR/ccl-fuzz-imports-UID) that holds only two small libraries
+// (`lib.ccl`, which imports `base.ccl`), so a plain relative import either
+// finds one of them or fails. (An absolute path, or one with `..`, still
+// reaches the real file system.)
 //
 // Diagnostics are swallowed; set CCL_FUZZ_VERBOSE=1 to print them (useful
 // when replaying one input: `frontend_fuzzer crash-...`).
@@ -36,6 +37,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -44,6 +46,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -68,7 +72,7 @@ const std::vector<std::string> &knownVerifierFailures() {
 }
 
 /// The directory the input "lives" in, with the libraries it may import;
-/// made by LLVMFuzzerInitialize.
+/// set up by LLVMFuzzerInitialize.
 std::string &importDir() {
   static std::string dir;
   return dir;
@@ -85,14 +89,6 @@ const char *const kImportLibs[][2] = {
     {"base.ccl", "fn peer_tb(r) { return 1 + r % 2; }\n"
                  "fn twice(x) { return 2 * x; }\n"},
 };
-
-void removeImportDir() {
-  if (importDir().empty())
-    return;
-  for (const auto &lib : kImportLibs)
-    llvm::sys::fs::remove(importDir() + "/" + lib[0]);
-  llvm::sys::fs::remove(importDir());
-}
 
 bool envFlag(const char *name) {
   const char *e = std::getenv(name);
@@ -212,25 +208,35 @@ extern "C" const char *__asan_default_options() {
 }
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  llvm::SmallString<128> dir;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueDirectory("ccl-fuzz-imports", dir)) {
-    std::fprintf(stderr, "frontend_fuzzer: cannot create a temporary "
-                         "directory: %s\n", ec.message().c_str());
+  // One directory per user, reused by every run: a crashing run never gets
+  // to clean up, so per-run directories would pile up in /tmp. Each file is
+  // written under a private name and renamed into place, so concurrent
+  // fuzzers (-jobs) never read a half-written library.
+  auto fail = [](const std::string &what, std::error_code ec) {
+    std::fprintf(stderr, "frontend_fuzzer: %s: %s\n", what.c_str(),
+                 ec.message().c_str());
     std::exit(1);
-  }
+  };
+  llvm::SmallString<128> dir;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, dir);
+  llvm::sys::path::append(dir,
+                          "ccl-fuzz-imports-" + std::to_string(::getuid()));
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    fail("cannot create " + dir.str().str(), ec);
   importDir() = dir.str().str();
   for (const auto &lib : kImportLibs) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(importDir() + "/" + lib[0], ec);
-    if (ec) {
-      std::fprintf(stderr, "frontend_fuzzer: cannot write %s: %s\n", lib[0],
-                   ec.message().c_str());
-      std::exit(1);
+    const std::string final = importDir() + "/" + lib[0];
+    const std::string tmp = final + ".tmp" + std::to_string(::getpid());
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(tmp, ec);
+      if (ec)
+        fail("cannot write " + tmp, ec);
+      os << lib[1];
     }
-    os << lib[1];
+    if (std::error_code ec = llvm::sys::fs::rename(tmp, final))
+      fail("cannot rename " + tmp, ec);
   }
-  std::atexit(removeImportDir);
   return 0;
 }
 
