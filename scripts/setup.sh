@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what cclc needs to build and test, from Debian's packages:
-# LLVM/MLIR/clang/lld 22, Bazel 4 (bazel-bootstrap), ANTLR 4, CLI11, fmt,
+# LLVM/MLIR/clang/lld 22, clang 22's sanitizer and libFuzzer runtimes (for
+# scripts/fuzz.sh), Bazel 4 (bazel-bootstrap), ANTLR 4, CLI11, fmt,
 # rdma-core headers. Installs only what is missing; safe to run again.
 # CUDA is optional: without it the host target is used, and ptxas (cubin
 # output) is skipped.
 set -euo pipefail
 
 PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 lld-22
-      bazel-bootstrap antlr4 libantlr4-runtime-dev libcli11-dev libfmt-dev
-      libibverbs-dev)
+      libclang-rt-22-dev bazel-bootstrap antlr4 libantlr4-runtime-dev
+      libcli11-dev libfmt-dev libibverbs-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -34,6 +35,8 @@ for tool in /usr/lib/llvm-22/bin/mlir-tblgen /usr/lib/llvm-22/bin/ld.lld \
             /usr/lib/llvm-22/bin/lit /usr/lib/llvm-22/bin/FileCheck; do
   [[ -x $tool ]] || { echo "setup: $tool is missing after install" >&2; exit 1; }
 done
+fuzzer_rt=/usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86_64.a
+[[ -f $fuzzer_rt ]] || { echo "setup: $fuzzer_rt is missing after install" >&2; exit 1; }
 command -v bazel >/dev/null || { echo "setup: bazel is missing after install" >&2; exit 1; }
 if command -v ptxas >/dev/null || [[ -x /usr/local/cuda/bin/ptxas ]]; then
   echo "setup: ptxas found: NVPTX libraries will carry cubins"

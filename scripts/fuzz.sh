@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Fuzzes the .ccl frontend (parser + evaluator) with libFuzzer for a bounded
+# time: builds //test/fuzz:frontend_fuzzer with --config=fuzz (clang-22,
+# ASan, UBSan), runs it on a copy of test/fuzz/corpus/ in a temporary
+# directory and prints libFuzzer's summary. Exits non-zero when the fuzzer
+# finds a crash, a sanitizer report, a leak, a timeout or an out-of-memory;
+# the input that caused it is saved under test/fuzz/crashes/ and printed in
+# base64 (CI logs carry it). Known open bugs (test/fuzz/regressions/) are
+# not findings; the script says whether each still reproduces. See
+# DEVELOPERS.md, "Fuzzing".
+#
+#   scripts/fuzz.sh [--time SECONDS]     (default 60)
+#
+# Environment: BAZEL (default "bazel"), e.g.
+#   BAZEL="bazel --output_base=$HOME/.cache/bazel-fuzz" scripts/fuzz.sh
+# to keep the fuzz build in its own Bazel server. Extra libFuzzer flags can
+# be given in FUZZ_FLAGS (e.g. FUZZ_FLAGS="-seed=1 -only_ascii=1").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
+
+time_s=60
+while (($#)); do
+  case $1 in
+    --time) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; time_s=$2; shift 2 ;;
+    --time=*) time_s=${1#--time=}; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "fuzz: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+[[ $time_s =~ ^[0-9]+$ && $time_s -gt 0 ]] ||
+  { echo "fuzz: --time needs a positive number of seconds, not '$time_s'" >&2; exit 2; }
+
+scripts/setup.sh
+
+read -ra bazel <<<"${BAZEL:-bazel}"
+start=$(date +%s)
+# --symlink_prefix=/: leave bazel-bin & co. pointing at the normal build.
+"${bazel[@]}" build --config=fuzz --symlink_prefix=/ //test/fuzz:frontend_fuzzer
+echo "fuzz: build took $(( $(date +%s) - start )) s"
+bin="$("${bazel[@]}" info --config=fuzz bazel-bin 2>/dev/null)/test/fuzz/frontend_fuzzer"
+[[ -x $bin ]] || { echo "fuzz: $bin was not built" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cclc-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/corpus" "$work/artifacts"
+cp test/fuzz/corpus/* "$work/corpus/"
+
+echo "fuzz: running $bin for $time_s s on a copy of test/fuzz/corpus ($(ls "$work/corpus" | wc -l) inputs)"
+read -ra extra <<<"${FUZZ_FLAGS:-}"
+rc=0
+(cd "$work" && "$bin" \
+    -max_total_time="$time_s" -timeout=10 -rss_limit_mb=4096 \
+    -dict="$repo/test/fuzz/ccl.dict" -artifact_prefix="$work/artifacts/" \
+    -print_final_stats=1 "${extra[@]}" corpus >"$work/log" 2>&1) || rc=$?
+
+# libFuzzer's last status line ('#N DONE cov: ... ft: ... corp: ... exec/s:
+# ...'), or the last one before it stopped, then its final statistics.
+grep -E '^#[0-9]+' "$work/log" | tail -n 1 || true
+grep -E '^stat::' "$work/log" || true
+echo "fuzz: corpus grew from $(ls test/fuzz/corpus | wc -l) to $(ls "$work/corpus" | wc -l) inputs"
+
+# Known open bugs (test/fuzz/regressions/, ignored by the fuzzer unless
+# CCL_FUZZ_STRICT=1): say which still reproduce. Informational only.
+for f in test/fuzz/regressions/*.ccl; do
+  [[ -e $f ]] || continue
+  if CCL_FUZZ_STRICT=1 "$bin" "$f" >/dev/null 2>&1; then
+    echo "fuzz: $f no longer fails: move it to test/fuzz/corpus/ and drop its entry in frontend_fuzzer.cc"
+  else
+    echo "fuzz: known bug still open: $f"
+  fi
+done
+
+# slow-unit-* files are only informational; these are findings.
+shopt -s nullglob
+found=("$work"/artifacts/{crash,leak,timeout,oom}-*)
+if ((rc != 0 || ${#found[@]})); then
+  echo "fuzz: FAILED (libFuzzer exit status $rc); the end of its log:"
+  tail -n 80 "$work/log"
+  mkdir -p test/fuzz/crashes
+  for f in "${found[@]}"; do
+    dest="$repo/test/fuzz/crashes/$(basename "$f")"
+    cp "$f" "$dest"
+    echo "fuzz: input saved as $dest ($(wc -c <"$f") bytes); base64:"
+    base64 "$f"
+  done
+  echo "fuzz: replay with: $bin $repo/test/fuzz/crashes/<file>  (CCL_FUZZ_VERBOSE=1 prints the diagnostics)"
+  exit 1
+fi
+echo "fuzz: no crash in $time_s s"
