@@ -56,8 +56,46 @@ private:
   std::vector<Diagnostic> &diags;
 };
 
+/// Nesting limits: deeper programs are rejected with a diagnostic instead
+/// of overflowing the stack of the parser or the evaluator.
+constexpr int kMaxNesting = 200;
+constexpr int kMaxExprDepth = 256;
+
+/// Checks bracket nesting and runs of prefix operators on the token stream,
+/// before the (recursive) parser sees it.
+bool checkNesting(antlr4::CommonTokenStream &tokens,
+                  std::vector<Diagnostic> &diags) {
+  int depth = 0, unary = 0;
+  for (Token *t : tokens.getTokens()) {
+    const std::string text = t->getType() == Token::EOF ? "" : t->getText();
+    if (text == "(" || text == "[" || text == "{") {
+      if (++depth > kMaxNesting) {
+        diags.push_back({locOf(t), "brackets and blocks nest deeper than " +
+                                       std::to_string(kMaxNesting) +
+                                       " levels"});
+        return false;
+      }
+    } else if (text == ")" || text == "]" || text == "}") {
+      --depth;
+    }
+    if (text == "-" || text == "!") {
+      if (++unary > kMaxNesting) {
+        diags.push_back({locOf(t), "more than " + std::to_string(kMaxNesting) +
+                                       " operators '-'/'!' in a row"});
+        return false;
+      }
+    } else {
+      unary = 0;
+    }
+  }
+  return true;
+}
+
 class Builder {
 public:
+  /// The first limit exceeded while building, if any.
+  std::vector<Diagnostic> errors;
+
   std::unique_ptr<Expr> expr(CclParser::ExprContext *ctx);
   std::vector<std::unique_ptr<Stmt>> block(CclParser::BlockContext *ctx);
   std::unique_ptr<Stmt> stmt(CclParser::StmtContext *ctx);
@@ -65,6 +103,7 @@ public:
   void item(CclParser::ItemContext *ctx, File &file);
 
 private:
+  int exprDepth = 0;
   void args(Expr &e, CclParser::ArgListContext *list);
   std::vector<Arg> headArgs(CclParser::ArgListContext *list);
   std::vector<Clause> clauses(const std::vector<CclParser::ClauseContext *> &list);
@@ -80,6 +119,18 @@ void Builder::args(Expr &e, CclParser::ArgListContext *list) {
 }
 
 std::unique_ptr<Expr> Builder::expr(CclParser::ExprContext *ctx) {
+  struct Depth {
+    int &d;
+    explicit Depth(int &d) : d(++d) {}
+    ~Depth() { --d; }
+  } guard(exprDepth);
+  if (exprDepth > kMaxExprDepth) {
+    if (errors.empty())
+      errors.push_back({locOf(ctx), "expression nested deeper than " +
+                                        std::to_string(kMaxExprDepth) +
+                                        " levels; split it with 'let'"});
+    return std::make_unique<Expr>(Expr::Int, locOf(ctx));
+  }
   if (auto *c = dynamic_cast<CclParser::CallExprContext *>(ctx)) {
     auto e = std::make_unique<Expr>(Expr::Call, locOf(c->fn));
     e->name = c->fn->getText();
@@ -293,6 +344,11 @@ std::unique_ptr<File> ccl::ast::parse(const std::string &source,
     lexer.removeErrorListeners();
     lexer.addErrorListener(&listener);
     antlr4::CommonTokenStream tokens(&lexer);
+    tokens.fill();
+    if (listener.failed)
+      return nullptr;
+    if (!checkNesting(tokens, diags))
+      return nullptr;
     CclParser parser(&tokens);
     parser.removeErrorListeners();
     parser.addErrorListener(&listener);
@@ -304,6 +360,10 @@ std::unique_ptr<File> ccl::ast::parse(const std::string &source,
     Builder builder;
     for (auto *item : tree->item())
       builder.item(item, *file);
+    if (!builder.errors.empty()) {
+      diags.push_back(builder.errors.front());
+      return nullptr;
+    }
     return file;
   } catch (const std::exception &e) {
     diags.push_back({{1, 1}, std::string("internal parser error: ") + e.what()});
