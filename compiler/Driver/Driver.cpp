@@ -45,6 +45,7 @@ void ccl::buildCclPipeline(PassManager &pm, const CompileOptions &options,
     pm.addPass(createCclVerify());
   if (options.emit == EmitLevel::CCL)
     return;
+  pm.addPass(createCclChunkDag());
   CclLowerChunksOptions chunks;
   chunks.channelKind = options.channel;
   pm.addPass(createCclLowerChunks(chunks));

@@ -5,6 +5,8 @@
 #include "ccl/Dialect/CclDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -57,8 +59,25 @@ public:
         placedBlocks = std::max(placedBlocks,
                                 inst.getThreadBlock() + inst.getGroupSize());
     }
+    // With the chunk DAG (--ccl-chunk-dag), its edges link the lanes;
+    // without it, any two operations touching a common slot do.
+    bool haveDag = llvm::all_of(ops, [](Operation *op) {
+      return op->hasAttr("dag_id");
+    });
+    std::map<int64_t, Operation *> byId;
+    if (haveDag)
+      for (Operation *op : ops)
+        byId[op->getAttrOfType<IntegerAttr>("dag_id").getInt()] = op;
     for (Operation *op : ops) {
       find(op);
+      if (haveDag) {
+        for (StringRef kind : {"raw", "war", "waw"})
+          if (auto edges = op->getAttrOfType<DenseI64ArrayAttr>(kind))
+            for (int64_t id : edges.asArrayRef())
+              if (auto it = byId.find(id); it != byId.end())
+                parent[find(op)] = find(it->second);
+        continue;
+      }
       auto inst = cast<InstructionOp>(op);
       SmallVector<ChunkRefAttr> refs(inst.getReadRefs());
       llvm::append_range(refs, inst.getWrittenRefs());

@@ -49,6 +49,29 @@ def CclVerify : Pass<"ccl-verify", "mlir::ModuleOp"> {
   ];
 }
 
+def CclChunkDag : Pass<"ccl-chunk-dag", "mlir::ModuleOp"> {
+  let summary = "Make data dependencies between operations explicit";
+  let description = [{
+    Numbers the operations of each global-level algorithm in program order
+    (`dag_id`) and records, per operation, the earlier operations it depends
+    on through a common chunk slot: `raw` (it reads what they wrote), `war`
+    (it overwrites what they read) and `waw` (it overwrites what they wrote).
+    Only the latest writer and the readers since it count, so the edges form
+    the transitive reduction per slot. An accumulating operation (`reduce`,
+    `reduce_packets`) reads and writes its destination; a fused forward
+    writes its forward destinations; a multimem operation touches the chunk
+    on every member. Thread-block barriers depend on nothing by data.
+    Later passes and tools read the edges; the pass changes no semantics and
+    running it twice gives the same result.
+
+    ```mlir
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {dag_id = 0 : i64}
+    ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
+        {dag_id = 2 : i64, raw = array<i64: 0, 1>, waw = array<i64: 0>}
+    ```
+  }];
+}
+
 def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
   let summary = "Turn chunk-level copy/reduce into one-sided operations";
   let description = [{
@@ -64,9 +87,9 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
     its own slots, so no slot is reused within a call.
 
     Operations without a thread block (`tb`) are placed automatically. They
-    are split into lanes: operations that touch a common chunk
-    (transitively) share a lane; operations of different lanes are
-    independent. Each lane runs on its own thread block (lane modulo
+    are split into lanes: operations linked (transitively) by a dependency
+    of the chunk DAG (`--ccl-chunk-dag`; without it, by touching a common
+    chunk) share a lane; operations of different lanes are independent. Each lane runs on its own thread block (lane modulo
     `max-blocks`, after the blocks the program placed itself) with its own
     channels, so independent chains (the chunks of a ring) proceed in
     parallel. Within a lane, every rank runs its operations in program
