@@ -117,6 +117,49 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
   ];
 }
 
+def CclFuse : Pass<"ccl-fuse", "mlir::ModuleOp"> {
+  let summary = "Fuse consecutive operations of a thread block";
+  let description = [{
+    Merges an operation with the next operation of the same thread block
+    (same rank and `tb`, nothing of that block in between) when one pass
+    over the data can do both. The rules:
+
+    * **put + signal (+ flush)**: `put @c` then `signal @c` (not relaxed)
+      becomes `put @c ... signal`; a following `flush @c` adds `flush`.
+    * **multi-destination put**: two puts of the same source (same signal
+      and flush) become one put with a forward.
+    * **recv-copy-send (rcs)**: a local `copy D = X` then `put Y = D`
+      becomes `copy D = X forward [Y]`.
+    * **reduce-send (rrcs / reduce_send)**: a local `reduce D from X` then
+      `put Y = D` becomes `reduce D from X forward [Y]`.
+    * **forward + signal**: a forwarding copy or reduce followed by a
+      `signal` on its (single) forward channel gets `signal`.
+    * **n-ary reduce**: `reduce D from X` then `reduce D from Z` (local)
+      becomes `reduce D from X and [Z]`.
+    * **packet reduce-copy-send**: `reduce_packets D from R` then
+      `put_packets Y = D` becomes `reduce_packets D from R forward [Y]`.
+    * **multimem load-reduce-store**: `multimem_reduce @s D = S` then
+      `multimem_broadcast @s D = D` becomes `multimem_reduce @s D = S
+      broadcast`.
+
+    Fusion never moves an operation past another one of its block, so the
+    order every block observes is unchanged; it removes the barrier the
+    scheduler would put between the two operations and one pass over the
+    data. Cross-rank (chunk-level) operations, thread-block groups and
+    operations on different blocks are never fused.
+
+    ```mlir
+    // before
+    ccl.reduce tb 0 <"input"[1] [0 : 1]> from <"xfer"[1] [0 : 1]>
+    ccl.put @mem_1_2 tb 0 <"xfer"[2] [0 : 1]> = <"input"[1] [0 : 1]>
+    ccl.signal @mem_1_2 tb 0
+    // after
+    ccl.reduce tb 0 <"input"[1] [0 : 1]> from <"xfer"[1] [0 : 1]>
+        forward [#ccl.chunk<"xfer"[2] [0 : 1]>] via [@mem_1_2] signal
+    ```
+  }];
+}
+
 def CclReplicate : Pass<"ccl-replicate", "mlir::ModuleOp"> {
   let summary = "Lay several copies of an algorithm side by side (instances)";
   let description = [{

@@ -98,13 +98,24 @@ void footprint(Operation *op, SmallVectorImpl<Loc> &reads,
       })
       .Case<MultimemReduceOp>([&](MultimemReduceOp o) {
         addOnMembers(op, o.getChannelAttr(), o.getSrc(), reads);
-        addRange(o.getDst(), writes);
+        if (o.getBroadcast())
+          addOnMembers(op, o.getChannelAttr(), o.getDst(), writes);
+        else
+          addRange(o.getDst(), writes);
       })
       .Case<MultimemBroadcastOp>([&](MultimemBroadcastOp o) {
         addRange(o.getSrc(), reads);
         addOnMembers(op, o.getChannelAttr(), o.getDst(), writes);
       })
       .Default([](Operation *) {});
+  // Fused forms: the extra sources of an n-ary reduce, the forwarded
+  // destinations.
+  if (auto more = op->getAttrOfType<ArrayAttr>("more"))
+    for (Attribute a : more)
+      addRange(cast<ChunkRefAttr>(a), reads);
+  if (auto fwd = op->getAttrOfType<ArrayAttr>("fwd_dsts"))
+    for (Attribute a : fwd)
+      addRange(cast<ChunkRefAttr>(a), writes);
 }
 
 bool isChunkLevel(Operation *op) {
@@ -191,6 +202,7 @@ private:
   void wake(const std::string &key);
   LogicalResult exec(int b, const Step &s);
   LogicalResult execOp(int b, Operation *op);
+  LogicalResult execForwards(int b, Operation *op);
   LogicalResult execBarrier(const Step &s);
 
   // Events and accesses.
@@ -564,7 +576,7 @@ LogicalResult Machine::exec(int b, const Step &s) {
     for (Operation *dep : s.deps)
       clocks[b].join(done[dep]);
   opDelivery.reset();
-  if (failed(execOp(b, s.op)))
+  if (failed(execOp(b, s.op)) || failed(execForwards(b, s.op)))
     return failure();
   executed.insert(s.op);
   if (needDone.contains(s.op)) {
@@ -579,6 +591,71 @@ LogicalResult Machine::exec(int b, const Step &s) {
   ++pc[b];
   consider(b);
   wake(opKey(s.op));
+  return success();
+}
+
+/// The second half of a fused operation: its result (a put's source) is
+/// also put to each forward destination over the forward's channel, as
+/// packets when the operation handles packets, then signalled when the
+/// operation carries a signal; a multimem reduce that broadcasts stores its
+/// result on every member.
+LogicalResult Machine::execForwards(int b, Operation *op) {
+  if (auto mr = dyn_cast<MultimemReduceOp>(op); mr && mr.getBroadcast()) {
+    Access a = event(b, op);
+    ChunkRefAttr dst = mr.getDst();
+    std::vector<Value> vals;
+    for (int64_t i = 0; i < dst.getCount(); ++i) {
+      FailureOr<Value> v = read(locOf(dst, i), a, clocks[b]);
+      if (failed(v))
+        return failure();
+      vals.push_back(*v);
+    }
+    SmallVector<Loc> members;
+    addOnMembers(op, mr.getChannelAttr(), dst, members);
+    Access wa;
+    VClock &dvc = deliver(b, mr.getChannel(), true, wa, op);
+    for (size_t k = 0; k < members.size(); ++k)
+      if (members[k].rank != dst.getRank() &&
+          failed(write(members[k], wa, dvc, vals[k % vals.size()], false)))
+        return failure();
+    return success();
+  }
+  auto dsts = op->getAttrOfType<ArrayAttr>("fwd_dsts");
+  auto chans = op->getAttrOfType<ArrayAttr>("fwd_channels");
+  if (!dsts || !chans)
+    return success();
+  auto result = isa<PutOp, PutPacketsOp>(op)
+                    ? op->getAttrOfType<ChunkRefAttr>("src")
+                    : op->getAttrOfType<ChunkRefAttr>("dst");
+  bool packets = isa<PutPacketsOp, ReducePacketsOp>(op);
+  bool withSignal = op->hasAttr("with_signal") || op->hasAttr("fwd_signal");
+  Access a = event(b, op);
+  std::vector<Value> vals;
+  for (int64_t i = 0; i < result.getCount(); ++i) {
+    FailureOr<Value> v = read(locOf(result, i), a, clocks[b]);
+    if (failed(v))
+      return failure();
+    vals.push_back(*v);
+  }
+  for (auto [d, c] : llvm::zip(dsts, chans)) {
+    auto dst = cast<ChunkRefAttr>(d);
+    StringRef channel = cast<FlatSymbolRefAttr>(c).getValue();
+    Access wa;
+    VClock &dvc = deliver(b, channel, false, wa, op);
+    for (int64_t i = 0; i < dst.getCount(); ++i) {
+      if (failed(write(locOf(dst, i), wa, dvc, vals[i], false)))
+        return failure();
+      if (packets) {
+        Slot &sl = slots[locOf(dst, i)];
+        sl.packetWriter = op;
+        sl.packetClock = dvc;
+        wake("p:" + locOf(dst, i).str());
+      }
+    }
+  }
+  if (withSignal && !packets)
+    for (Attribute c : chans)
+      signal(b, cast<FlatSymbolRefAttr>(c).getValue(), false, op);
   return success();
 }
 
@@ -675,8 +752,15 @@ LogicalResult Machine::execOp(int b, Operation *op) {
       })
       .Case<GetOp, CopyOp>(
           [&](auto o) { return move(o.getDst(), o.getSrc(), false); })
-      .Case<ReduceOp>(
-          [&](ReduceOp o) { return move(o.getDst(), o.getSrc(), true); })
+      .Case<ReduceOp>([&](ReduceOp o) -> LogicalResult {
+        if (failed(move(o.getDst(), o.getSrc(), true)))
+          return failure();
+        if (auto more = o.getMoreAttr())
+          for (Attribute m : more)
+            if (failed(move(o.getDst(), cast<ChunkRefAttr>(m), true)))
+              return failure();
+        return success();
+      })
       .Case<ReducePacketsOp>([&](ReducePacketsOp o) {
         return packetRead(o.getDst(), o.getSrc(), true, false);
       })

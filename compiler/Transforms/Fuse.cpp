@@ -1,0 +1,165 @@
+//===- Fuse.cpp - fuse consecutive operations of a thread block -----------===//
+
+#include "compiler/Transforms/Passes.h"
+
+#include "ccl/Dialect/CclDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <map>
+
+namespace ccl {
+#define GEN_PASS_DEF_CCLFUSE
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace ccl
+
+using namespace mlir;
+using namespace ccl;
+
+namespace {
+
+bool single(Operation *op) {
+  return !op->hasAttr("group");
+}
+
+ArrayAttr append(Builder &b, ArrayAttr list, Attribute item) {
+  SmallVector<Attribute> items;
+  if (list)
+    llvm::append_range(items, list);
+  items.push_back(item);
+  return b.getArrayAttr(items);
+}
+
+/// Adds a forward of the result over `put`'s channel to `put`'s destination.
+template <typename OpT> void addForward(OpT op, Operation *put) {
+  Builder b(op.getContext());
+  auto ch = put->getAttrOfType<FlatSymbolRefAttr>("channel");
+  auto dst = put->getAttrOfType<ChunkRefAttr>("dst");
+  op.setFwdDstsAttr(append(b, op.getFwdDstsAttr(), dst));
+  op.setFwdChannelsAttr(append(b, op.getFwdChannelsAttr(), ch));
+}
+
+/// Tries to fold `next` into `prev` (consecutive in one block). Returns true
+/// when `next` was absorbed (the caller erases it).
+bool fuse(Operation *prev, Operation *next) {
+  if (!single(prev) || !single(next))
+    return false;
+  // put + signal (+ flush).
+  if (auto put = dyn_cast<PutOp>(prev); put && !put.getFwdDstsAttr()) {
+    if (auto sig = dyn_cast<SignalOp>(next);
+        sig && !sig.getRelaxed() && sig.getChannel() == put.getChannel() &&
+        !put.getWithSignal()) {
+      put.setWithSignal(true);
+      return true;
+    }
+    if (auto fl = dyn_cast<FlushOp>(next);
+        fl && put.getWithSignal() && fl.getChannel() == put.getChannel() &&
+        !put.getWithFlush()) {
+      put.setWithFlush(true);
+      return true;
+    }
+  }
+  // Multi-destination put: same source, same signal and flush.
+  if (auto a = dyn_cast<PutOp>(prev)) {
+    if (auto c = dyn_cast<PutOp>(next);
+        c && c.getSrc() == a.getSrc() && !c.getFwdDstsAttr() &&
+        c.getWithSignal() == a.getWithSignal() &&
+        c.getWithFlush() == a.getWithFlush()) {
+      addForward(a, next);
+      return true;
+    }
+  }
+  // rcs / reduce-send: a local result, then a put of it.
+  auto forwardPut = [&](auto op) -> bool {
+    auto put = dyn_cast<PutOp>(next);
+    if (!put || put.getSrc() != op.getDst() || put.getFwdDstsAttr() ||
+        put.getWithFlush() || op.getFwdSignal())
+      return false;
+    if (op.getFwdDstsAttr() && put.getWithSignal())
+      return false;
+    addForward(op, next);
+    if (put.getWithSignal())
+      op.setFwdSignal(true);
+    return true;
+  };
+  // A forwarding op followed by the signal of its single forward channel.
+  auto forwardSignal = [&](auto op) -> bool {
+    auto sig = dyn_cast<SignalOp>(next);
+    ArrayAttr chans = op.getFwdChannelsAttr();
+    if (!sig || sig.getRelaxed() || !chans || chans.size() != 1 ||
+        op.getFwdSignal() ||
+        cast<FlatSymbolRefAttr>(chans[0]) != sig.getChannelAttr())
+      return false;
+    op.setFwdSignal(true);
+    return true;
+  };
+  if (auto copy = dyn_cast<CopyOp>(prev); copy && !copy.isCrossRank())
+    return forwardPut(copy) || forwardSignal(copy);
+  if (auto red = dyn_cast<ReduceOp>(prev); red && !red.isCrossRank()) {
+    if (forwardPut(red) || forwardSignal(red))
+      return true;
+    // n-ary reduce.
+    auto more = dyn_cast<ReduceOp>(next);
+    if (more && !more.isCrossRank() && more.getDst() == red.getDst() &&
+        !red.getFwdDstsAttr() && !more.getFwdDstsAttr() &&
+        !more.getMoreAttr()) {
+      Builder b(red.getContext());
+      red.setMoreAttr(append(b, red.getMoreAttr(), more.getSrc()));
+      return true;
+    }
+    return false;
+  }
+  // Packet reduce-copy-send.
+  if (auto rp = dyn_cast<ReducePacketsOp>(prev)) {
+    auto pp = dyn_cast<PutPacketsOp>(next);
+    if (pp && pp.getSrc() == rp.getDst() && !pp.getFwdDstsAttr()) {
+      addForward(rp, next);
+      return true;
+    }
+    return false;
+  }
+  // Multimem load-reduce-store.
+  if (auto mr = dyn_cast<MultimemReduceOp>(prev)) {
+    auto mb = dyn_cast<MultimemBroadcastOp>(next);
+    if (mb && !mr.getBroadcast() && mb.getChannel() == mr.getChannel() &&
+        mb.getSrc() == mr.getDst() && mb.getDst() == mr.getDst()) {
+      mr.setBroadcast(true);
+      return true;
+    }
+  }
+  return false;
+}
+
+void fuseAlgorithm(AlgorithmOp algo) {
+  std::map<std::pair<int64_t, int64_t>, Operation *> last;
+  SmallVector<Operation *> dead;
+  for (Operation &op : algo.getBody().front()) {
+    if (auto bar = dyn_cast<TbBarrierOp>(op)) {
+      for (int64_t t : bar.getTbs())
+        last[{bar.getRankAttr().getInt(), t}] = nullptr;
+      continue;
+    }
+    auto inst = dyn_cast<InstructionOp>(op);
+    if (!inst || !inst.isPlaced())
+      continue;
+    auto key = std::make_pair(inst.getExecRank(), inst.getThreadBlock());
+    Operation *prev = last[key];
+    if (prev && fuse(prev, &op)) {
+      dead.push_back(&op);
+      continue;
+    }
+    last[key] = &op;
+  }
+  for (Operation *op : dead)
+    op->erase();
+}
+
+struct CclFusePass : public ccl::impl::CclFuseBase<CclFusePass> {
+  void runOnOperation() override {
+    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
+      if (!algo.getScheduled())
+        fuseAlgorithm(algo);
+  }
+};
+
+} // namespace
