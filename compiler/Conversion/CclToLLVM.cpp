@@ -21,7 +21,13 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
+
+#include <map>
+#include <set>
 
 namespace ccl {
 #define GEN_PASS_DEF_CCLLOWERTOLLVM
@@ -52,6 +58,34 @@ std::string ccl::kernelName(StringRef algoSymbol, StringRef dtype,
   return ("ccl_" + algoSymbol + "_" + dtypeSuffix(dtype) + "_" + redop).str();
 }
 
+//===----------------------------------------------------------------------===//
+// SyncLayout
+//===----------------------------------------------------------------------===//
+
+std::string SyncLayout::barrierKey(int64_t rank, ArrayRef<int64_t> tbs) {
+  std::string key = std::to_string(rank) + ":";
+  for (size_t i = 0; i < tbs.size(); ++i)
+    key += (i ? "," : "") + std::to_string(tbs[i]);
+  return key;
+}
+
+SyncLayout SyncLayout::of(AlgorithmOp algo) {
+  SyncLayout l;
+  for (auto ch : algo.getBody().getOps<ChannelOp>())
+    l.channels.push_back({ch.getSymName().str(), ch.getSrc(), ch.getDst(),
+                          ch.getKind() == "port"});
+  for (auto sem : algo.getBody().getOps<SemaphoreOp>())
+    l.semaphores.push_back({sem.getSymName().str(), sem.getRankAttr().getInt()});
+  std::set<std::string> seen;
+  algo.walk([&](TbBarrierOp bar) {
+    int64_t rank = bar.getRankAttr().getInt();
+    if (seen.insert(barrierKey(rank, bar.getTbs())).second)
+      l.barriers.push_back(
+          {rank, std::vector<int64_t>(bar.getTbs().begin(), bar.getTbs().end())});
+  });
+  return l;
+}
+
 namespace {
 
 /// Everything a pattern needs to know about the kernel it is inside. Read
@@ -61,7 +95,12 @@ struct KernelEnv {
   int64_t esize = 0, nchunks = 1;
   bool ll = false;
   StringRef dtype, redop;
-  DictionaryAttr scratch; // name -> [index, slots]
+  DictionaryAttr scratch;    // name -> [index, slots]
+  DictionaryAttr channels;   // name -> index
+  DictionaryAttr semaphores; // name -> index
+  DictionaryAttr barriers;   // SyncLayout::barrierKey -> [index, nblocks]
+  ArrayAttr padded;          // scratch buffers whose put_packets are padded
+  Block *entry = nullptr;
 
   static FailureOr<KernelEnv> get(Operation *op) {
     auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
@@ -69,6 +108,7 @@ struct KernelEnv {
       return failure();
     KernelEnv env;
     Block &entry = func.getBody().front();
+    env.entry = &entry;
     env.ctx = entry.getArgument(0);
     env.input = entry.getArgument(1);
     env.output = entry.getArgument(2);
@@ -80,7 +120,23 @@ struct KernelEnv {
     env.dtype = func->getAttrOfType<StringAttr>("ccl.dtype").getValue();
     env.redop = func->getAttrOfType<StringAttr>("ccl.redop").getValue();
     env.scratch = func->getAttrOfType<DictionaryAttr>("ccl.scratch");
+    env.channels = func->getAttrOfType<DictionaryAttr>("ccl.channels");
+    env.semaphores = func->getAttrOfType<DictionaryAttr>("ccl.semaphores");
+    env.barriers = func->getAttrOfType<DictionaryAttr>("ccl.barriers");
+    env.padded = func->getAttrOfType<ArrayAttr>("ccl.padded");
     return env;
+  }
+
+  int64_t channelIndex(StringRef name) const {
+    return cast<IntegerAttr>(channels.get(name)).getInt();
+  }
+  int64_t semaphoreIndex(StringRef name) const {
+    return cast<IntegerAttr>(semaphores.get(name)).getInt();
+  }
+  bool isPadded(StringRef buffer) const {
+    return llvm::any_of(padded, [&](Attribute a) {
+      return cast<StringAttr>(a).getValue() == buffer;
+    });
   }
 };
 
@@ -104,10 +160,16 @@ Value i32(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
 }
 
+Type voidTy(MLIRContext *c) { return LLVM::LLVMVoidType::get(c); }
+
 /// Pointer to, and element count of, a chunk range.
 struct Resolved {
   Value ptr;
-  Value elems; // null for scratch (the slot's element count is the peer's)
+  /// input/output: the elements of the chunk range. Scratch: the capacity
+  /// of the slot range (slots * ceil(count / chunks)), which is what an
+  /// operation between two scratch ranges moves.
+  Value elems;
+  bool scratch = false;
 };
 
 FailureOr<Resolved> resolve(OpBuilder &b, Location loc, Operation *op,
@@ -126,18 +188,30 @@ FailureOr<Resolved> resolve(OpBuilder &b, Location loc, Operation *op,
         {env.ctx, i32(b, loc, bufIndex), i32(b, loc, ref.getRank()), index,
          i32(b, loc, slots), env.count, nchunks, esize, env.epoch,
          i32(b, loc, env.ll ? 1 : 0)});
-    return Resolved{ptr, nullptr};
+    Value elems = callLib(b, loc, op, "__ccl_scratch_elems", b.getI64Type(),
+                          {env.count, nchunks, i32(b, loc, ref.getCount())});
+    return Resolved{ptr, elems, true};
   }
   if (ref.getRank() != execRank)
-    return op->emitOpError("accesses ")
-           << ref.str() << " of another rank directly; only scratch buffers "
-           << "are reachable from peers in this version";
+    return op->emitOpError("reaching a peer's input/output is not supported; "
+                           "stage through a scratch buffer (")
+           << ref.str() << ")";
   Value base = ref.isInput() ? env.input : env.output;
   Value ptr = callLib(b, loc, op, "__ccl_chunk_ptr", ptrTy,
                       {base, env.count, esize, index, nchunks});
   Value elems = callLib(b, loc, op, "__ccl_chunk_elems", b.getI64Type(),
                         {env.count, index, i32(b, loc, ref.getCount()), nchunks});
-  return Resolved{ptr, elems};
+  return Resolved{ptr, elems, false};
+}
+
+/// Elements an operation between `a` and `b` moves: the chunk range's, or
+/// the slot capacity when both are scratch.
+Value movedElems(const Resolved &a, const Resolved &b) {
+  if (!a.scratch)
+    return a.elems;
+  if (!b.scratch)
+    return b.elems;
+  return a.elems;
 }
 
 Value bytes(OpBuilder &b, Location loc, const KernelEnv &env, Value elems) {
@@ -150,31 +224,50 @@ Value flagOf(OpBuilder &b, Location loc, const KernelEnv &env) {
   return LLVM::AddOp::create(b, loc, env.epoch, i32(b, loc, 1));
 }
 
+/// The op id the plan maps to a source line (-1, i.e. "out of range", for
+/// an operation the scheduler did not number).
 int64_t opId(Operation *op) {
   auto id = op->getAttrOfType<IntegerAttr>("op_id");
   return id ? id.getInt() : -1;
 }
 
-/// Shared part of the instruction patterns: the kernel environment and both
-/// chunk ranges resolved to pointers; `emit` adds the library call.
+std::string reduceFn(StringRef prefix, const KernelEnv &env) {
+  return (prefix + dtypeSuffix(env.dtype) + "_" + env.redop).str();
+}
+
+/// Base of every instruction pattern: finds the kernel environment, lets
+/// `lower` emit the calls, erases the op.
 template <typename OpT>
-struct InstructionLowering : public OpConversionPattern<OpT> {
+struct LoweringBase : public OpConversionPattern<OpT> {
   using OpConversionPattern<OpT>::OpConversionPattern;
-  virtual LogicalResult emit(OpT op, OpBuilder &b, const KernelEnv &env,
-                             const Resolved &dst, const Resolved &src) const = 0;
+  virtual LogicalResult lower(OpT op, OpBuilder &b,
+                              const KernelEnv &env) const = 0;
   LogicalResult
   matchAndRewrite(OpT op, typename OpT::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto env = KernelEnv::get(op);
-    if (failed(env))
-      return failure();
-    Location loc = op.getLoc();
-    auto dst = resolve(rewriter, loc, op, *env, op.getDst(), op.getExecRank());
-    auto src = resolve(rewriter, loc, op, *env, op.getSrc(), op.getExecRank());
-    if (failed(dst) || failed(src) || failed(emit(op, rewriter, *env, *dst, *src)))
+    if (failed(env) || failed(lower(op, rewriter, *env)))
       return failure();
     rewriter.eraseOp(op);
     return success();
+  }
+};
+
+/// Operations that move data from `src` to `dst`: both chunk ranges are
+/// resolved to pointers; `emit` adds the library call.
+template <typename OpT>
+struct InstructionLowering : public LoweringBase<OpT> {
+  using LoweringBase<OpT>::LoweringBase;
+  virtual LogicalResult emit(OpT op, OpBuilder &b, const KernelEnv &env,
+                             const Resolved &dst, const Resolved &src) const = 0;
+  LogicalResult lower(OpT op, OpBuilder &b,
+                      const KernelEnv &env) const override {
+    Location loc = op.getLoc();
+    auto dst = resolve(b, loc, op, env, op.getDst(), op.getExecRank());
+    auto src = resolve(b, loc, op, env, op.getSrc(), op.getExecRank());
+    if (failed(dst) || failed(src))
+      return failure();
+    return emit(op, b, env, *dst, *src);
   }
 };
 
@@ -183,8 +276,15 @@ struct PutPacketsLowering : public InstructionLowering<PutPacketsOp> {
   LogicalResult emit(PutPacketsOp op, OpBuilder &b, const KernelEnv &env,
                      const Resolved &dst, const Resolved &src) const override {
     Location loc = op.getLoc();
-    callLib(b, loc, op, "__ccl_put_packets", LLVM::LLVMVoidType::get(getContext()),
-            {dst.ptr, src.ptr, bytes(b, loc, env, src.elems), flagOf(b, loc, env)});
+    Value n = bytes(b, loc, env, src.elems);
+    Value flag = flagOf(b, loc, env);
+    callLib(b, loc, op, "__ccl_put_packets", voidTy(getContext()),
+            {dst.ptr, src.ptr, n, flag});
+    // A copy_packets forwards whole slot ranges of this buffer: fill the
+    // rest of the range with this call's (empty) packets.
+    if (env.isPadded(op.getDst().getBuffer()))
+      callLib(b, loc, op, "__ccl_put_packets_pad", voidTy(getContext()),
+              {dst.ptr, n, bytes(b, loc, env, dst.elems), flag});
     return success();
   }
 };
@@ -193,16 +293,44 @@ struct CopyLowering : public InstructionLowering<CopyOp> {
   using InstructionLowering::InstructionLowering;
   LogicalResult emit(CopyOp op, OpBuilder &b, const KernelEnv &env,
                      const Resolved &dst, const Resolved &src) const override {
-    if (op.getSrc().isScratch() && op.getDst().isScratch())
-      return op.emitOpError("copy between two scratch buffers is not "
-                            "implemented yet");
-    if (env.ll && (op.getSrc().isScratch() || op.getDst().isScratch()))
-      return op.emitOpError("plain copy to or from a packet buffer; use "
-                            "put_packets or an unpack");
     Location loc = op.getLoc();
-    Value elems = src.elems ? src.elems : dst.elems;
-    callLib(b, loc, op, "__ccl_copy", LLVM::LLVMVoidType::get(getContext()),
-            {dst.ptr, src.ptr, bytes(b, loc, env, elems)});
+    callLib(b, loc, op, "__ccl_copy", voidTy(getContext()),
+            {dst.ptr, src.ptr, bytes(b, loc, env, movedElems(src, dst))});
+    return success();
+  }
+};
+
+struct ReduceLowering : public InstructionLowering<ReduceOp> {
+  using InstructionLowering::InstructionLowering;
+  LogicalResult emit(ReduceOp op, OpBuilder &b, const KernelEnv &env,
+                     const Resolved &dst, const Resolved &src) const override {
+    callLib(b, op.getLoc(), op, reduceFn("__ccl_reduce_", env),
+            voidTy(getContext()), {dst.ptr, src.ptr, movedElems(dst, src)});
+    return success();
+  }
+};
+
+struct PutLowering : public InstructionLowering<PutOp> {
+  using InstructionLowering::InstructionLowering;
+  LogicalResult emit(PutOp op, OpBuilder &b, const KernelEnv &env,
+                     const Resolved &dst, const Resolved &src) const override {
+    Location loc = op.getLoc();
+    callLib(b, loc, op, "__ccl_put", voidTy(getContext()),
+            {dst.ptr, src.ptr, bytes(b, loc, env, movedElems(src, dst))});
+    if (op.getWithSignal())
+      callLib(b, loc, op, "__ccl_signal", voidTy(getContext()),
+              {env.ctx, i32(b, loc, env.channelIndex(op.getChannel()))});
+    return success();
+  }
+};
+
+struct GetLowering : public InstructionLowering<GetOp> {
+  using InstructionLowering::InstructionLowering;
+  LogicalResult emit(GetOp op, OpBuilder &b, const KernelEnv &env,
+                     const Resolved &dst, const Resolved &src) const override {
+    Location loc = op.getLoc();
+    callLib(b, loc, op, "__ccl_get", voidTy(getContext()),
+            {dst.ptr, src.ptr, bytes(b, loc, env, movedElems(dst, src))});
     return success();
   }
 };
@@ -212,10 +340,148 @@ struct ReducePacketsLowering : public InstructionLowering<ReducePacketsOp> {
   LogicalResult emit(ReducePacketsOp op, OpBuilder &b, const KernelEnv &env,
                      const Resolved &dst, const Resolved &src) const override {
     Location loc = op.getLoc();
-    std::string fn = ("__ccl_reduce_packets_" + dtypeSuffix(env.dtype) + "_" +
-                      env.redop).str();
-    callLib(b, loc, op, fn, LLVM::LLVMVoidType::get(getContext()),
+    callLib(b, loc, op, reduceFn("__ccl_reduce_packets_", env),
+            voidTy(getContext()),
             {env.ctx, dst.ptr, src.ptr, dst.elems, flagOf(b, loc, env),
+             i32(b, loc, opId(op))});
+    return success();
+  }
+};
+
+struct UnpackPacketsLowering : public InstructionLowering<UnpackPacketsOp> {
+  using InstructionLowering::InstructionLowering;
+  LogicalResult emit(UnpackPacketsOp op, OpBuilder &b, const KernelEnv &env,
+                     const Resolved &dst, const Resolved &src) const override {
+    Location loc = op.getLoc();
+    callLib(b, loc, op, "__ccl_unpack_packets", voidTy(getContext()),
+            {env.ctx, dst.ptr, src.ptr, bytes(b, loc, env, dst.elems),
+             flagOf(b, loc, env), i32(b, loc, opId(op))});
+    return success();
+  }
+};
+
+struct CopyPacketsLowering : public InstructionLowering<CopyPacketsOp> {
+  using InstructionLowering::InstructionLowering;
+  LogicalResult emit(CopyPacketsOp op, OpBuilder &b, const KernelEnv &env,
+                     const Resolved &dst, const Resolved &src) const override {
+    Location loc = op.getLoc();
+    // Both are scratch: the whole slot range (put_packets into a buffer a
+    // copy_packets reads is padded to the range, see PutPacketsLowering).
+    callLib(b, loc, op, "__ccl_copy_packets", voidTy(getContext()),
+            {env.ctx, dst.ptr, src.ptr, bytes(b, loc, env, src.elems),
+             flagOf(b, loc, env), i32(b, loc, opId(op))});
+    return success();
+  }
+};
+
+struct ReadReduceLowering : public LoweringBase<ReadReduceOp> {
+  using LoweringBase::LoweringBase;
+  LogicalResult lower(ReadReduceOp op, OpBuilder &b,
+                      const KernelEnv &env) const override {
+    Location loc = op.getLoc();
+    auto ptrTy = LLVM::LLVMPointerType::get(getContext());
+    auto dst = resolve(b, loc, op, env, op.getDst(), op.getExecRank());
+    if (failed(dst))
+      return failure();
+    SmallVector<Resolved> srcs;
+    for (Attribute a : op.getSrcs()) {
+      auto src = resolve(b, loc, op, env, cast<ChunkRefAttr>(a),
+                         op.getExecRank());
+      if (failed(src))
+        return failure();
+      srcs.push_back(*src);
+    }
+    // The source pointers go to the library as an array; a static alloca
+    // in the entry block, which SROA dissolves once the call is inlined.
+    auto arrTy = LLVM::LLVMArrayType::get(ptrTy, srcs.size());
+    Value array;
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(env.entry->getTerminator());
+      Value one = LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                           b.getI64IntegerAttr(1));
+      array = LLVM::AllocaOp::create(b, loc, ptrTy, arrTy, one, 8);
+    }
+    for (auto [i, src] : llvm::enumerate(srcs)) {
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, arrTy, array,
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+      LLVM::StoreOp::create(b, loc, src.ptr, slot, 8);
+    }
+    callLib(b, loc, op, reduceFn("__ccl_read_reduce_", env),
+            voidTy(getContext()),
+            {dst->ptr, array, i32(b, loc, srcs.size()),
+             movedElems(*dst, srcs.front())});
+    return success();
+  }
+};
+
+struct SignalLowering : public LoweringBase<SignalOp> {
+  using LoweringBase::LoweringBase;
+  LogicalResult lower(SignalOp op, OpBuilder &b,
+                      const KernelEnv &env) const override {
+    Location loc = op.getLoc();
+    callLib(b, loc, op,
+            op.getRelaxed() ? "__ccl_signal_relaxed" : "__ccl_signal",
+            voidTy(getContext()),
+            {env.ctx, i32(b, loc, env.channelIndex(op.getChannel()))});
+    return success();
+  }
+};
+
+struct WaitLowering : public LoweringBase<WaitOp> {
+  using LoweringBase::LoweringBase;
+  LogicalResult lower(WaitOp op, OpBuilder &b,
+                      const KernelEnv &env) const override {
+    Location loc = op.getLoc();
+    // ccl.ordinal: how many waits on the channel the block made before this
+    // one in the call (numbered by buildKernel).
+    auto ordinal = op->getAttrOfType<IntegerAttr>("ccl.ordinal");
+    if (!ordinal)
+      return failure();
+    callLib(b, loc, op, op.getRelaxed() ? "__ccl_wait_relaxed" : "__ccl_wait",
+            voidTy(getContext()),
+            {env.ctx, i32(b, loc, env.channelIndex(op.getChannel())),
+             i32(b, loc, ordinal.getInt()), i32(b, loc, opId(op))});
+    return success();
+  }
+};
+
+struct ReleaseLowering : public LoweringBase<ReleaseOp> {
+  using LoweringBase::LoweringBase;
+  LogicalResult lower(ReleaseOp op, OpBuilder &b,
+                      const KernelEnv &env) const override {
+    Location loc = op.getLoc();
+    callLib(b, loc, op, "__ccl_release", voidTy(getContext()),
+            {env.ctx, i32(b, loc, env.semaphoreIndex(op.getSemaphore()))});
+    return success();
+  }
+};
+
+struct AcquireLowering : public LoweringBase<AcquireOp> {
+  using LoweringBase::LoweringBase;
+  LogicalResult lower(AcquireOp op, OpBuilder &b,
+                      const KernelEnv &env) const override {
+    Location loc = op.getLoc();
+    callLib(b, loc, op, "__ccl_acquire", voidTy(getContext()),
+            {env.ctx, i32(b, loc, env.semaphoreIndex(op.getSemaphore())),
+             i32(b, loc, opId(op))});
+    return success();
+  }
+};
+
+struct TbBarrierLowering : public LoweringBase<TbBarrierOp> {
+  using LoweringBase::LoweringBase;
+  LogicalResult lower(TbBarrierOp op, OpBuilder &b,
+                      const KernelEnv &env) const override {
+    Location loc = op.getLoc();
+    auto entry = env.barriers.getAs<ArrayAttr>(
+        SyncLayout::barrierKey(op.getRankAttr().getInt(), op.getTbs()));
+    if (!entry)
+      return failure();
+    callLib(b, loc, op, "__ccl_tb_barrier", voidTy(getContext()),
+            {env.ctx, i32(b, loc, cast<IntegerAttr>(entry[0]).getInt()),
+             i32(b, loc, cast<IntegerAttr>(entry[1]).getInt()),
              i32(b, loc, opId(op))});
     return success();
   }
@@ -232,6 +498,166 @@ struct BarrierLowering : public OpConversionPattern<BarrierOp> {
     return success();
   }
 };
+
+//===----------------------------------------------------------------------===//
+// What the lowering supports
+//===----------------------------------------------------------------------===//
+
+/// Channel an operation uses and which end of it (true: destination).
+struct ChannelUse {
+  StringRef channel;
+  bool dstEnd;
+};
+
+SmallVector<ChannelUse> channelUses(Operation *op) {
+  SmallVector<ChannelUse> uses;
+  if (auto o = dyn_cast<PutOp>(op))
+    uses.push_back({o.getChannel(), false});
+  else if (auto o = dyn_cast<GetOp>(op))
+    uses.push_back({o.getChannel(), false});
+  else if (auto o = dyn_cast<SignalOp>(op))
+    uses.push_back({o.getChannel(), false});
+  else if (auto o = dyn_cast<FlushOp>(op))
+    uses.push_back({o.getChannel(), false});
+  else if (auto o = dyn_cast<PutPacketsOp>(op))
+    uses.push_back({o.getChannel(), false});
+  else if (auto o = dyn_cast<WaitOp>(op))
+    uses.push_back({o.getChannel(), true});
+  else if (auto o = dyn_cast<ReadReduceOp>(op))
+    for (Attribute a : o.getChannels())
+      uses.push_back({cast<FlatSymbolRefAttr>(a).getValue(), false});
+  return uses;
+}
+
+/// Reports (once per algorithm, at the operation's source line) what the
+/// lowering does not support, and channel ends shared by thread blocks.
+LogicalResult checkLowerable(AlgorithmOp algo) {
+  bool ok = true;
+  auto fail = [&](Operation *op) {
+    ok = false;
+    return op->emitError();
+  };
+  DenseMap<StringAttr, ChannelOp> channels;
+  for (auto ch : algo.getBody().getOps<ChannelOp>())
+    channels[ch.getSymNameAttr()] = ch;
+  // First user (thread block, op) of each channel end.
+  std::map<std::pair<std::string, bool>, std::pair<int64_t, Operation *>> owner;
+  bool ll = algo.isLL();
+
+  for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
+    for (Operation &raw : tb.getBody().front()) {
+      Operation *op = &raw;
+      if (auto bar = dyn_cast<TbBarrierOp>(op)) {
+        if (!llvm::is_contained(bar.getTbs(), tb.getTb()))
+          fail(op) << "multi-block barrier over thread blocks "
+                   << SyncLayout::barrierKey(bar.getRankAttr().getInt(),
+                                             bar.getTbs())
+                   << " is in thread block " << tb.getTb()
+                   << ", which does not take part in it";
+        continue;
+      }
+      if (isa<MultimemReduceOp, MultimemBroadcastOp>(op)) {
+        fail(op) << "multimem operations (switch channels, NVLink SHARP) are "
+                    "not lowered: they are only allowed behind an explicit "
+                    "opt-in and code generation for them does not exist";
+        continue;
+      }
+      auto inst = dyn_cast<InstructionOp>(op);
+      if (!inst)
+        continue;
+      if (inst.getGroupSize() != 1) {
+        fail(op) << "thread-block groups are not lowered yet; place the "
+                    "operation on one thread block";
+        continue;
+      }
+      if (isa<FlushOp>(op)) {
+        fail(op) << "flush needs a port channel; port channels are not "
+                    "lowered yet";
+        continue;
+      }
+      bool bad = false;
+      for (ChannelUse use : channelUses(op)) {
+        ChannelOp ch = channels.lookup(StringAttr::get(op->getContext(),
+                                                       use.channel));
+        if (ch && ch.getKind() == "port") {
+          fail(op) << "port channels are not lowered yet (@" << use.channel
+                   << " is a port channel)";
+          bad = true;
+        }
+      }
+      if (bad)
+        continue;
+      if (auto copy = dyn_cast<CopyOp>(op); copy && copy.isCrossRank()) {
+        fail(op) << "chunk-level cross-rank copy needs the chunk-lowering "
+                    "pass (" << copy.getSrc().str() << " to "
+                 << copy.getDst().str() << ")";
+        continue;
+      }
+      if (auto red = dyn_cast<ReduceOp>(op); red && red.isCrossRank()) {
+        fail(op) << "chunk-level cross-rank reduce needs the chunk-lowering "
+                    "pass (" << red.getSrc().str() << " into "
+                 << red.getDst().str() << ")";
+        continue;
+      }
+      // Peers reach only scratch buffers (mapped at setup).
+      SmallVector<ChunkRefAttr> remote;
+      if (auto put = dyn_cast<PutOp>(op))
+        remote.push_back(put.getDst());
+      else if (auto get = dyn_cast<GetOp>(op))
+        remote.push_back(get.getSrc());
+      else if (auto rr = dyn_cast<ReadReduceOp>(op))
+        for (Attribute a : rr.getSrcs())
+          remote.push_back(cast<ChunkRefAttr>(a));
+      for (ChunkRefAttr ref : remote)
+        if (!ref.isScratch()) {
+          fail(op) << "reaching a peer's input/output is not supported; "
+                      "stage through a scratch buffer (" << ref.str() << ")";
+          bad = true;
+          break;
+        }
+      if (bad)
+        continue;
+      if (ll && isa<GetOp, ReadReduceOp>(op)) {
+        bool touchesScratch = llvm::any_of(op->getAttrs(), [](NamedAttribute a) {
+          if (auto r = dyn_cast<ChunkRefAttr>(a.getValue()))
+            return r.isScratch();
+          if (auto arr = dyn_cast<ArrayAttr>(a.getValue()))
+            return llvm::any_of(arr, [](Attribute e) {
+              auto r = dyn_cast<ChunkRefAttr>(e);
+              return r && r.isScratch();
+            });
+          return false;
+        });
+        if (touchesScratch) {
+          fail(op) << "moves plain data out of a packet buffer in an LL "
+                      "algorithm; use the packet operations";
+          continue;
+        }
+      }
+      // Each channel end belongs to one thread block (semantics rule 5).
+      for (ChannelUse use : channelUses(op)) {
+        auto key = std::make_pair(use.channel.str(), use.dstEnd);
+        auto [it, inserted] = owner.try_emplace(key, tb.getTb(), op);
+        if (inserted || it->second.first == static_cast<int64_t>(tb.getTb()))
+          continue;
+        ChannelOp ch = channels.lookup(StringAttr::get(op->getContext(),
+                                                       use.channel));
+        auto diag = fail(op);
+        diag << "channel @" << use.channel << ": its "
+             << (use.dstEnd ? "destination" : "source") << " end (rank "
+             << (ch ? (use.dstEnd ? ch.getDst() : ch.getSrc()) : -1)
+             << ") is used by thread blocks " << it->second.first << " and "
+             << tb.getTb()
+             << "; each channel end belongs to one thread block "
+                "(docs/semantics.md, rule 5): use another channel "
+                "(memory(a -> b, id = N)) for the second block";
+        diag.attachNote(it->second.second->getLoc())
+            << "thread block " << it->second.first << " uses it here";
+      }
+    }
+  }
+  return success(ok);
+}
 
 /// Number of thread blocks per rank: one more than the largest index used.
 int64_t numBlocks(AlgorithmOp algo) {
@@ -266,8 +692,32 @@ void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
   int64_t bufIndex = 0;
   for (auto s : algo.getBody().getOps<ScratchOp>())
     scratch.push_back(b.getNamedAttr(
-        s.getSymName(), b.getI64ArrayAttr({bufIndex++, s.getSlots()})));
+        s.getSymName(), b.getI64ArrayAttr({bufIndex++, static_cast<int64_t>(s.getSlots())})));
   func->setAttr("ccl.scratch", b.getDictionaryAttr(scratch));
+  SyncLayout layout = SyncLayout::of(algo);
+  SmallVector<NamedAttribute> chans, sems, bars;
+  llvm::StringMap<int64_t> chanIndex;
+  for (auto [i, c] : llvm::enumerate(layout.channels)) {
+    chans.push_back(b.getNamedAttr(c.name, b.getI64IntegerAttr(i)));
+    chanIndex[c.name] = i;
+  }
+  for (auto [i, s] : llvm::enumerate(layout.semaphores))
+    sems.push_back(b.getNamedAttr(s.name, b.getI64IntegerAttr(i)));
+  for (auto [i, bar] : llvm::enumerate(layout.barriers))
+    bars.push_back(b.getNamedAttr(
+        SyncLayout::barrierKey(bar.rank, bar.tbs),
+        b.getI64ArrayAttr({(int64_t)i, (int64_t)bar.tbs.size()})));
+  func->setAttr("ccl.channels", b.getDictionaryAttr(chans));
+  func->setAttr("ccl.semaphores", b.getDictionaryAttr(sems));
+  func->setAttr("ccl.barriers", b.getDictionaryAttr(bars));
+  // Scratch buffers a copy_packets reads: their put_packets fill whole
+  // slot ranges.
+  llvm::SetVector<StringRef> padded;
+  algo.walk([&](CopyPacketsOp op) { padded.insert(op.getSrc().getBuffer()); });
+  SmallVector<Attribute> paddedAttrs;
+  for (StringRef name : padded)
+    paddedAttrs.push_back(b.getStringAttr(name));
+  func->setAttr("ccl.padded", b.getArrayAttr(paddedAttrs));
 
   OpBuilder::InsertionGuard g(b);
   Block *entry = func.addEntryBlock(b);
@@ -296,8 +746,20 @@ void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
     Block *bb = new Block();
     func.getBody().getBlocks().insert(Region::iterator(exit), bb);
     OpBuilder cb = OpBuilder::atBlockEnd(bb);
-    for (Operation &op : tb.getBody().front())
-      cb.clone(op);
+    // Waits are numbered per channel: the k-th wait of the block on a
+    // channel in this call expects consumed + k + 1 signals; at the end of
+    // the case the block's count is added to consumed.
+    llvm::MapVector<int64_t, int64_t> waits; // channel -> waits
+    for (Operation &op : tb.getBody().front()) {
+      Operation *copy = cb.clone(op);
+      if (auto w = dyn_cast<WaitOp>(copy)) {
+        int64_t &n = waits[chanIndex.lookup(w.getChannel())];
+        w->setAttr("ccl.ordinal", cb.getI64IntegerAttr(n++));
+      }
+    }
+    for (auto [chan, n] : waits)
+      callLib(cb, loc, func, "__ccl_wait_commit", voidTy,
+              {entry->getArgument(0), i32(cb, loc, chan), i32(cb, loc, n)});
     LLVM::BrOp::create(cb, loc, exit);
     caseValues.push_back(static_cast<int32_t>(tb.getRank() * nblocks + tb.getTb()));
     caseBlocks.push_back(bb);
@@ -342,11 +804,18 @@ struct CclLowerToLLVMPass
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
     SmallVector<AlgorithmOp> algos(module.getOps<AlgorithmOp>());
+    bool lowerable = true;
     for (AlgorithmOp algo : algos) {
       if (!algo.getScheduled()) {
         algo.emitError("must be scheduled (--ccl-schedule) before lowering");
         return signalPassFailure();
       }
+      if (failed(checkLowerable(algo)))
+        lowerable = false;
+    }
+    if (!lowerable)
+      return signalPassFailure();
+    for (AlgorithmOp algo : algos) {
       for (const std::string &d : dts)
         for (const std::string &o : ops)
           buildKernel(b, algo, *target, d, o);
@@ -368,5 +837,8 @@ struct CclLowerToLLVMPass
 
 void ccl::populateCclToLLVMPatterns(RewritePatternSet &patterns) {
   patterns.add<PutPacketsLowering, CopyLowering, ReducePacketsLowering,
-               BarrierLowering>(patterns.getContext());
+               UnpackPacketsLowering, CopyPacketsLowering, ReduceLowering,
+               PutLowering, GetLowering, ReadReduceLowering, SignalLowering,
+               WaitLowering, ReleaseLowering, AcquireLowering,
+               TbBarrierLowering, BarrierLowering>(patterns.getContext());
 }
