@@ -100,7 +100,6 @@ struct KernelEnv {
   DictionaryAttr semaphores; // name -> index
   DictionaryAttr barriers;   // SyncLayout::barrierKey -> [index, nblocks]
   ArrayAttr padded;          // scratch buffers whose put_packets are padded
-  Block *entry = nullptr;
 
   static FailureOr<KernelEnv> get(Operation *op) {
     auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
@@ -108,7 +107,6 @@ struct KernelEnv {
       return failure();
     KernelEnv env;
     Block &entry = func.getBody().front();
-    env.entry = &entry;
     env.ctx = entry.getArgument(0);
     env.input = entry.getArgument(1);
     env.output = entry.getArgument(2);
@@ -391,27 +389,22 @@ struct ReadReduceLowering : public LoweringBase<ReadReduceOp> {
         return failure();
       srcs.push_back(*src);
     }
-    // The source pointers go to the library as an array; a static alloca
-    // in the entry block, which SROA dissolves once the call is inlined.
-    auto arrTy = LLVM::LLVMArrayType::get(ptrTy, srcs.size());
-    Value array;
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPoint(env.entry->getTerminator());
-      Value one = LLVM::ConstantOp::create(b, loc, b.getI64Type(),
-                                           b.getI64IntegerAttr(1));
-      array = LLVM::AllocaOp::create(b, loc, ptrTy, arrTy, one, 8);
+    // Up to 8 sources per call (the library takes them as parameters, so
+    // nothing is stored in memory); more sources take further calls on the
+    // same destination, each folding the next 8 in.
+    Value elems = movedElems(*dst, srcs.front());
+    Value null = LLVM::ZeroOp::create(b, loc, ptrTy);
+    for (size_t first = 0; first < srcs.size(); first += 8) {
+      size_t n = std::min<size_t>(8, srcs.size() - first);
+      // The next group may split dst over the threads differently.
+      if (first)
+        callLib(b, loc, op, "__ccl_barrier", voidTy(getContext()), {});
+      SmallVector<Value> args{dst->ptr, i32(b, loc, n), elems};
+      for (size_t k = 0; k < 8; ++k)
+        args.push_back(k < n ? srcs[first + k].ptr : null);
+      callLib(b, loc, op, reduceFn("__ccl_read_reduce_", env),
+              voidTy(getContext()), args);
     }
-    for (auto [i, src] : llvm::enumerate(srcs)) {
-      Value slot = LLVM::GEPOp::create(
-          b, loc, ptrTy, arrTy, array,
-          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
-      LLVM::StoreOp::create(b, loc, src.ptr, slot, 8);
-    }
-    callLib(b, loc, op, reduceFn("__ccl_read_reduce_", env),
-            voidTy(getContext()),
-            {dst->ptr, array, i32(b, loc, srcs.size()),
-             movedElems(*dst, srcs.front())});
     return success();
   }
 };
@@ -543,6 +536,7 @@ LogicalResult checkLowerable(AlgorithmOp algo) {
   // First user (thread block, op) of each channel end.
   std::map<std::pair<std::string, bool>, std::pair<int64_t, Operation *>> owner;
   bool ll = algo.isLL();
+  SmallVector<std::pair<Operation *, int64_t>> users; // lowerable ops, block
 
   for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
     for (Operation &raw : tb.getBody().front()) {
@@ -634,26 +628,34 @@ LogicalResult checkLowerable(AlgorithmOp algo) {
           continue;
         }
       }
-      // Each channel end belongs to one thread block (semantics rule 5).
-      for (ChannelUse use : channelUses(op)) {
-        auto key = std::make_pair(use.channel.str(), use.dstEnd);
-        auto [it, inserted] = owner.try_emplace(key, tb.getTb(), op);
-        if (inserted || it->second.first == static_cast<int64_t>(tb.getTb()))
-          continue;
-        ChannelOp ch = channels.lookup(StringAttr::get(op->getContext(),
-                                                       use.channel));
-        auto diag = fail(op);
-        diag << "channel @" << use.channel << ": its "
-             << (use.dstEnd ? "destination" : "source") << " end (rank "
-             << (ch ? (use.dstEnd ? ch.getDst() : ch.getSrc()) : -1)
-             << ") is used by thread blocks " << it->second.first << " and "
-             << tb.getTb()
-             << "; each channel end belongs to one thread block "
-                "(docs/semantics.md, rule 5): use another channel "
-                "(memory(a -> b, id = N)) for the second block";
-        diag.attachNote(it->second.second->getLoc())
-            << "thread block " << it->second.first << " uses it here";
-      }
+      users.push_back({op, static_cast<int64_t>(tb.getTb())});
+    }
+  }
+  // Each channel end belongs to one thread block (semantics rule 5).
+  // Checked in program order (op ids), so the error points at the later
+  // operation.
+  llvm::stable_sort(users, [](const auto &a, const auto &b) {
+    return opId(a.first) < opId(b.first);
+  });
+  for (auto [op, tbIndex] : users) {
+    for (ChannelUse use : channelUses(op)) {
+      auto key = std::make_pair(use.channel.str(), use.dstEnd);
+      auto [it, inserted] = owner.try_emplace(key, tbIndex, op);
+      if (inserted || it->second.first == tbIndex)
+        continue;
+      ChannelOp ch = channels.lookup(StringAttr::get(op->getContext(),
+                                                     use.channel));
+      auto diag = fail(op);
+      diag << "channel @" << use.channel << ": its "
+           << (use.dstEnd ? "destination" : "source") << " end (rank "
+           << (ch ? (use.dstEnd ? ch.getDst() : ch.getSrc()) : -1)
+           << ") is used by thread blocks " << it->second.first << " and "
+           << tbIndex
+           << "; each channel end belongs to one thread block "
+              "(docs/semantics.md, rule 5): use another channel "
+              "(memory(a -> b, id = N)) for the second block";
+      diag.attachNote(it->second.second->getLoc())
+          << "thread block " << it->second.first << " uses it here";
     }
   }
   return success(ok);

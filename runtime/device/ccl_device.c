@@ -784,69 +784,97 @@ CCL_INLINE float ccl_payload_bf16(uint32_t d0, uint32_t d1, uint32_t j) {
 /* Reductions.                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* Lanes of a 16-byte vector: 4 f32 or 8 f16/bf16, as float. */
-#define CCL_LANES_f32 4
-#define CCL_LANES_f16 8
-#define CCL_LANES_bf16 8
-CCL_INLINE float ccl_lane_f32(ccl_u32x4 v, int k) {
-  return ccl_bits_to_f32(v[k]);
-}
-CCL_INLINE float ccl_lane_f16(ccl_u32x4 v, int k) {
-  return ccl_f16_to_f32((uint16_t)(v[k >> 1] >> (16 * (k & 1))));
-}
-CCL_INLINE float ccl_lane_bf16(ccl_u32x4 v, int k) {
-  return ccl_bf16_to_f32((uint16_t)(v[k >> 1] >> (16 * (k & 1))));
-}
-CCL_INLINE ccl_u32x4 ccl_pack_f32(const float *f) {
-  ccl_u32x4 v = {ccl_f32_to_bits(f[0]), ccl_f32_to_bits(f[1]),
-                 ccl_f32_to_bits(f[2]), ccl_f32_to_bits(f[3])};
-  return v;
-}
-#define CCL_DEFINE_PACK16(DT)                                                  \
-  CCL_INLINE ccl_u32x4 ccl_pack_##DT(const float *f) {                         \
-    ccl_u32x4 v;                                                               \
-    for (int w = 0; w < 4; w++)                                                \
-      v[w] = (uint32_t)ccl_f32_to_##DT(f[2 * w]) |                             \
-             ((uint32_t)ccl_f32_to_##DT(f[2 * w + 1]) << 16);                  \
-    return v;                                                                  \
+/* One 32-bit word of two vectors combined: one f32 lane, or two f16/bf16
+ * lanes (each computed in float and rounded back). */
+#define CCL_DEFINE_WORD_OP(OP)                                                 \
+  CCL_INLINE uint32_t ccl_wop_f32_##OP(uint32_t a, uint32_t b) {               \
+    return ccl_f32_to_bits(ccl_op_##OP(ccl_bits_to_f32(a), ccl_bits_to_f32(b))); \
+  }                                                                            \
+  CCL_INLINE uint32_t ccl_wop_f16_##OP(uint32_t a, uint32_t b) {               \
+    uint32_t lo = ccl_f32_to_f16(ccl_op_##OP(ccl_f16_to_f32((uint16_t)a),      \
+                                             ccl_f16_to_f32((uint16_t)b)));    \
+    uint32_t hi = ccl_f32_to_f16(                                              \
+        ccl_op_##OP(ccl_f16_to_f32((uint16_t)(a >> 16)),                       \
+                    ccl_f16_to_f32((uint16_t)(b >> 16))));                     \
+    return lo | (hi << 16);                                                    \
+  }                                                                            \
+  CCL_INLINE uint32_t ccl_wop_bf16_##OP(uint32_t a, uint32_t b) {              \
+    uint32_t lo = ccl_f32_to_bf16(ccl_op_##OP(ccl_bf16_to_f32((uint16_t)a),    \
+                                              ccl_bf16_to_f32((uint16_t)b)));  \
+    uint32_t hi = ccl_f32_to_bf16(                                             \
+        ccl_op_##OP(ccl_bf16_to_f32((uint16_t)(a >> 16)),                      \
+                    ccl_bf16_to_f32((uint16_t)(b >> 16))));                    \
+    return lo | (hi << 16);                                                    \
   }
-CCL_DEFINE_PACK16(f16)
-CCL_DEFINE_PACK16(bf16)
+CCL_DEFINE_WORD_OP(sum)
+CCL_DEFINE_WORD_OP(prod)
+CCL_DEFINE_WORD_OP(max)
+CCL_DEFINE_WORD_OP(min)
 
-/* dst = dst OP srcs[0] OP ... OP srcs[nsrc-1], element by element, folded
- * left to right in float and rounded once (exact for f32 sum of two). Whole
- * 16-byte vectors when every pointer is 16-byte aligned, then elements. */
+/* Rounds a float to the dtype and back (the result of one step). */
+CCL_INLINE float ccl_round_f32(float v) { return v; }
+CCL_INLINE float ccl_round_f16(float v) {
+  return ccl_f16_to_f32(ccl_f32_to_f16(v));
+}
+CCL_INLINE float ccl_round_bf16(float v) {
+  return ccl_bf16_to_f32(ccl_f32_to_bf16(v));
+}
+
+/* dst = (((dst OP s[0]) OP s[1]) ...) over the first nsrc (<= 8) of s0..s7,
+ * element by element, each step computed in float and rounded to the dtype
+ * (like a sequence of two-operand reductions). Whole 16-byte vectors when
+ * every pointer is 16-byte aligned, then single elements. The sources are
+ * separate parameters tested against nsrc (no pointer array, no loop over
+ * them): once inlined with a constant nsrc the tests fold away and nothing
+ * goes to local memory on GPUs. Every lane is written by name for the same
+ * reason. */
+#define CCL_RR_SOURCES(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define CCL_RR_MIS(J)                                                          \
+  if (nsrc > J)                                                                \
+    mis |= (uintptr_t)s##J;
+#define CCL_RR_VSTEP_(DT, OP, J)                                               \
+  if (nsrc > J)                                                                \
+    acc = ccl_vop_##DT##_##OP(acc, ccl_ld16(s##J + i * 16));
+#define CCL_RR_SSTEP_(DT, OP, J)                                               \
+  if (nsrc > J)                                                                \
+    acc = ccl_round_##DT(ccl_op_##OP(acc, ccl_ld_##DT(s##J + i * es)));
+
 #define CCL_DEFINE_REDUCE_N(DT, OP)                                            \
-  CCL_INLINE void ccl_reduce_n_##DT##_##OP(char *dst,                          \
-                                           const char *const *srcs,            \
-                                           uint32_t nsrc, uint64_t nelems) {   \
+  CCL_INLINE ccl_u32x4 ccl_vop_##DT##_##OP(ccl_u32x4 a, ccl_u32x4 b) {         \
+    ccl_u32x4 r = {ccl_wop_##DT##_##OP(a[0], b[0]),                            \
+                   ccl_wop_##DT##_##OP(a[1], b[1]),                            \
+                   ccl_wop_##DT##_##OP(a[2], b[2]),                            \
+                   ccl_wop_##DT##_##OP(a[3], b[3])};                           \
+    return r;                                                                  \
+  }                                                                            \
+  CCL_INLINE void ccl_reduce_n_##DT##_##OP(                                    \
+      char *dst, uint32_t nsrc, uint64_t nelems, const char *s0,               \
+      const char *s1, const char *s2, const char *s3, const char *s4,          \
+      const char *s5, const char *s6, const char *s7) {                        \
     uint64_t tid = ccl_tid(), nt = ccl_nthreads();                             \
-    const uint64_t es = CCL_ESIZE_##DT, lanes = CCL_LANES_##DT;                \
+    const uint64_t es = CCL_ESIZE_##DT, per = 16 / CCL_ESIZE_##DT;             \
     uintptr_t mis = (uintptr_t)dst;                                            \
-    for (uint32_t j = 0; j < nsrc; j++)                                        \
-      mis |= (uintptr_t)srcs[j];                                               \
+    CCL_RR_SOURCES(CCL_RR_MIS)                                                 \
     uint64_t body = 0;                                                         \
     if ((mis & 15) == 0) {                                                     \
-      uint64_t nv = nelems / lanes;                                            \
+      uint64_t nv = nelems / per;                                              \
       for (uint64_t i = tid; i < nv; i += nt) {                                \
-        float acc[CCL_LANES_##DT];                                             \
-        ccl_u32x4 a = ccl_ld16(dst + i * 16);                                  \
-        for (int k = 0; k < CCL_LANES_##DT; k++)                               \
-          acc[k] = ccl_lane_##DT(a, k);                                        \
-        for (uint32_t j = 0; j < nsrc; j++) {                                  \
-          ccl_u32x4 v = ccl_ld16(srcs[j] + i * 16);                            \
-          for (int k = 0; k < CCL_LANES_##DT; k++)                             \
-            acc[k] = ccl_op_##OP(acc[k], ccl_lane_##DT(v, k));                 \
-        }                                                                      \
-        ccl_st16(dst + i * 16, ccl_pack_##DT(acc));                            \
+        ccl_u32x4 acc = ccl_ld16(dst + i * 16);                                \
+        CCL_RR_VSTEP_(DT, OP, 0) CCL_RR_VSTEP_(DT, OP, 1)                      \
+        CCL_RR_VSTEP_(DT, OP, 2) CCL_RR_VSTEP_(DT, OP, 3)                      \
+        CCL_RR_VSTEP_(DT, OP, 4) CCL_RR_VSTEP_(DT, OP, 5)                      \
+        CCL_RR_VSTEP_(DT, OP, 6) CCL_RR_VSTEP_(DT, OP, 7)                      \
+        ccl_st16(dst + i * 16, acc);                                           \
       }                                                                        \
-      body = nv * lanes;                                                       \
+      body = nv * per;                                                         \
     }                                                                          \
     for (uint64_t i = body + tid; i < nelems; i += nt) {                       \
       char *d = dst + i * es;                                                  \
       float acc = ccl_ld_##DT(d);                                              \
-      for (uint32_t j = 0; j < nsrc; j++)                                      \
-        acc = ccl_op_##OP(acc, ccl_ld_##DT(srcs[j] + i * es));                 \
+      CCL_RR_SSTEP_(DT, OP, 0) CCL_RR_SSTEP_(DT, OP, 1)                        \
+      CCL_RR_SSTEP_(DT, OP, 2) CCL_RR_SSTEP_(DT, OP, 3)                        \
+      CCL_RR_SSTEP_(DT, OP, 4) CCL_RR_SSTEP_(DT, OP, 5)                        \
+      CCL_RR_SSTEP_(DT, OP, 6) CCL_RR_SSTEP_(DT, OP, 7)                        \
       ccl_st_##DT(d, acc);                                                     \
     }                                                                          \
   }
@@ -854,12 +882,14 @@ CCL_DEFINE_PACK16(bf16)
 #define CCL_DEFINE_REDUCE(DT, OP)                                              \
   void __ccl_reduce_##DT##_##OP(char *dst, const char *src,                    \
                                 uint64_t nelems) {                             \
-    const char *srcs[1] = {src};                                               \
-    ccl_reduce_n_##DT##_##OP(dst, srcs, 1, nelems);                            \
+    ccl_reduce_n_##DT##_##OP(dst, 1, nelems, src, 0, 0, 0, 0, 0, 0, 0);        \
   }                                                                            \
-  void __ccl_read_reduce_##DT##_##OP(char *dst, const char *const *srcs,       \
-                                     uint32_t nsrc, uint64_t nelems) {         \
-    ccl_reduce_n_##DT##_##OP(dst, srcs, nsrc, nelems);                         \
+  void __ccl_read_reduce_##DT##_##OP(                                          \
+      char *dst, uint32_t nsrc, uint64_t nelems, const char *s0,               \
+      const char *s1, const char *s2, const char *s3, const char *s4,          \
+      const char *s5, const char *s6, const char *s7) {                        \
+    ccl_reduce_n_##DT##_##OP(dst, nsrc > 8 ? 8 : nsrc, nelems, s0, s1, s2, s3, \
+                             s4, s5, s6, s7);                                  \
   }
 
 #define CCL_DEFINE_REDUCE_PACKETS(DT, OP)                                      \

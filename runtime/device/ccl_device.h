@@ -108,14 +108,17 @@ void __ccl_unpack_packets(const ccl_dev_ctx *ctx, char *dst, const char *pkts,
                                         const char *pkts, uint64_t nelems,     \
                                         uint32_t flag, uint32_t op_id);
 /* dst[i] = dst[i] OP src[i] for i < nelems (local reduce), and the n-ary
- * dst[i] = dst[i] OP srcs[0][i] OP ... OP srcs[nsrc-1][i] (read-reduce from
- * peers' scratch over memory channels). Folded left to right in float,
- * rounded once per element; 16-byte vectors when every pointer is 16-byte
- * aligned. */
+ * dst[i] = dst[i] OP s0[i] OP ... OP s{nsrc-1}[i] for nsrc <= 8 (read-reduce
+ * from peers' scratch over memory channels; more sources take several
+ * calls; unused pointers may be NULL). Folded left to right, each step
+ * computed in float and rounded to the dtype; 16-byte vectors when every
+ * pointer is 16-byte aligned. */
 #define CCL_DECLARE_REDUCE(DT, OP)                                             \
   void __ccl_reduce_##DT##_##OP(char *dst, const char *src, uint64_t nelems);  \
-  void __ccl_read_reduce_##DT##_##OP(char *dst, const char *const *srcs,       \
-                                     uint32_t nsrc, uint64_t nelems);
+  void __ccl_read_reduce_##DT##_##OP(                                          \
+      char *dst, uint32_t nsrc, uint64_t nelems, const char *s0,               \
+      const char *s1, const char *s2, const char *s3, const char *s4,          \
+      const char *s5, const char *s6, const char *s7);
 
 #define CCL_FOR_EACH_DT_OP(X)                                                  \
   X(f32, sum) X(f32, prod) X(f32, max) X(f32, min)                             \

@@ -828,8 +828,10 @@ static void test_conversions(void) {
 /* Simple protocol: put/get, read-reduce, signals, semaphores, barriers    */
 /* ---------------------------------------------------------------------- */
 
-typedef void (*read_reduce_fn)(char *, const char *const *, uint32_t,
-                               uint64_t);
+typedef void (*read_reduce_fn)(char *, uint32_t, uint64_t, const char *,
+                               const char *, const char *, const char *,
+                               const char *, const char *, const char *,
+                               const char *);
 static read_reduce_fn read_reduce_fns[3][4] = {
     {__ccl_read_reduce_f32_sum, __ccl_read_reduce_f32_prod,
      __ccl_read_reduce_f32_max, __ccl_read_reduce_f32_min},
@@ -863,18 +865,18 @@ static void test_put_get(void) {
   CHECK(__ccl_scratch_elems((1ull << 40) + 1, 2, 2) == (1ull << 40) + 2);
 }
 
-/* n-ary read-reduce (and the one-source local reduce) against a reference
- * that folds in float left to right and rounds once, for aligned and
- * misaligned pointers (vector and element paths). */
+/* n-ary read-reduce against a reference that folds left to right, rounding
+ * each step to the dtype, for aligned and misaligned pointers (vector and
+ * element paths). */
 static void test_read_reduce(void) {
   for (int dt = 0; dt < 3; dt++)
     for (int op = 0; op < 4; op++)
-      for (uint32_t nsrc = 1; nsrc <= 4; nsrc++)
+      for (uint32_t nsrc = 1; nsrc <= 8; nsrc += (nsrc < 3 ? 1 : 5))
         for (uint64_t n = 0; n <= 41; n++)
           for (int mis = 0; mis < 2; mis++) {
             uint32_t es = esize_of[dt];
-            guarded src[4];
-            const char *sp[4];
+            guarded src[8];
+            const char *sp[8] = {0};
             for (uint32_t j = 0; j < nsrc; j++) {
               src[j] = guarded_alloc(n * es + 16);
               /* 16-byte aligned, or shifted by one element. */
@@ -886,12 +888,14 @@ static void test_read_reduce(void) {
             char *dst = buf_alloc(n * es), *want = malloc(n * es + 1);
             fill_random(dt, op, dst, n);
             for (uint64_t i = 0; i < n; i++) {
-              float acc = ref_ld(dt, dst + i * es);
+              memcpy(want + i * es, dst + i * es, es);
               for (uint32_t j = 0; j < nsrc; j++)
-                acc = ref_op(op, acc, ref_ld(dt, sp[j] + i * es));
-              ref_st(dt, want + i * es, acc);
+                ref_st(dt, want + i * es,
+                       ref_op(op, ref_ld(dt, want + i * es),
+                              ref_ld(dt, sp[j] + i * es)));
             }
-            read_reduce_fns[dt][op](dst, sp, nsrc, n);
+            read_reduce_fns[dt][op](dst, nsrc, n, sp[0], sp[1], sp[2], sp[3],
+                                    sp[4], sp[5], sp[6], sp[7]);
             for (uint64_t i = 0; i < n; i++) {
               float a = ref_ld(dt, dst + i * es), b = ref_ld(dt, want + i * es);
               CHECK(memcmp(dst + i * es, want + i * es, es) == 0 ||
