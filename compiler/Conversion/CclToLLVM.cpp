@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 namespace ccl {
@@ -522,14 +523,52 @@ SmallVector<ChannelUse> channelUses(Operation *op) {
   return uses;
 }
 
-/// Reports (once per algorithm, at the operation's source line) what the
-/// lowering does not support, and channel ends shared by thread blocks.
-LogicalResult checkLowerable(AlgorithmOp algo) {
-  bool ok = true;
-  auto fail = [&](Operation *op) {
-    ok = false;
-    return op->emitError();
+/// Collects the lowering's errors. An algorithm exists once per rank count,
+/// so the same source line would fail once per variant: each (location,
+/// message) is reported once.
+class Reporter {
+public:
+  class Msg {
+  public:
+    Msg(Reporter &r, Operation *op) : r(r), op(op), os(text) {}
+    Msg(const Msg &) = delete;
+    ~Msg() { r.emit(op, os.str(), note); }
+    template <typename T> Msg &operator<<(const T &v) {
+      os << v;
+      return *this;
+    }
+    void attachNote(Location loc, std::string text) {
+      note = {loc, std::move(text)};
+    }
+
+  private:
+    Reporter &r;
+    Operation *op;
+    std::string text;
+    llvm::raw_string_ostream os;
+    std::optional<std::pair<Location, std::string>> note;
   };
+  Msg fail(Operation *op) { return Msg(*this, op); }
+  bool ok() const { return clean; }
+
+private:
+  void emit(Operation *op, const std::string &msg,
+            const std::optional<std::pair<Location, std::string>> &note) {
+    clean = false;
+    if (!seen.insert({op->getLoc().getAsOpaquePointer(), msg}).second)
+      return;
+    auto diag = op->emitError(msg);
+    if (note)
+      diag.attachNote(note->first) << note->second;
+  }
+  bool clean = true;
+  std::set<std::pair<const void *, std::string>> seen;
+};
+
+/// Reports, at the operation's source line, what the lowering does not
+/// support, and channel ends shared by thread blocks.
+void checkLowerable(AlgorithmOp algo, Reporter &rep) {
+  auto fail = [&](Operation *op) -> Reporter::Msg { return rep.fail(op); };
   DenseMap<StringAttr, ChannelOp> channels;
   for (auto ch : algo.getBody().getOps<ChannelOp>())
     channels[ch.getSymNameAttr()] = ch;
@@ -645,7 +684,7 @@ LogicalResult checkLowerable(AlgorithmOp algo) {
         continue;
       ChannelOp ch = channels.lookup(StringAttr::get(op->getContext(),
                                                      use.channel));
-      auto diag = fail(op);
+      Reporter::Msg diag = fail(op);
       diag << "channel @" << use.channel << ": its "
            << (use.dstEnd ? "destination" : "source") << " end (rank "
            << (ch ? (use.dstEnd ? ch.getDst() : ch.getSrc()) : -1)
@@ -654,11 +693,11 @@ LogicalResult checkLowerable(AlgorithmOp algo) {
            << "; each channel end belongs to one thread block "
               "(docs/semantics.md, rule 5): use another channel "
               "(memory(a -> b, id = N)) for the second block";
-      diag.attachNote(it->second.second->getLoc())
-          << "thread block " << it->second.first << " uses it here";
+      diag.attachNote(it->second.second->getLoc(),
+                      "thread block " + std::to_string(it->second.first) +
+                          " uses it here");
     }
   }
-  return success(ok);
 }
 
 /// Number of thread blocks per rank: one more than the largest index used.
@@ -806,16 +845,15 @@ struct CclLowerToLLVMPass
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
     SmallVector<AlgorithmOp> algos(module.getOps<AlgorithmOp>());
-    bool lowerable = true;
+    Reporter rep;
     for (AlgorithmOp algo : algos) {
       if (!algo.getScheduled()) {
         algo.emitError("must be scheduled (--ccl-schedule) before lowering");
         return signalPassFailure();
       }
-      if (failed(checkLowerable(algo)))
-        lowerable = false;
+      checkLowerable(algo, rep);
     }
-    if (!lowerable)
+    if (!rep.ok())
       return signalPassFailure();
     for (AlgorithmOp algo : algos) {
       for (const std::string &d : dts)
