@@ -234,6 +234,89 @@ std::string reduceFn(StringRef prefix, const KernelEnv &env) {
   return (prefix + dtypeSuffix(env.dtype) + "_" + env.redop).str();
 }
 
+/// Signals channel `name` (release).
+void emitSignal(OpBuilder &b, Location loc, Operation *op,
+                const KernelEnv &env, StringRef name) {
+  callLib(b, loc, op, "__ccl_signal", voidTy(b.getContext()),
+          {env.ctx, i32(b, loc, env.channelIndex(name))});
+}
+
+/// The fused forwards of `op` (fwd_dsts over fwd_channels, from the fusion
+/// pass): sends the result [ptr, elems) to every forward destination, as
+/// LL packets in an LL algorithm and as a memory-channel put otherwise.
+/// `written` says the operation has just written the result (then the block
+/// synchronises first: the send splits it over the threads differently).
+/// Returns the forward channels, for the signals the caller adds.
+FailureOr<SmallVector<StringRef>> emitForwards(OpBuilder &b, Location loc,
+                                               Operation *op,
+                                               const KernelEnv &env,
+                                               Value ptr, Value elems,
+                                               bool written) {
+  SmallVector<StringRef> chans;
+  auto dsts = op->getAttrOfType<ArrayAttr>("fwd_dsts");
+  auto channels = op->getAttrOfType<ArrayAttr>("fwd_channels");
+  if (!dsts || dsts.empty())
+    return chans;
+  int64_t rank = cast<InstructionOp>(op).getExecRank();
+  if (written)
+    callLib(b, loc, op, "__ccl_barrier", voidTy(b.getContext()), {});
+  Value n = bytes(b, loc, env, elems);
+  Value flag = env.ll ? flagOf(b, loc, env) : Value();
+  for (auto [d, c] : llvm::zip(dsts, channels)) {
+    auto ref = cast<ChunkRefAttr>(d);
+    auto fwd = resolve(b, loc, op, env, ref, rank);
+    if (failed(fwd))
+      return failure();
+    if (env.ll) {
+      callLib(b, loc, op, "__ccl_put_packets", voidTy(b.getContext()),
+              {fwd->ptr, ptr, n, flag});
+      if (env.isPadded(ref.getBuffer()))
+        callLib(b, loc, op, "__ccl_put_packets_pad", voidTy(b.getContext()),
+                {fwd->ptr, n, bytes(b, loc, env, fwd->elems), flag});
+    } else {
+      callLib(b, loc, op, "__ccl_put", voidTy(b.getContext()),
+              {fwd->ptr, ptr, n});
+    }
+    chans.push_back(cast<FlatSymbolRefAttr>(c).getValue());
+  }
+  return chans;
+}
+
+/// Forwards of an operation that computed its result in place, then (with
+/// `signal` fused, fwd_signal) one signal per forward channel.
+LogicalResult emitResultForwards(OpBuilder &b, Location loc, Operation *op,
+                                 const KernelEnv &env, Value ptr,
+                                 Value elems) {
+  auto chans = emitForwards(b, loc, op, env, ptr, elems, /*written=*/true);
+  if (failed(chans))
+    return failure();
+  if (op->hasAttr("fwd_signal"))
+    for (StringRef c : llvm::SetVector<StringRef>(chans->begin(), chans->end()))
+      emitSignal(b, loc, op, env, c);
+  return success();
+}
+
+/// dst = dst OP srcs[0] OP srcs[1] ...: the library's read-reduce takes up
+/// to 8 sources; more sources take further calls, each folding the next 8
+/// in, with a block barrier between them (the next group may split dst over
+/// the threads differently).
+void emitNaryReduce(OpBuilder &b, Location loc, Operation *op,
+                    const KernelEnv &env, Value dst, ArrayRef<Value> srcs,
+                    Value elems) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value null = LLVM::ZeroOp::create(b, loc, ptrTy);
+  for (size_t first = 0; first < srcs.size(); first += 8) {
+    size_t n = std::min<size_t>(8, srcs.size() - first);
+    if (first)
+      callLib(b, loc, op, "__ccl_barrier", voidTy(b.getContext()), {});
+    SmallVector<Value> args{dst, i32(b, loc, n), elems};
+    for (size_t k = 0; k < 8; ++k)
+      args.push_back(k < n ? srcs[first + k] : null);
+    callLib(b, loc, op, reduceFn("__ccl_read_reduce_", env),
+            voidTy(b.getContext()), args);
+  }
+}
+
 /// Base of every instruction pattern: finds the kernel environment, lets
 /// `lower` emit the calls, erases the op.
 template <typename OpT>
@@ -284,7 +367,9 @@ struct PutPacketsLowering : public InstructionLowering<PutPacketsOp> {
     if (env.isPadded(op.getDst().getBuffer()))
       callLib(b, loc, op, "__ccl_put_packets_pad", voidTy(getContext()),
               {dst.ptr, n, bytes(b, loc, env, dst.elems), flag});
-    return success();
+    // Multi-destination: the same source to every forward destination.
+    return failure(failed(emitForwards(b, loc, op, env, src.ptr, src.elems,
+                                       /*written=*/false)));
   }
 };
 
@@ -293,9 +378,10 @@ struct CopyLowering : public InstructionLowering<CopyOp> {
   LogicalResult emit(CopyOp op, OpBuilder &b, const KernelEnv &env,
                      const Resolved &dst, const Resolved &src) const override {
     Location loc = op.getLoc();
+    Value elems = movedElems(src, dst);
     callLib(b, loc, op, "__ccl_copy", voidTy(getContext()),
-            {dst.ptr, src.ptr, bytes(b, loc, env, movedElems(src, dst))});
-    return success();
+            {dst.ptr, src.ptr, bytes(b, loc, env, elems)});
+    return emitResultForwards(b, loc, op, env, dst.ptr, elems);
   }
 };
 
@@ -303,9 +389,24 @@ struct ReduceLowering : public InstructionLowering<ReduceOp> {
   using InstructionLowering::InstructionLowering;
   LogicalResult emit(ReduceOp op, OpBuilder &b, const KernelEnv &env,
                      const Resolved &dst, const Resolved &src) const override {
-    callLib(b, op.getLoc(), op, reduceFn("__ccl_reduce_", env),
-            voidTy(getContext()), {dst.ptr, src.ptr, movedElems(dst, src)});
-    return success();
+    Location loc = op.getLoc();
+    Value elems = movedElems(dst, src);
+    if (!op.getMoreAttr()) {
+      callLib(b, loc, op, reduceFn("__ccl_reduce_", env), voidTy(getContext()),
+              {dst.ptr, src.ptr, elems});
+    } else {
+      // n-ary (fused) local reduce: all sources in one pass per 8.
+      SmallVector<Value> srcs{src.ptr};
+      for (Attribute a : op.getMoreAttr()) {
+        auto more = resolve(b, loc, op, env, cast<ChunkRefAttr>(a),
+                            op.getExecRank());
+        if (failed(more))
+          return failure();
+        srcs.push_back(more->ptr);
+      }
+      emitNaryReduce(b, loc, op, env, dst.ptr, srcs, elems);
+    }
+    return emitResultForwards(b, loc, op, env, dst.ptr, elems);
   }
 };
 
@@ -314,11 +415,22 @@ struct PutLowering : public InstructionLowering<PutOp> {
   LogicalResult emit(PutOp op, OpBuilder &b, const KernelEnv &env,
                      const Resolved &dst, const Resolved &src) const override {
     Location loc = op.getLoc();
+    Value elems = movedElems(src, dst);
     callLib(b, loc, op, "__ccl_put", voidTy(getContext()),
-            {dst.ptr, src.ptr, bytes(b, loc, env, movedElems(src, dst))});
-    if (op.getWithSignal())
-      callLib(b, loc, op, "__ccl_signal", voidTy(getContext()),
-              {env.ctx, i32(b, loc, env.channelIndex(op.getChannel()))});
+            {dst.ptr, src.ptr, bytes(b, loc, env, elems)});
+    // Multi-destination put (fused): the same source to every forward
+    // destination; `signal` then covers every destination's channel.
+    auto fwd = emitForwards(b, loc, op, env, src.ptr, elems,
+                            /*written=*/false);
+    if (failed(fwd))
+      return failure();
+    if (op.getWithSignal()) {
+      llvm::SetVector<StringRef> chans;
+      chans.insert(op.getChannel());
+      chans.insert(fwd->begin(), fwd->end());
+      for (StringRef c : chans)
+        emitSignal(b, loc, op, env, c);
+    }
     return success();
   }
 };
@@ -343,7 +455,8 @@ struct ReducePacketsLowering : public InstructionLowering<ReducePacketsOp> {
             voidTy(getContext()),
             {env.ctx, dst.ptr, src.ptr, dst.elems, flagOf(b, loc, env),
              i32(b, loc, opId(op))});
-    return success();
+    // Packet reduce-copy-send (fused): the result goes on as packets.
+    return emitResultForwards(b, loc, op, env, dst.ptr, dst.elems);
   }
 };
 
@@ -355,7 +468,7 @@ struct UnpackPacketsLowering : public InstructionLowering<UnpackPacketsOp> {
     callLib(b, loc, op, "__ccl_unpack_packets", voidTy(getContext()),
             {env.ctx, dst.ptr, src.ptr, bytes(b, loc, env, dst.elems),
              flagOf(b, loc, env), i32(b, loc, opId(op))});
-    return success();
+    return emitResultForwards(b, loc, op, env, dst.ptr, dst.elems);
   }
 };
 
@@ -378,7 +491,6 @@ struct ReadReduceLowering : public LoweringBase<ReadReduceOp> {
   LogicalResult lower(ReadReduceOp op, OpBuilder &b,
                       const KernelEnv &env) const override {
     Location loc = op.getLoc();
-    auto ptrTy = LLVM::LLVMPointerType::get(getContext());
     auto dst = resolve(b, loc, op, env, op.getDst(), op.getExecRank());
     if (failed(dst))
       return failure();
@@ -390,22 +502,11 @@ struct ReadReduceLowering : public LoweringBase<ReadReduceOp> {
         return failure();
       srcs.push_back(*src);
     }
-    // Up to 8 sources per call (the library takes them as parameters, so
-    // nothing is stored in memory); more sources take further calls on the
-    // same destination, each folding the next 8 in.
-    Value elems = movedElems(*dst, srcs.front());
-    Value null = LLVM::ZeroOp::create(b, loc, ptrTy);
-    for (size_t first = 0; first < srcs.size(); first += 8) {
-      size_t n = std::min<size_t>(8, srcs.size() - first);
-      // The next group may split dst over the threads differently.
-      if (first)
-        callLib(b, loc, op, "__ccl_barrier", voidTy(getContext()), {});
-      SmallVector<Value> args{dst->ptr, i32(b, loc, n), elems};
-      for (size_t k = 0; k < 8; ++k)
-        args.push_back(k < n ? srcs[first + k].ptr : null);
-      callLib(b, loc, op, reduceFn("__ccl_read_reduce_", env),
-              voidTy(getContext()), args);
-    }
+    SmallVector<Value> ptrs;
+    for (const Resolved &r : srcs)
+      ptrs.push_back(r.ptr);
+    emitNaryReduce(b, loc, op, env, dst->ptr, ptrs,
+                   movedElems(*dst, srcs.front()));
     return success();
   }
 };
@@ -519,6 +620,10 @@ SmallVector<ChannelUse> channelUses(Operation *op) {
     uses.push_back({o.getChannel(), true});
   else if (auto o = dyn_cast<ReadReduceOp>(op))
     for (Attribute a : o.getChannels())
+      uses.push_back({cast<FlatSymbolRefAttr>(a).getValue(), false});
+  // Fused forwards send over their channels too.
+  if (auto fwd = op->getAttrOfType<ArrayAttr>("fwd_channels"))
+    for (Attribute a : fwd)
       uses.push_back({cast<FlatSymbolRefAttr>(a).getValue(), false});
   return uses;
 }
@@ -640,6 +745,9 @@ void checkLowerable(AlgorithmOp algo, Reporter &rep) {
         remote.push_back(get.getSrc());
       else if (auto rr = dyn_cast<ReadReduceOp>(op))
         for (Attribute a : rr.getSrcs())
+          remote.push_back(cast<ChunkRefAttr>(a));
+      if (auto fwd = op->getAttrOfType<ArrayAttr>("fwd_dsts"))
+        for (Attribute a : fwd)
           remote.push_back(cast<ChunkRefAttr>(a));
       for (ChunkRefAttr ref : remote)
         if (!ref.isScratch()) {

@@ -157,3 +157,35 @@ ccl.algorithm @group_n2 attributes {chunks = 2 : i64, collective = "AllReduce", 
     ccl.copy tb 0 group 2 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]>
   }
 }
+
+// -----
+
+ccl.algorithm @fwdout_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "fwdout", nranks = 3 : i64, protocol = "Simple"} {
+  ccl.scratch @s slots 1
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @mem_0_2 "memory" 0 -> 2
+  // A fused forward reaches the peer like a put: only its scratch.
+  // expected-error@+1 {{reaching a peer's input/output is not supported; stage through a scratch buffer (output[2][0])}}
+  ccl.put @mem_0_1 tb 0 <"s"[1] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"output"[2] [0 : 1]>] via [@mem_0_2]
+}
+
+// -----
+
+ccl.algorithm @fwdport_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "fwdport", nranks = 3 : i64, protocol = "Simple"} {
+  ccl.scratch @s slots 1
+  ccl.channel @port_0_2 "port" 0 -> 2
+  // expected-error@+1 {{port channels are not lowered yet (@port_0_2 is a port channel)}}
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"s"[2] [0 : 1]>] via [@port_0_2]
+}
+
+// -----
+
+ccl.algorithm @fwdend_n2 attributes {chunks = 2 : i64, collective = "AllReduce", name = "fwdend", nranks = 2 : i64, protocol = "Simple"} {
+  ccl.scratch @s slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  // expected-note@+1 {{thread block 0 uses it here}}
+  ccl.signal @mem_0_1 tb 0
+  // A forward uses the source end of its channel.
+  // expected-error@+1 {{channel @mem_0_1: its source end (rank 0) is used by thread blocks 0 and 1}}
+  ccl.copy tb 1 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"s"[1] [0 : 1]>] via [@mem_0_1]
+}

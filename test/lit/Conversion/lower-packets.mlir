@@ -1,4 +1,4 @@
-// RUN: %ccl-opt %s --ccl-schedule --ccl-lower-to-llvm='target=host dtypes=float32 redops=sum' | FileCheck %s
+// RUN: %ccl-opt %s --split-input-file --ccl-schedule --ccl-lower-to-llvm='target=host dtypes=float32 redops=sum' | FileCheck %s
 
 // Tests the LL packet operations besides reduce_packets:
 //  - put_packets into a buffer that a copy_packets reads (`recv`) is padded
@@ -46,4 +46,23 @@ ccl.algorithm @pk_n2 attributes {chunks = 2 : i64, collective = "AllReduce", nam
   ccl.put_packets @mem_0_1 tb 0 <"other"[1] [0 : 1]> = <"input"[0] [1 : 1]>
   ccl.copy_packets tb 0 <"fwd"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
   ccl.unpack_packets tb 0 <"output"[1] [1 : 1]> from <"other"[1] [0 : 1]>
+}
+
+// -----
+// Tests that a fused packet reduce-copy-send (reduce_packets with a
+// forward) sends its result on as LL packets with this call's flag, after a
+// block barrier.
+
+// CHECK-LABEL: llvm.func @ccl_rcs_n3_f32_sum(
+// CHECK:         %[[D:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
+// CHECK:         llvm.call @__ccl_reduce_packets_f32_sum(%arg0, %[[D]],
+// CHECK-NEXT:    llvm.call @__ccl_barrier()
+// CHECK:         %[[FLAG:.*]] = llvm.add
+// CHECK:         %[[F:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK:         llvm.call @__ccl_put_packets(%[[F]], %[[D]], %{{.*}}, %[[FLAG]])
+// CHECK-NOT:     __ccl_signal
+ccl.algorithm @rcs_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "rcs", nranks = 3 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 3
+  ccl.channel @mem_1_2 "memory" 1 -> 2
+  ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> forward [#ccl.chunk<"recv"[2] [1 : 1]>] via [@mem_1_2]
 }

@@ -133,3 +133,46 @@ ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = "AllReduce", n
   ccl.channel @c9 "memory" 0 -> 9
   ccl.read_reduce tb 0 <"output"[0] [0 : 1]> from [#ccl.chunk<"s"[1] [0 : 1]>, #ccl.chunk<"s"[2] [0 : 1]>, #ccl.chunk<"s"[3] [0 : 1]>, #ccl.chunk<"s"[4] [0 : 1]>, #ccl.chunk<"s"[5] [0 : 1]>, #ccl.chunk<"s"[6] [0 : 1]>, #ccl.chunk<"s"[7] [0 : 1]>, #ccl.chunk<"s"[8] [0 : 1]>, #ccl.chunk<"s"[9] [0 : 1]>] via [@c1, @c2, @c3, @c4, @c5, @c6, @c7, @c8, @c9]
 }
+
+// -----
+// Tests the fused forms the fusion pass produces:
+//  - a multi-destination put (`forward [...] via [...]`) puts the same
+//    source into every destination, and its `signal` then signals every
+//    destination's channel, after all the puts;
+//  - an n-ary local reduce (`and [...]`) is one read-reduce call over all
+//    sources; with a forward, the block synchronises (the result was just
+//    written) and puts the result to the forward destination, and the fused
+//    `signal` signals the forward channel;
+//  - a copy with a forward (receive-copy-send) likewise, without a signal.
+
+// CHECK-LABEL: llvm.func @ccl_fused_n3_f32_sum(
+// CHECK:       ^bb1:
+// CHECK:         %[[SRC:.*]] = llvm.call @__ccl_chunk_ptr(%arg1,
+// CHECK:         llvm.call @__ccl_put(%{{.*}}, %[[SRC]],
+// CHECK:         %[[F:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK:         llvm.call @__ccl_put(%[[F]], %[[SRC]],
+// CHECK-NEXT:    %[[C01:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_signal(%arg0, %[[C01]])
+// CHECK-NEXT:    %[[C02:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_signal(%arg0, %[[C02]])
+// CHECK:         llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:    %[[N2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_read_reduce_f32_sum(%[[RD:[0-9]+]], %[[N2]],
+// CHECK-NEXT:    llvm.call @__ccl_barrier()
+// CHECK:         llvm.call @__ccl_put(%{{.*}}, %[[RD]],
+// CHECK-NEXT:    %[[C01B:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_signal(%arg0, %[[C01B]])
+// CHECK:         %[[CD:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
+// CHECK:         llvm.call @__ccl_copy(%[[CD]],
+// CHECK-NEXT:    llvm.call @__ccl_barrier()
+// CHECK:         llvm.call @__ccl_put(%{{.*}}, %[[CD]],
+// CHECK-NOT:     llvm.call @__ccl_signal(
+// CHECK:         llvm.br
+ccl.algorithm @fused_n3 attributes {chunks = 2 : i64, collective = "AllReduce", name = "fused", nranks = 3 : i64, protocol = "Simple"} {
+  ccl.scratch @s slots 2
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @mem_0_2 "memory" 0 -> 2
+  ccl.put @mem_0_1 tb 0 <"s"[1] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"s"[2] [0 : 1]>] via [@mem_0_2] signal
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"s"[0] [0 : 1]> and [#ccl.chunk<"s"[0] [1 : 1]>] forward [#ccl.chunk<"s"[1] [1 : 1]>] via [@mem_0_1] signal
+  ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> forward [#ccl.chunk<"s"[2] [1 : 1]>] via [@mem_0_2]
+}
