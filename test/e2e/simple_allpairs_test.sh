@@ -1,6 +1,6 @@
 # allpairs_rr (test/e2e/inputs/allpairs_rr.ccl: a channel-level all-pairs
 # AllReduce with the Simple protocol that reads peers: read_reduce with two
-# and one sources, get, signal/wait on id-1 channels, a semaphore and
+# and one sources, get, signal/wait on id-1 channels, semaphores and
 # multi-block barriers, one thread block per peer) on the host target: 2, 3,
 # 4 and 8 ranks, float32 and bfloat16, sum and max, 4 B to 2 MiB, out of
 # place and in place: 0 wrong.
