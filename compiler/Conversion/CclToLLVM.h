@@ -4,11 +4,44 @@
 
 #include "compiler/Target/TargetInfo.h"
 
+#include "ccl/Dialect/CclDialect.h"
+
 #include "mlir/IR/PatternMatch.h"
 
 #include <string>
+#include <vector>
 
 namespace ccl {
+
+/// The synchronisation objects of one algorithm variant, in the order the
+/// plan lists them (ccl_variant::channels, ::semaphores, ::barriers) and
+/// the kernels index them (ccl_dev_ctx::signal, ::consumed, ::sem,
+/// ::barrier). Shared by the lowering and the plan emission so that both
+/// agree on every index.
+struct SyncLayout {
+  struct Channel {
+    std::string name;
+    int64_t src = 0, dst = 0;
+    bool port = false;
+  };
+  struct Semaphore {
+    std::string name;
+    int64_t rank = 0;
+  };
+  /// One counter per (rank, set of thread blocks): every ccl.tb_barrier
+  /// over the same blocks of a rank uses it, phase after phase.
+  struct Barrier {
+    int64_t rank = 0;
+    std::vector<int64_t> tbs;
+  };
+  std::vector<Channel> channels;
+  std::vector<Semaphore> semaphores;
+  std::vector<Barrier> barriers;
+
+  static SyncLayout of(AlgorithmOp algo);
+  /// Key of a barrier in the kernel's `ccl.barriers` attribute.
+  static std::string barrierKey(int64_t rank, llvm::ArrayRef<int64_t> tbs);
+};
 
 /// Patterns that rewrite instruction ops (inside a kernel built by
 /// --ccl-lower-to-llvm) into calls to the device primitive library.

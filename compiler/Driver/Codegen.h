@@ -2,6 +2,7 @@
 #ifndef CCL_DRIVER_CODEGEN_H
 #define CCL_DRIVER_CODEGEN_H
 
+#include "compiler/Conversion/CclToLLVM.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Target/TargetInfo.h"
 
@@ -23,6 +24,9 @@ struct VariantInfo {
   std::string symbol; ///< `<name>_n<N>`: prefix of its kernel names
   int64_t nranks = 0, nblocks = 1;
   std::vector<std::pair<std::string, int64_t>> scratch; ///< name, slots
+  /// Channels, semaphores and multi-block barriers, indexed as the kernels
+  /// index them (SyncLayout).
+  SyncLayout sync;
 };
 
 struct AlgorithmInfo {

@@ -19,6 +19,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
+#include <map>
 #include <sstream>
 
 using namespace mlir;
@@ -121,8 +122,11 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
       v.nblocks = std::max<int64_t>(v.nblocks, tb.getTb() + 1);
     for (auto s : algo.getBody().getOps<ScratchOp>())
       v.scratch.push_back({s.getSymName().str(), (int64_t)s.getSlots()});
+    v.sync = SyncLayout::of(algo);
     a.variants.push_back(v);
-    algo.walk([&](InstructionOp op) {
+    algo.walk([&](Operation *op) {
+      if (!isa<InstructionOp, TbBarrierOp>(op))
+        return;
       auto id = op->getAttrOfType<IntegerAttr>("op_id");
       if (!id)
         return;
@@ -139,6 +143,36 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
     });
   }
   return info;
+}
+
+/// The scheduler numbers instruction ops but not the copies of a
+/// ccl.tb_barrier it puts into each participating block. A barrier wait can
+/// time out too, so give every barrier one id after the largest in the
+/// module: the k-th barrier over the same (rank, blocks) in each of its
+/// blocks is the same source operation.
+void numberBarriers(ModuleOp module) {
+  int64_t next = 0;
+  module.walk([&](Operation *op) {
+    if (auto id = op->getAttrOfType<IntegerAttr>("op_id"))
+      next = std::max<int64_t>(next, id.getInt() + 1);
+  });
+  OpBuilder b(module.getContext());
+  for (AlgorithmOp algo : module.getOps<AlgorithmOp>()) {
+    std::map<std::pair<std::string, int64_t>, int64_t> ids; // (key, k) -> id
+    for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
+      std::map<std::string, int64_t> seen;
+      for (auto bar : tb.getBody().getOps<TbBarrierOp>()) {
+        if (bar->hasAttr("op_id"))
+          continue;
+        std::string key =
+            SyncLayout::barrierKey(bar.getRankAttr().getInt(), bar.getTbs());
+        auto [it, inserted] = ids.try_emplace({key, seen[key]++}, next);
+        if (inserted)
+          ++next;
+        bar->setAttr("op_id", b.getI64IntegerAttr(it->second));
+      }
+    }
+  }
 }
 
 } // namespace
@@ -187,6 +221,7 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
     return true;
   }
 
+  numberBarriers(*module);
   PlanInfo plan = extractPlanInfo(*module, options, path);
   std::vector<TargetArtifacts> artifacts;
   for (const std::string &targetName : options.targets) {

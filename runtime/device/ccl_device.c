@@ -56,6 +56,31 @@ CCL_INLINE uint32_t ccl_epoch_count_add(uint32_t *p) {
 CCL_INLINE void ccl_store_u32_device(uint32_t *p, uint32_t v) {
   __scoped_atomic_store_n(p, v, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
 }
+/* Simple-protocol counters (signals, semaphores, barriers). LLVM's NVPTX
+ * backend drops the ordering of an atomicrmw (a release fetch_add becomes a
+ * plain relaxed `atom.add`), so release is spelled out: fence.acq_rel.sys,
+ * then a relaxed system-scope atom.sys.add (the counter may be in a peer
+ * GPU's memory). Waits poll with ld.acquire.sys (or ld.relaxed.sys). */
+CCL_INLINE void ccl_fence_release_system(void) {
+  __scoped_atomic_thread_fence(__ATOMIC_ACQ_REL, __MEMORY_SCOPE_SYSTEM);
+}
+CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
+  return (uint64_t)__nvvm_atom_sys_add_gen_ll((long long *)p, (long long)v);
+}
+CCL_INLINE uint64_t ccl_counter_load_acquire(const uint64_t *p) {
+  return __scoped_atomic_load_n(p, __ATOMIC_ACQUIRE, __MEMORY_SCOPE_SYSTEM);
+}
+CCL_INLINE uint64_t ccl_counter_load_relaxed(const uint64_t *p) {
+  return __scoped_atomic_load_n(p, __ATOMIC_RELAXED, __MEMORY_SCOPE_SYSTEM);
+}
+/* 16-byte data access for copies and reductions (global memory: local or
+ * peer device memory, or host-mapped memory). */
+CCL_INLINE ccl_u32x4 ccl_ld16(const char *p) {
+  return *(const CCL_GLOBAL ccl_u32x4 *)(const CCL_GLOBAL char *)p;
+}
+CCL_INLINE void ccl_st16(char *p, ccl_u32x4 v) {
+  *(CCL_GLOBAL ccl_u32x4 *)(CCL_GLOBAL char *)p = v;
+}
 /* Packets live in global memory (local or peer scratch): address them in
  * the global state space so that the stores are st.volatile.global.v4. */
 CCL_INLINE void ccl_packet_store(char *dst, uint32_t d0, uint32_t d1,
@@ -121,6 +146,25 @@ CCL_INLINE void ccl_packet_load(const char *src, uint32_t *d0, uint32_t *f0,
   *d1 = v[2];
   *f1 = v[3];
 }
+CCL_INLINE void ccl_fence_release_system(void) {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
+}
+CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
+  return __scoped_atomic_fetch_add(p, v, __ATOMIC_RELAXED,
+                                   __MEMORY_SCOPE_SYSTEM);
+}
+CCL_INLINE uint64_t ccl_counter_load_acquire(const uint64_t *p) {
+  return __scoped_atomic_load_n(p, __ATOMIC_ACQUIRE, __MEMORY_SCOPE_SYSTEM);
+}
+CCL_INLINE uint64_t ccl_counter_load_relaxed(const uint64_t *p) {
+  return __scoped_atomic_load_n(p, __ATOMIC_RELAXED, __MEMORY_SCOPE_SYSTEM);
+}
+CCL_INLINE ccl_u32x4 ccl_ld16(const char *p) {
+  return *(const CCL_GLOBAL ccl_u32x4 *)(const CCL_GLOBAL char *)p;
+}
+CCL_INLINE void ccl_st16(char *p, ccl_u32x4 v) {
+  *(CCL_GLOBAL ccl_u32x4 *)(CCL_GLOBAL char *)p = v;
+}
 
 #else /* host */
 
@@ -177,6 +221,21 @@ CCL_INLINE void ccl_packet_load(const char *src, uint32_t *d0, uint32_t *f0,
   *d1 = (uint32_t)b;
   *f1 = (uint32_t)(b >> 32);
 }
+/* C11/GCC atomics: a release fetch_add after a full fence; acquire loads. */
+CCL_INLINE void ccl_fence_release_system(void) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
+}
+CCL_INLINE uint64_t ccl_counter_load_acquire(const uint64_t *p) {
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+CCL_INLINE uint64_t ccl_counter_load_relaxed(const uint64_t *p) {
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+CCL_INLINE ccl_u32x4 ccl_ld16(const char *p) { return *(const ccl_u32x4 *)p; }
+CCL_INLINE void ccl_st16(char *p, ccl_u32x4 v) { *(ccl_u32x4 *)p = v; }
 
 #endif
 
@@ -251,42 +310,74 @@ char *__ccl_scratch_ptr(const ccl_dev_ctx *ctx, uint32_t buf, uint32_t rank,
 /* Copy.                                                                    */
 /* ------------------------------------------------------------------------ */
 
-void __ccl_copy(char *dst, const char *src, uint64_t nbytes) {
+/* dst[0, nbytes) = src[0, nbytes), spread over the block's threads. The
+ * widest unit both pointers can share (16, 4, 2 bytes, decided by
+ * dst ^ src) is used for the body, which starts where dst is aligned to
+ * it; the bytes before and after the body ("edges") are copied one by one.
+ * Never touches a byte outside [src, src + nbytes) or [dst, dst + nbytes).
+ * Written as three loops (16-byte vectors, 4/2/1-byte units, edge bytes)
+ * to keep the inlined code small: every data operation of a kernel
+ * inlines it. */
+CCL_INLINE void ccl_copy(char *dst, const char *src, uint64_t nbytes) {
   uint64_t tid = ccl_tid(), nt = ccl_nthreads();
-  uintptr_t mis = (uintptr_t)dst | (uintptr_t)src;
-  uint64_t body = 0;
-  if ((mis & 15) == 0) {
-    uint64_t n = nbytes / 16;
-    ccl_u32x4 *d = (ccl_u32x4 *)dst;
-    const ccl_u32x4 *s = (const ccl_u32x4 *)src;
-    for (uint64_t i = tid; i < n; i += nt)
-      d[i] = s[i];
-    body = n * 16;
-  } else if ((mis & 7) == 0) {
-    uint64_t n = nbytes / 8;
-    uint64_t *d = (uint64_t *)dst;
-    const uint64_t *s = (const uint64_t *)src;
-    for (uint64_t i = tid; i < n; i += nt)
-      d[i] = s[i];
-    body = n * 8;
-  } else if ((mis & 3) == 0) {
-    uint64_t n = nbytes / 4;
-    uint32_t *d = (uint32_t *)dst;
-    const uint32_t *s = (const uint32_t *)src;
-    for (uint64_t i = tid; i < n; i += nt)
-      d[i] = s[i];
-    body = n * 4;
-  } else if ((mis & 1) == 0) {
-    uint64_t n = nbytes / 2;
-    uint16_t *d = (uint16_t *)dst;
-    const uint16_t *s = (const uint16_t *)src;
-    for (uint64_t i = tid; i < n; i += nt)
-      d[i] = s[i];
-    body = n * 2;
+  uintptr_t x = (uintptr_t)dst ^ (uintptr_t)src;
+  uint32_t shift = (x & 15) == 0 ? 4 : (x & 3) == 0 ? 2 : (x & 1) == 0 ? 1 : 0;
+  uint64_t unit = (uint64_t)1 << shift;
+  uint64_t head = (unit - ((uintptr_t)dst & (unit - 1))) & (unit - 1);
+  if (head > nbytes)
+    head = nbytes;
+  uint64_t n = (nbytes - head) >> shift;
+  char *d = dst + head;
+  const char *s = src + head;
+  if (shift == 4) {
+    /* Four independent 16-byte loads in flight per thread before the
+     * stores (a peer store waits for nothing, a load for memory). */
+    for (uint64_t i = tid; i < n; i += 4 * nt) {
+      ccl_u32x4 v[4];
+      for (int k = 0; k < 4; k++)
+        if (i + k * nt < n)
+          v[k] = ccl_ld16(s + (i + k * nt) * 16);
+      for (int k = 0; k < 4; k++)
+        if (i + k * nt < n)
+          ccl_st16(d + (i + k * nt) * 16, v[k]);
+    }
+  } else {
+    for (uint64_t i = tid; i < n; i += nt) {
+      if (shift == 2)
+        ((uint32_t *)d)[i] = ((const uint32_t *)s)[i];
+      else if (shift == 1)
+        ((uint16_t *)d)[i] = ((const uint16_t *)s)[i];
+      else
+        d[i] = s[i];
+    }
   }
-  /* Tail (and the unaligned case): bytes. */
-  for (uint64_t i = body + tid; i < nbytes; i += nt)
-    dst[i] = src[i];
+  /* Edges: [0, head) and [head + n * unit, nbytes). */
+  uint64_t body_end = head + (n << shift);
+  uint64_t edges = head + (nbytes - body_end);
+  for (uint64_t e = tid; e < edges; e += nt) {
+    uint64_t off = e < head ? e : body_end + (e - head);
+    dst[off] = src[off];
+  }
+}
+
+void __ccl_copy(char *dst, const char *src, uint64_t nbytes) {
+  ccl_copy(dst, src, nbytes);
+}
+
+/* Memory channel put: dst is in a peer's scratch (a peer pointer on GPUs). */
+void __ccl_put(char *dst, const char *src, uint64_t nbytes) {
+  ccl_copy(dst, src, nbytes);
+}
+
+/* Memory channel get: src is in a peer's scratch. */
+void __ccl_get(char *dst, const char *src, uint64_t nbytes) {
+  ccl_copy(dst, src, nbytes);
+}
+
+uint64_t __ccl_scratch_elems(uint64_t count, uint32_t nchunks,
+                             uint32_t nslots) {
+  uint64_t k = nchunks ? nchunks : 1;
+  return (count + k - 1) / k * nslots;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -448,6 +539,122 @@ void __ccl_unpack_packets(const ccl_dev_ctx *ctx, char *dst, const char *pkts,
   }
 }
 
+/* Pads a put_packets into a slot range: zero-payload packets carrying
+ * `flag` for packet indices [ceil(nbytes / 8), ceil(total / 8)), so that the
+ * whole range holds this call's packets (copy_packets forwards whole slot
+ * ranges and waits for every packet of them). */
+void __ccl_put_packets_pad(char *dst, uint64_t nbytes, uint64_t total,
+                           uint32_t flag) {
+  uint64_t tid = ccl_tid(), nt = ccl_nthreads();
+  uint64_t first = (nbytes + 7) / 8, end = (total + 7) / 8;
+  for (uint64_t i = first + tid; i < end; i += nt)
+    ccl_packet_store(dst + i * 16, 0, 0, flag);
+}
+
+void __ccl_copy_packets(const ccl_dev_ctx *ctx, char *dst, const char *src,
+                        uint64_t nbytes, uint32_t flag, uint32_t op_id) {
+  uint64_t tid = ccl_tid(), nt = ccl_nthreads();
+  uint64_t npkts = (nbytes + 7) / 8;
+  for (uint64_t i = tid; i < npkts; i += nt) {
+    uint32_t d0, d1;
+    if (!ccl_wait_packet(ctx, src + i * 16, flag, op_id, &d0, &d1))
+      return;
+    ccl_packet_store(dst + i * 16, d0, d1, flag);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Simple protocol: signals, waits, semaphores, multi-block barriers.       */
+/* ------------------------------------------------------------------------ */
+
+/* Thread 0's spin until *p >= want. Returns 0 when the wait was abandoned
+ * (abort raised, or this wait timed out and raised it). */
+CCL_INLINE int ccl_wait_counter(const ccl_dev_ctx *ctx, const uint64_t *p,
+                                uint64_t want, int acquire, uint32_t op_id) {
+  ccl_spin s = {0, 0, 0};
+  for (;;) {
+    uint64_t v = acquire ? ccl_counter_load_acquire(p)
+                         : ccl_counter_load_relaxed(p);
+    if (v >= want)
+      return 1;
+    if (!ccl_spin_fail(ctx, &s, (uint32_t)want, (uint32_t)v, op_id))
+      return 0;
+  }
+}
+
+void __ccl_signal(const ccl_dev_ctx *ctx, uint32_t chan) {
+  /* Every thread's earlier stores (the puts) are issued ... */
+  ccl_block_barrier();
+  if (ccl_tid() == 0) {
+    /* ... and ordered before the counter, for any observer (release). */
+    ccl_fence_release_system();
+    ccl_counter_add(ctx->signal[chan], 1);
+  }
+}
+
+void __ccl_signal_relaxed(const ccl_dev_ctx *ctx, uint32_t chan) {
+  if (ccl_tid() == 0)
+    ccl_counter_add(ctx->signal[chan], 1);
+}
+
+CCL_INLINE void ccl_wait(const ccl_dev_ctx *ctx, uint32_t chan,
+                         uint32_t ordinal, uint32_t op_id, int acquire) {
+  if (ccl_tid() == 0) {
+    uint64_t want = ctx->consumed[chan] + ordinal + 1;
+    ccl_wait_counter(ctx, ctx->signal[chan], want, acquire, op_id);
+  }
+  /* The rest of the block goes on only after thread 0's acquire. */
+  ccl_block_barrier();
+}
+
+void __ccl_wait(const ccl_dev_ctx *ctx, uint32_t chan, uint32_t ordinal,
+                uint32_t op_id) {
+  ccl_wait(ctx, chan, ordinal, op_id, 1);
+}
+
+void __ccl_wait_relaxed(const ccl_dev_ctx *ctx, uint32_t chan,
+                        uint32_t ordinal, uint32_t op_id) {
+  ccl_wait(ctx, chan, ordinal, op_id, 0);
+}
+
+void __ccl_wait_commit(const ccl_dev_ctx *ctx, uint32_t chan, uint32_t nwaits) {
+  if (ccl_tid() == 0)
+    ctx->consumed[chan] += nwaits;
+}
+
+void __ccl_release(const ccl_dev_ctx *ctx, uint32_t sem) {
+  ccl_block_barrier();
+  if (ccl_tid() == 0) {
+    ccl_fence_release_system();
+    ccl_counter_add(&ctx->sem[2 * (uint64_t)sem], 1);
+  }
+}
+
+void __ccl_acquire(const ccl_dev_ctx *ctx, uint32_t sem, uint32_t op_id) {
+  if (ccl_tid() == 0) {
+    uint64_t *c = &ctx->sem[2 * (uint64_t)sem];
+    /* Tickets: the k-th acquire (in ticket order) waits for k releases. */
+    uint64_t ticket = ccl_counter_add(c + 1, 1);
+    ccl_wait_counter(ctx, c, ticket + 1, 1, op_id);
+  }
+  ccl_block_barrier();
+}
+
+void __ccl_tb_barrier(const ccl_dev_ctx *ctx, uint32_t bar, uint32_t nblocks,
+                      uint32_t op_id) {
+  ccl_block_barrier();
+  if (ccl_tid() == 0) {
+    uint64_t *c = &ctx->barrier[bar];
+    ccl_fence_release_system();
+    /* Arrival t belongs to phase t / nblocks: no block arrives at phase
+     * k + 1 before all of phase k has arrived, so phases never mix. */
+    uint64_t t = ccl_counter_add(c, 1);
+    uint64_t n = nblocks ? nblocks : 1;
+    ccl_wait_counter(ctx, c, (t / n + 1) * n, 1, op_id);
+  }
+  ccl_block_barrier();
+}
+
 /* ------------------------------------------------------------------------ */
 /* Element types.                                                           */
 /* ------------------------------------------------------------------------ */
@@ -577,15 +784,112 @@ CCL_INLINE float ccl_payload_bf16(uint32_t d0, uint32_t d1, uint32_t j) {
 /* Reductions.                                                              */
 /* ------------------------------------------------------------------------ */
 
+/* One 32-bit word of two vectors combined: one f32 lane, or two f16/bf16
+ * lanes (each computed in float and rounded back). */
+#define CCL_DEFINE_WORD_OP(OP)                                                 \
+  CCL_INLINE uint32_t ccl_wop_f32_##OP(uint32_t a, uint32_t b) {               \
+    return ccl_f32_to_bits(ccl_op_##OP(ccl_bits_to_f32(a), ccl_bits_to_f32(b))); \
+  }                                                                            \
+  CCL_INLINE uint32_t ccl_wop_f16_##OP(uint32_t a, uint32_t b) {               \
+    uint32_t lo = ccl_f32_to_f16(ccl_op_##OP(ccl_f16_to_f32((uint16_t)a),      \
+                                             ccl_f16_to_f32((uint16_t)b)));    \
+    uint32_t hi = ccl_f32_to_f16(                                              \
+        ccl_op_##OP(ccl_f16_to_f32((uint16_t)(a >> 16)),                       \
+                    ccl_f16_to_f32((uint16_t)(b >> 16))));                     \
+    return lo | (hi << 16);                                                    \
+  }                                                                            \
+  CCL_INLINE uint32_t ccl_wop_bf16_##OP(uint32_t a, uint32_t b) {              \
+    uint32_t lo = ccl_f32_to_bf16(ccl_op_##OP(ccl_bf16_to_f32((uint16_t)a),    \
+                                              ccl_bf16_to_f32((uint16_t)b)));  \
+    uint32_t hi = ccl_f32_to_bf16(                                             \
+        ccl_op_##OP(ccl_bf16_to_f32((uint16_t)(a >> 16)),                      \
+                    ccl_bf16_to_f32((uint16_t)(b >> 16))));                    \
+    return lo | (hi << 16);                                                    \
+  }
+CCL_DEFINE_WORD_OP(sum)
+CCL_DEFINE_WORD_OP(prod)
+CCL_DEFINE_WORD_OP(max)
+CCL_DEFINE_WORD_OP(min)
+
+/* Rounds a float to the dtype and back (the result of one step). */
+CCL_INLINE float ccl_round_f32(float v) { return v; }
+CCL_INLINE float ccl_round_f16(float v) {
+  return ccl_f16_to_f32(ccl_f32_to_f16(v));
+}
+CCL_INLINE float ccl_round_bf16(float v) {
+  return ccl_bf16_to_f32(ccl_f32_to_bf16(v));
+}
+
+/* dst = (((dst OP s[0]) OP s[1]) ...) over the first nsrc (<= 8) of s0..s7,
+ * element by element, each step computed in float and rounded to the dtype
+ * (like a sequence of two-operand reductions). Whole 16-byte vectors when
+ * every pointer is 16-byte aligned, then single elements. The sources are
+ * separate parameters tested against nsrc (no pointer array, no loop over
+ * them): once inlined with a constant nsrc the tests fold away and nothing
+ * goes to local memory on GPUs. Every lane is written by name for the same
+ * reason. */
+#define CCL_RR_SOURCES(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define CCL_RR_MIS(J)                                                          \
+  if (nsrc > J)                                                                \
+    mis |= (uintptr_t)s##J;
+#define CCL_RR_VSTEP_(DT, OP, J)                                               \
+  if (nsrc > J)                                                                \
+    acc = ccl_vop_##DT##_##OP(acc, ccl_ld16(s##J + i * 16));
+#define CCL_RR_SSTEP_(DT, OP, J)                                               \
+  if (nsrc > J)                                                                \
+    acc = ccl_round_##DT(ccl_op_##OP(acc, ccl_ld_##DT(s##J + i * es)));
+
+#define CCL_DEFINE_REDUCE_N(DT, OP)                                            \
+  CCL_INLINE ccl_u32x4 ccl_vop_##DT##_##OP(ccl_u32x4 a, ccl_u32x4 b) {         \
+    ccl_u32x4 r = {ccl_wop_##DT##_##OP(a[0], b[0]),                            \
+                   ccl_wop_##DT##_##OP(a[1], b[1]),                            \
+                   ccl_wop_##DT##_##OP(a[2], b[2]),                            \
+                   ccl_wop_##DT##_##OP(a[3], b[3])};                           \
+    return r;                                                                  \
+  }                                                                            \
+  CCL_INLINE void ccl_reduce_n_##DT##_##OP(                                    \
+      char *dst, uint32_t nsrc, uint64_t nelems, const char *s0,               \
+      const char *s1, const char *s2, const char *s3, const char *s4,          \
+      const char *s5, const char *s6, const char *s7) {                        \
+    uint64_t tid = ccl_tid(), nt = ccl_nthreads();                             \
+    const uint64_t es = CCL_ESIZE_##DT, per = 16 / CCL_ESIZE_##DT;             \
+    uintptr_t mis = (uintptr_t)dst;                                            \
+    CCL_RR_SOURCES(CCL_RR_MIS)                                                 \
+    uint64_t body = 0;                                                         \
+    if ((mis & 15) == 0) {                                                     \
+      uint64_t nv = nelems / per;                                              \
+      for (uint64_t i = tid; i < nv; i += nt) {                                \
+        ccl_u32x4 acc = ccl_ld16(dst + i * 16);                                \
+        CCL_RR_VSTEP_(DT, OP, 0) CCL_RR_VSTEP_(DT, OP, 1)                      \
+        CCL_RR_VSTEP_(DT, OP, 2) CCL_RR_VSTEP_(DT, OP, 3)                      \
+        CCL_RR_VSTEP_(DT, OP, 4) CCL_RR_VSTEP_(DT, OP, 5)                      \
+        CCL_RR_VSTEP_(DT, OP, 6) CCL_RR_VSTEP_(DT, OP, 7)                      \
+        ccl_st16(dst + i * 16, acc);                                           \
+      }                                                                        \
+      body = nv * per;                                                         \
+    }                                                                          \
+    for (uint64_t i = body + tid; i < nelems; i += nt) {                       \
+      char *d = dst + i * es;                                                  \
+      float acc = ccl_ld_##DT(d);                                              \
+      CCL_RR_SSTEP_(DT, OP, 0) CCL_RR_SSTEP_(DT, OP, 1)                        \
+      CCL_RR_SSTEP_(DT, OP, 2) CCL_RR_SSTEP_(DT, OP, 3)                        \
+      CCL_RR_SSTEP_(DT, OP, 4) CCL_RR_SSTEP_(DT, OP, 5)                        \
+      CCL_RR_SSTEP_(DT, OP, 6) CCL_RR_SSTEP_(DT, OP, 7)                        \
+      ccl_st_##DT(d, acc);                                                     \
+    }                                                                          \
+  }
+
 #define CCL_DEFINE_REDUCE(DT, OP)                                              \
   void __ccl_reduce_##DT##_##OP(char *dst, const char *src,                    \
                                 uint64_t nelems) {                             \
-    uint64_t tid = ccl_tid(), nt = ccl_nthreads();                             \
-    for (uint64_t i = tid; i < nelems; i += nt) {                              \
-      char *d = dst + i * CCL_ESIZE_##DT;                                      \
-      ccl_st_##DT(d, ccl_op_##OP(ccl_ld_##DT(d),                               \
-                                 ccl_ld_##DT(src + i * CCL_ESIZE_##DT)));      \
-    }                                                                          \
+    ccl_reduce_n_##DT##_##OP(dst, 1, nelems, src, 0, 0, 0, 0, 0, 0, 0);        \
+  }                                                                            \
+  void __ccl_read_reduce_##DT##_##OP(                                          \
+      char *dst, uint32_t nsrc, uint64_t nelems, const char *s0,               \
+      const char *s1, const char *s2, const char *s3, const char *s4,          \
+      const char *s5, const char *s6, const char *s7) {                        \
+    ccl_reduce_n_##DT##_##OP(dst, nsrc > 8 ? 8 : nsrc, nelems, s0, s1, s2, s3, \
+                             s4, s5, s6, s7);                                  \
   }
 
 #define CCL_DEFINE_REDUCE_PACKETS(DT, OP)                                      \
@@ -611,5 +915,6 @@ CCL_INLINE float ccl_payload_bf16(uint32_t d0, uint32_t d1, uint32_t j) {
     }                                                                          \
   }
 
+CCL_FOR_EACH_DT_OP(CCL_DEFINE_REDUCE_N)
 CCL_FOR_EACH_DT_OP(CCL_DEFINE_REDUCE)
 CCL_FOR_EACH_DT_OP(CCL_DEFINE_REDUCE_PACKETS)

@@ -47,11 +47,55 @@ char *__ccl_scratch_ptr(const ccl_dev_ctx *ctx, uint32_t buf, uint32_t rank,
                         uint32_t nchunks, uint32_t esize, uint32_t epoch,
                         uint32_t packets);
 
-/* dst[0, nbytes) = src[0, nbytes). */
+/* dst[0, nbytes) = src[0, nbytes) (16-byte vectors where the pointers allow
+ * it). __ccl_put writes into a peer's scratch, __ccl_get reads a peer's
+ * scratch; both are the same copy through a peer pointer. */
 void __ccl_copy(char *dst, const char *src, uint64_t nbytes);
+void __ccl_put(char *dst, const char *src, uint64_t nbytes);
+void __ccl_get(char *dst, const char *src, uint64_t nbytes);
+/* Elements of `nslots` scratch slots: nslots * ceil(count / nchunks). */
+uint64_t __ccl_scratch_elems(uint64_t count, uint32_t nchunks,
+                             uint32_t nslots);
+
+/* Simple-protocol synchronisation. Counters are 64-bit and never reset
+ * (ccl_dev_ctx). Every thread of the block calls these; thread 0 does the
+ * atomic work.
+ *  - signal: block barrier, then (thread 0) a system-scope release fence and
+ *    an atomic add of 1 to channel `chan`'s counter in the destination
+ *    rank's memory. signal_relaxed: the add only.
+ *  - wait: thread 0 polls the counter (acquire; relaxed for wait_relaxed)
+ *    until it reaches consumed[chan] + ordinal + 1, where `ordinal` counts
+ *    the block's earlier waits on the channel in this call; then a block
+ *    barrier. wait_commit adds the block's `nwaits` to consumed[chan] at
+ *    the end of its part of the kernel.
+ *  - release / acquire: semaphore `sem` of this rank; the k-th acquire (by
+ *    ticket) waits for the k-th release.
+ *  - tb_barrier: barrier `bar` among `nblocks` blocks of this rank.
+ * Waits time out and honour the abort flag like packet waits. */
+void __ccl_signal(const ccl_dev_ctx *ctx, uint32_t chan);
+void __ccl_signal_relaxed(const ccl_dev_ctx *ctx, uint32_t chan);
+void __ccl_wait(const ccl_dev_ctx *ctx, uint32_t chan, uint32_t ordinal,
+                uint32_t op_id);
+void __ccl_wait_relaxed(const ccl_dev_ctx *ctx, uint32_t chan,
+                        uint32_t ordinal, uint32_t op_id);
+void __ccl_wait_commit(const ccl_dev_ctx *ctx, uint32_t chan,
+                       uint32_t nwaits);
+void __ccl_release(const ccl_dev_ctx *ctx, uint32_t sem);
+void __ccl_acquire(const ccl_dev_ctx *ctx, uint32_t sem, uint32_t op_id);
+void __ccl_tb_barrier(const ccl_dev_ctx *ctx, uint32_t bar, uint32_t nblocks,
+                      uint32_t op_id);
 /* Writes ceil(nbytes / 8) LL16 packets carrying src[0, nbytes) to dst. */
 void __ccl_put_packets(char *dst, const char *src, uint64_t nbytes,
                        uint32_t flag);
+/* Zero-payload packets with `flag` for packets [ceil(nbytes/8),
+ * ceil(total/8)) of dst: fills the rest of a slot range after a put_packets
+ * of nbytes. */
+void __ccl_put_packets_pad(char *dst, uint64_t nbytes, uint64_t total,
+                           uint32_t flag);
+/* Waits for the ceil(nbytes / 8) packets at src and writes them, with the
+ * same flag, to dst (both scratch on this rank). */
+void __ccl_copy_packets(const ccl_dev_ctx *ctx, char *dst, const char *src,
+                        uint64_t nbytes, uint32_t flag, uint32_t op_id);
 /* Waits for the packets carrying `nelems` elements at `pkts` and copies the
  * payload to dst. */
 void __ccl_unpack_packets(const ccl_dev_ctx *ctx, char *dst, const char *pkts,
@@ -63,9 +107,18 @@ void __ccl_unpack_packets(const ccl_dev_ctx *ctx, char *dst, const char *pkts,
   void __ccl_reduce_packets_##DT##_##OP(const ccl_dev_ctx *ctx, char *dst,     \
                                         const char *pkts, uint64_t nelems,     \
                                         uint32_t flag, uint32_t op_id);
-/* dst[i] = dst[i] OP src[i] for i < nelems (local reduce). */
+/* dst[i] = dst[i] OP src[i] for i < nelems (local reduce), and the n-ary
+ * dst[i] = dst[i] OP s0[i] OP ... OP s{nsrc-1}[i] for nsrc <= 8 (read-reduce
+ * from peers' scratch over memory channels; more sources take several
+ * calls; unused pointers may be NULL). Folded left to right, each step
+ * computed in float and rounded to the dtype; 16-byte vectors when every
+ * pointer is 16-byte aligned. */
 #define CCL_DECLARE_REDUCE(DT, OP)                                             \
-  void __ccl_reduce_##DT##_##OP(char *dst, const char *src, uint64_t nelems);
+  void __ccl_reduce_##DT##_##OP(char *dst, const char *src, uint64_t nelems);  \
+  void __ccl_read_reduce_##DT##_##OP(                                          \
+      char *dst, uint32_t nsrc, uint64_t nelems, const char *s0,               \
+      const char *s1, const char *s2, const char *s3, const char *s4,          \
+      const char *s5, const char *s6, const char *s7);
 
 #define CCL_FOR_EACH_DT_OP(X)                                                  \
   X(f32, sum) X(f32, prod) X(f32, max) X(f32, min)                             \

@@ -73,7 +73,10 @@ void releasePlan(Shared *s, PreparedPlan *pp) {
     devFree(s, (int)r, pr.epoch);
     devFree(s, (int)r, pr.ctxDev);
     devFree(s, (int)r, pr.staging);
+    devFree(s, (int)r, pr.sync);
+    devFree(s, (int)r, pr.signalTable);
     pr.scratchTable = pr.epoch = pr.ctxDev = pr.staging = nullptr;
+    pr.sync = pr.signalTable = nullptr;
   }
   if (s->target == cclTargetCuda)
     cudaUnloadModules(s, pp);
@@ -136,6 +139,35 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
     return fail(cclInvalidArgument, "its variant for " +
                                         std::to_string(var->nranks) +
                                         " ranks has 0 thread blocks");
+  for (uint32_t c = 0; c < var->num_channels; c++) {
+    const ccl_channel_info &ch = var->channels[c];
+    if (ch.src >= (uint32_t)s->nranks || ch.dst >= (uint32_t)s->nranks ||
+        ch.src == ch.dst)
+      return fail(cclInvalidArgument,
+                  format("its channel %u connects rank %u to rank %u, which "
+                         "is not a pair of distinct ranks of %d",
+                         c, ch.src, ch.dst, s->nranks));
+    if (ch.kind != CCL_CHANNEL_MEMORY)
+      return fail(cclUnsupported,
+                  format("its channel %u (%u -> %u) is a port channel; this "
+                         "libcclrt supports memory channels only",
+                         c, ch.src, ch.dst));
+  }
+  for (uint32_t i = 0; i < var->num_semaphores; i++)
+    if (var->semaphores[i].rank >= (uint32_t)s->nranks)
+      return fail(cclInvalidArgument,
+                  format("its semaphore %u is on rank %u, which does not "
+                         "exist",
+                         i, var->semaphores[i].rank));
+  for (uint32_t i = 0; i < var->num_barriers; i++)
+    if (var->barriers[i].rank >= (uint32_t)s->nranks ||
+        var->barriers[i].nblocks == 0 ||
+        var->barriers[i].nblocks > var->nblocks)
+      return fail(cclInvalidArgument,
+                  format("its barrier %u (rank %u, %u blocks) does not fit "
+                         "the variant (%d ranks, %u blocks)",
+                         i, var->barriers[i].rank, var->barriers[i].nblocks,
+                         s->nranks, var->nblocks));
   pp->ranks.resize(s->nranks);
   if (s->target == cclTargetHost) {
     for (uint32_t k = 0; k < var->num_kernels; k++)
@@ -172,9 +204,42 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
         return fail(res, cclGetLastError());
     }
   }
+  // Simple-protocol counters of every rank (the signal tables need all of
+  // them): zeroed here, never reset afterwards.
+  const size_t nchan = var->num_channels;
+  const size_t syncWords =
+      2 * nchan + 2 * (size_t)var->num_semaphores + var->num_barriers;
+  for (int r = 0; r < s->nranks && syncWords; r++) {
+    PreparedRank &pr = pp->ranks[r];
+    cclResult_t res = devAlloc(s, r, syncWords * sizeof(uint64_t), &pr.sync,
+                               format("signal and semaphore counters of "
+                                      "rank %d",
+                                      r)
+                                   .c_str());
+    if (res != cclSuccess)
+      return fail(res, cclGetLastError());
+    if ((res = devZero(s, r, pr.sync, syncWords * sizeof(uint64_t))) !=
+        cclSuccess)
+      return fail(res, cclGetLastError());
+  }
   for (int r = 0; r < s->nranks; r++) {
     PreparedRank &pr = pp->ranks[r];
     RankState &rs = *s->ranks[r];
+    if (nchan) {
+      // signal[c]: channel c's counter on its destination rank.
+      std::vector<uint64_t *> sig(nchan);
+      for (size_t c = 0; c < nchan; c++)
+        sig[c] = static_cast<uint64_t *>(pp->ranks[var->channels[c].dst].sync) +
+                 c;
+      cclResult_t res = devAlloc(s, r, nchan * sizeof(uint64_t *),
+                                 &pr.signalTable,
+                                 format("signal table of rank %d", r).c_str());
+      if (res != cclSuccess)
+        return fail(res, cclGetLastError());
+      if ((res = devUpload(s, r, pr.signalTable, sig.data(),
+                           nchan * sizeof(uint64_t *))) != cclSuccess)
+        return fail(res, cclGetLastError());
+    }
     std::vector<void *> table((size_t)var->num_scratch * s->nranks);
     for (uint32_t b = 0; b < var->num_scratch; b++)
       for (int q = 0; q < s->nranks; q++)
@@ -211,6 +276,16 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
     c.timeout_ns = rs.timeoutNs;
     c.epoch = static_cast<uint32_t *>(pr.epoch);
     c.scratch = static_cast<void *const *>(pr.scratchTable);
+    c.num_channels = var->num_channels;
+    c.num_semaphores = var->num_semaphores;
+    c.num_barriers = var->num_barriers;
+    if (pr.sync) {
+      uint64_t *w = static_cast<uint64_t *>(pr.sync);
+      c.signal = static_cast<uint64_t *const *>(pr.signalTable);
+      c.consumed = w + nchan;
+      c.sem = w + 2 * nchan;
+      c.barrier = w + 2 * nchan + 2 * (size_t)var->num_semaphores;
+    }
     if (s->target == cclTargetHost) {
       c.abort_flag = s->abortFlag;
       c.error = s->error;
@@ -331,10 +406,28 @@ std::string describeAsyncError(Shared *s) {
                    op.file ? op.file : (p->source ? p->source : "?"), op.line,
                    op.col, planName(p).c_str());
   }
-  return format("rank %u %s timed out after %.2f s %s: waited for flag %u, "
-                "last saw %u; the communicator is aborted",
+  // What the wait waited for, by the kind of operation (counters are
+  // cumulative over calls and reported by their low 32 bits).
+  std::string kind;
+  if (p && rec.op_id < p->num_ops && p->ops && p->ops[rec.op_id].kind)
+    kind = p->ops[rec.op_id].kind;
+  std::string what;
+  if (kind == "wait")
+    what = format("waited for signal %u on its channel, %u had arrived",
+                  rec.expected, rec.observed);
+  else if (kind == "acquire")
+    what = format("waited for release %u of the semaphore, %u had happened",
+                  rec.expected, rec.observed);
+  else if (kind == "tb_barrier")
+    what = format("waited for %u arrivals at the barrier, %u had arrived",
+                  rec.expected, rec.observed);
+  else
+    what = format("waited for flag %u, last saw %u", rec.expected,
+                  rec.observed);
+  return format("rank %u %s timed out after %.2f s %s: %s; the communicator "
+                "is aborted",
                 rec.rank, block.c_str(), rec.waited_ns / 1e9, where.c_str(),
-                rec.expected, rec.observed);
+                what.c_str());
 }
 
 bool aborted(Shared *s) {

@@ -123,6 +123,11 @@ struct PreparedRank {
   void *ctxDev = nullptr;           // device: ccl_dev_ctx (CUDA)
   std::unique_ptr<ccl_dev_ctx> ctx; // host copy; the ctx itself on host
   void *staging = nullptr;          // out-of-place plans: max_bytes
+  // Simple-protocol counters of this rank (device memory, zeroed once):
+  // uint64_t signal[num_channels], consumed[num_channels],
+  // sem[2 * num_semaphores], barrier[num_barriers].
+  void *sync = nullptr;
+  void *signalTable = nullptr; // device: uint64_t *[num_channels]
   CUmodule module = nullptr;
   std::vector<CUfunction> functions; // per variant kernel
 };

@@ -57,6 +57,30 @@ for f in $(grep -oE '__ccl_reduce_(packets_)?(f32|f16|bf16)_(sum|prod|max|min)\(
   ptx_func "$T/dev.ptx" "$f" | grep -qw call && err "$f has a call"
 done
 [ "$nred" -eq 24 ] || err "expected 24 reduce functions in the PTX, found $nred"
+nrr=0
+for f in $(grep -oE '__ccl_read_reduce_(f32|f16|bf16)_(sum|prod|max|min)\(' "$T/dev.ptx" | tr -d '(' | sort -u); do
+  nrr=$((nrr + 1))
+  body=$(ptx_func "$T/dev.ptx" "$f")
+  grep -qw call <<<"$body" && err "$f has a call"
+  grep -qE 'ld\.global\.v4\.(u32|b32)' <<<"$body" || err "$f: no 16-byte loads"
+done
+[ "$nrr" -eq 12 ] || err "expected 12 read_reduce functions in the PTX, found $nrr"
+# Simple protocol: the signal is a release (fence.acq_rel.sys, then the
+# system-scope atomic add, after a block barrier); waits poll with acquire
+# loads; put/get copy with 16-byte global loads and stores.
+sig=$(ptx_func "$T/dev.ptx" __ccl_signal)
+grep -qE 'barrier\.sync|bar\.sync' <<<"$sig" || err "__ccl_signal: no block barrier"
+awk '/fence\.acq_rel\.sys/ { f = 1 } /atom\.sys\.add\.u64/ { if (f) ok = 1; exit } END { exit !ok }' \
+  <<<"$sig" || err "__ccl_signal: no fence.acq_rel.sys before atom.sys.add.u64"
+for f in __ccl_wait __ccl_acquire __ccl_tb_barrier; do
+  ptx_func "$T/dev.ptx" "$f" | grep -q 'ld\.acquire\.sys' || err "$f: no ld.acquire.sys"
+done
+for f in __ccl_put __ccl_get __ccl_copy; do
+  body=$(ptx_func "$T/dev.ptx" "$f")
+  grep -qE 'st\.global\.v4\.(u32|b32)' <<<"$body" &&
+    grep -qE 'ld\.global\.v4\.(u32|b32)' <<<"$body" ||
+    err "$f: no 16-byte global loads and stores"
+done
 
 # ---- AMDGPU ----
 "$LLVM/llc" -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 "$AMD" -o "$T/dev.s" ||

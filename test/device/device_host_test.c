@@ -70,6 +70,12 @@ typedef struct test_ctx {
   volatile uint32_t abort_flag;
   ccl_error_record err;
   void *scratch[16];
+  /* Simple-protocol counters: 8 channels, 4 semaphores, 4 barriers. */
+  uint64_t signal[8];
+  uint64_t *signal_ptr[8];
+  uint64_t consumed[8];
+  uint64_t sem[8];
+  uint64_t barrier[4];
 } test_ctx;
 
 static void ctx_init(test_ctx *t, uint32_t rank, uint32_t nranks,
@@ -84,6 +90,15 @@ static void ctx_init(test_ctx *t, uint32_t rank, uint32_t nranks,
   t->ctx.abort_flag = &t->abort_flag;
   t->ctx.error = &t->err;
   t->ctx.scratch = t->scratch;
+  t->ctx.num_channels = 8;
+  t->ctx.num_semaphores = 4;
+  t->ctx.num_barriers = 4;
+  for (int c = 0; c < 8; c++)
+    t->signal_ptr[c] = &t->signal[c];
+  t->ctx.signal = t->signal_ptr;
+  t->ctx.consumed = t->consumed;
+  t->ctx.sem = t->sem;
+  t->ctx.barrier = t->barrier;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -808,6 +823,318 @@ static void test_conversions(void) {
   }
 }
 
+
+/* ---------------------------------------------------------------------- */
+/* Simple protocol: put/get, read-reduce, signals, semaphores, barriers    */
+/* ---------------------------------------------------------------------- */
+
+typedef void (*read_reduce_fn)(char *, uint32_t, uint64_t, const char *,
+                               const char *, const char *, const char *,
+                               const char *, const char *, const char *,
+                               const char *);
+static read_reduce_fn read_reduce_fns[3][4] = {
+    {__ccl_read_reduce_f32_sum, __ccl_read_reduce_f32_prod,
+     __ccl_read_reduce_f32_max, __ccl_read_reduce_f32_min},
+    {__ccl_read_reduce_f16_sum, __ccl_read_reduce_f16_prod,
+     __ccl_read_reduce_f16_max, __ccl_read_reduce_f16_min},
+    {__ccl_read_reduce_bf16_sum, __ccl_read_reduce_bf16_prod,
+     __ccl_read_reduce_bf16_max, __ccl_read_reduce_bf16_min},
+};
+
+static void test_put_get(void) {
+  /* Same copy as __ccl_copy, under the channel names. */
+  for (size_t n = 0; n <= 70; n += 7)
+    for (size_t off = 0; off < 16; off += 3) {
+      char *s = buf_alloc(n + off), *d = buf_alloc(n + off);
+      for (size_t i = 0; i < n; i++)
+        s[off + i] = (char)rnd();
+      __ccl_put(d + off, s + off, n);
+      CHECK(memcmp(d + off, s + off, n) == 0);
+      buf_check_guard(d, n + off);
+      memset(d, 0, n + off);
+      __ccl_get(d, s + off, n);
+      CHECK(memcmp(d, s + off, n) == 0);
+      buf_check_guard(d, n + off);
+      free(s);
+      free(d);
+    }
+  CHECK(__ccl_scratch_elems(10, 4, 1) == 3);
+  CHECK(__ccl_scratch_elems(10, 4, 3) == 9);
+  CHECK(__ccl_scratch_elems(2, 8, 2) == 2);
+  CHECK(__ccl_scratch_elems(0, 8, 2) == 0);
+  CHECK(__ccl_scratch_elems((1ull << 40) + 1, 2, 2) == (1ull << 40) + 2);
+}
+
+/* n-ary read-reduce against a reference that folds left to right, rounding
+ * each step to the dtype, for aligned and misaligned pointers (vector and
+ * element paths). */
+static void test_read_reduce(void) {
+  for (int dt = 0; dt < 3; dt++)
+    for (int op = 0; op < 4; op++)
+      for (uint32_t nsrc = 1; nsrc <= 8; nsrc += (nsrc < 3 ? 1 : 5))
+        for (uint64_t n = 0; n <= 41; n++)
+          for (int mis = 0; mis < 2; mis++) {
+            uint32_t es = esize_of[dt];
+            guarded src[8];
+            const char *sp[8] = {0};
+            for (uint32_t j = 0; j < nsrc; j++) {
+              src[j] = guarded_alloc(n * es + 16);
+              /* 16-byte aligned, or shifted by one element. */
+              char *p = (char *)(((uintptr_t)src[j].p + 15) & ~(uintptr_t)15);
+              p += (mis && j == nsrc - 1) ? es : 0;
+              fill_random(dt, op, p, n);
+              sp[j] = p;
+            }
+            char *dst = buf_alloc(n * es), *want = malloc(n * es + 1);
+            fill_random(dt, op, dst, n);
+            for (uint64_t i = 0; i < n; i++) {
+              memcpy(want + i * es, dst + i * es, es);
+              for (uint32_t j = 0; j < nsrc; j++)
+                ref_st(dt, want + i * es,
+                       ref_op(op, ref_ld(dt, want + i * es),
+                              ref_ld(dt, sp[j] + i * es)));
+            }
+            read_reduce_fns[dt][op](dst, nsrc, n, sp[0], sp[1], sp[2], sp[3],
+                                    sp[4], sp[5], sp[6], sp[7]);
+            for (uint64_t i = 0; i < n; i++) {
+              float a = ref_ld(dt, dst + i * es), b = ref_ld(dt, want + i * es);
+              CHECK(memcmp(dst + i * es, want + i * es, es) == 0 ||
+                    (isnan(a) && isnan(b)));
+            }
+            buf_check_guard(dst, n * es);
+            free(dst);
+            free(want);
+            for (uint32_t j = 0; j < nsrc; j++)
+              guarded_free(src[j]);
+          }
+}
+
+/* A sender thread puts `rounds` x `per` messages on channel 3, each
+ * followed by a signal; the receiver waits for each (ordinal k within a
+ * "call" of `per` waits), checks the data, and commits `per` waits at the
+ * end of each call, the way generated kernels do. */
+typedef struct chan_arg {
+  test_ctx *t;
+  char *slot; /* receiver's scratch: per slots of 64 bytes */
+  int rounds, per, relaxed;
+} chan_arg;
+
+static void *chan_sender(void *p) {
+  chan_arg *a = p;
+  for (int r = 0; r < a->rounds; r++) {
+    for (int k = 0; k < a->per; k++) {
+      char msg[64];
+      for (int i = 0; i < 64; i++)
+        msg[i] = (char)(r * 31 + k * 7 + i);
+      /* The receiver must be done with the slot of the previous round:
+       * it acknowledges each round on channel 4. */
+      __ccl_put(a->slot + 64 * k, msg, 64);
+      if (a->relaxed) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        __ccl_signal_relaxed(&a->t->ctx, 3);
+      } else {
+        __ccl_signal(&a->t->ctx, 3);
+      }
+      if (rnd() % 3 == 0)
+        sched_yield();
+    }
+    __ccl_wait(&a->t->ctx, 4, 0, 99);
+    __ccl_wait_commit(&a->t->ctx, 4, 1);
+  }
+  return NULL;
+}
+
+static void test_signal_wait(void) {
+  for (int relaxed = 0; relaxed < 2; relaxed++)
+    for (int per = 1; per <= 3; per++) {
+      test_ctx t;
+      ctx_init(&t, 0, 2, 2, 0);
+      char *slot = buf_alloc(64 * 3);
+      chan_arg a = {&t, slot, 50, per, relaxed};
+      pthread_t th;
+      CHECK(pthread_create(&th, NULL, chan_sender, &a) == 0);
+      for (int r = 0; r < a.rounds; r++) {
+        for (int k = 0; k < per; k++) {
+          if (relaxed) {
+            __ccl_wait_relaxed(&t.ctx, 3, k, 98);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+          } else {
+            __ccl_wait(&t.ctx, 3, k, 98);
+          }
+          /* Counter semantics: at least this many signals arrived. */
+          CHECK(__atomic_load_n(&t.signal[3], __ATOMIC_SEQ_CST) >=
+                (uint64_t)(r * per + k + 1));
+          for (int i = 0; i < 64; i++)
+            CHECK(slot[64 * k + i] == (char)(r * 31 + k * 7 + i));
+        }
+        __ccl_wait_commit(&t.ctx, 3, per);
+        CHECK(t.consumed[3] == (uint64_t)((r + 1) * per));
+        __ccl_signal(&t.ctx, 4); /* round consumed */
+      }
+      CHECK(pthread_join(th, NULL) == 0);
+      CHECK(t.signal[3] == (uint64_t)(a.rounds * per));
+      CHECK(t.consumed[4] == (uint64_t)a.rounds);
+      CHECK(t.abort_flag == 0 && t.err.state == 0);
+      free(slot);
+    }
+}
+
+static void test_wait_timeout(void) {
+  test_ctx t;
+  ctx_init(&t, 2, 4, 3, 10 * 1000000ull); /* 10 ms */
+  t.signal[5] = 7;
+  t.consumed[5] = 6;
+  __ccl_host_set_block(2);
+  /* Ordinal 1: waits for signal 8, 7 arrived: times out. */
+  uint64_t t0 = now_ns();
+  __ccl_wait(&t.ctx, 5, 1, 31);
+  CHECK(now_ns() - t0 >= 10 * 1000000ull);
+  CHECK(t.abort_flag == 1 && t.err.state == CCL_ERR_TIMEOUT);
+  CHECK(t.err.rank == 2 && t.err.block == 2 && t.err.op_id == 31);
+  CHECK(t.err.expected == 8 && t.err.observed == 7);
+  /* Aborted: the other waits give up at once. */
+  t.ctx.timeout_ns = 0;
+  t0 = now_ns();
+  __ccl_wait(&t.ctx, 5, 3, 32);
+  __ccl_acquire(&t.ctx, 1, 33);
+  __ccl_tb_barrier(&t.ctx, 0, 2, 34);
+  CHECK(now_ns() - t0 < 50 * 1000000ull);
+  CHECK(t.err.op_id == 31);
+  /* Ordinal 0 is satisfied by signal 7: returns at once. */
+  t.abort_flag = 0;
+  __ccl_wait(&t.ctx, 5, 0, 35);
+  CHECK(t.abort_flag == 0);
+
+  /* A semaphore acquire with no release times out with its op id. */
+  test_ctx u;
+  ctx_init(&u, 1, 2, 2, 5 * 1000000ull);
+  __ccl_acquire(&u.ctx, 2, 40);
+  CHECK(u.abort_flag == 1 && u.err.op_id == 40 && u.err.expected == 1 &&
+        u.err.observed == 0);
+  CHECK(u.sem[5] == 1); /* the ticket was taken */
+  /* A barrier of 3 blocks with one arrival times out. */
+  test_ctx v;
+  ctx_init(&v, 0, 1, 3, 5 * 1000000ull);
+  __ccl_tb_barrier(&v.ctx, 3, 3, 41);
+  CHECK(v.abort_flag == 1 && v.err.op_id == 41 && v.err.expected == 3 &&
+        v.err.observed == 1);
+}
+
+/* Semaphore: producers release, consumers acquire; every acquire returns
+ * only after as many releases as acquires before it (tickets). */
+typedef struct sem_arg {
+  test_ctx *t;
+  int n;
+  volatile int *data;
+} sem_arg;
+
+static void *sem_producer(void *p) {
+  sem_arg *a = p;
+  for (int i = 0; i < a->n; i++) {
+    a->data[i] = i + 1;
+    __ccl_release(&a->t->ctx, 1);
+    if (rnd() % 4 == 0)
+      sched_yield();
+  }
+  return NULL;
+}
+
+static void test_semaphores(void) {
+  test_ctx t;
+  ctx_init(&t, 0, 1, 2, 0);
+  enum { N = 2000 };
+  static volatile int data[N];
+  sem_arg a = {&t, N, data};
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, sem_producer, &a) == 0);
+  for (int i = 0; i < N; i++) {
+    __ccl_acquire(&t.ctx, 1, 0);
+    CHECK(data[i] == i + 1); /* the i-th release happened before */
+  }
+  CHECK(pthread_join(th, NULL) == 0);
+  CHECK(t.sem[2] == N && t.sem[3] == N);
+  CHECK(t.abort_flag == 0);
+}
+
+/* Multi-block barrier: 4 blocks, 300 phases; in each phase every block
+ * writes its slot, and after the barrier reads all slots of that phase. */
+typedef struct bar_arg {
+  test_ctx *t;
+  uint32_t block;
+  volatile uint32_t *slots; /* [4] */
+  int bad;
+} bar_arg;
+
+static void *bar_block(void *p) {
+  bar_arg *a = p;
+  for (uint32_t phase = 1; phase <= 300; phase++) {
+    a->slots[a->block] = phase;
+    if (rnd() % 5 == 0)
+      sched_yield();
+    __ccl_tb_barrier(&a->t->ctx, 2, 4, 0);
+    for (int b = 0; b < 4; b++)
+      if (a->slots[b] < phase)
+        a->bad = 1;
+    __ccl_tb_barrier(&a->t->ctx, 2, 4, 0);
+  }
+  return NULL;
+}
+
+static void test_tb_barrier(void) {
+  test_ctx t;
+  ctx_init(&t, 0, 1, 4, 0);
+  volatile uint32_t slots[4] = {0, 0, 0, 0};
+  bar_arg a[4];
+  pthread_t th[4];
+  for (uint32_t b = 0; b < 4; b++) {
+    a[b] = (bar_arg){&t, b, slots, 0};
+    CHECK(pthread_create(&th[b], NULL, bar_block, &a[b]) == 0);
+  }
+  for (int b = 0; b < 4; b++) {
+    CHECK(pthread_join(th[b], NULL) == 0);
+    CHECK(!a[b].bad);
+  }
+  CHECK(t.barrier[2] == 4 * 600);
+  CHECK(t.abort_flag == 0);
+}
+
+/* put_packets + padding to a slot range, copy_packets of the range, then
+ * unpack of the real bytes from the copy. */
+static void test_copy_packets(void) {
+  test_ctx t;
+  ctx_init(&t, 0, 1, 1, 0);
+  for (uint64_t nbytes = 0; nbytes <= 100; nbytes += 3) {
+    uint64_t total = nbytes + (nbytes % 4) * 4; /* slot range >= data */
+    uint64_t npk = (total + 7) / 8;
+    char *src = buf_alloc(nbytes), *a = buf_alloc(npk * 16),
+         *b = buf_alloc(npk * 16), *out = buf_alloc(nbytes);
+    for (uint64_t i = 0; i < nbytes; i++)
+      src[i] = (char)rnd();
+    fill_stale(a, npk, 3);
+    fill_stale(b, npk, 3);
+    __ccl_put_packets(a, src, nbytes, 4);
+    __ccl_put_packets_pad(a, nbytes, total, 4);
+    buf_check_guard(a, npk * 16);
+    for (uint64_t i = 0; i < npk; i++) {
+      uint32_t w[4];
+      memcpy(w, a + 16 * i, 16);
+      CHECK(w[1] == 4 && w[3] == 4);
+      if (i >= (nbytes + 7) / 8)
+        CHECK(w[0] == 0 && w[2] == 0);
+    }
+    __ccl_copy_packets(&t.ctx, b, a, total, 4, 0);
+    CHECK(memcmp(a, b, npk * 16) == 0);
+    buf_check_guard(b, npk * 16);
+    __ccl_unpack_packets(&t.ctx, out, b, nbytes, 4, 0);
+    CHECK(memcmp(out, src, nbytes) == 0);
+    CHECK(t.abort_flag == 0);
+    free(src);
+    free(a);
+    free(b);
+    free(out);
+  }
+}
+
 int main(void) {
   test_chunks();
   puts("chunks ok");
@@ -830,6 +1157,20 @@ int main(void) {
   puts("timeout ok");
   test_epochs();
   puts("epochs ok");
+  test_put_get();
+  puts("put/get ok");
+  test_read_reduce();
+  puts("read_reduce ok");
+  test_signal_wait();
+  puts("signal/wait ok");
+  test_wait_timeout();
+  puts("wait timeouts ok");
+  test_semaphores();
+  puts("semaphores ok");
+  test_tb_barrier();
+  puts("tb_barrier ok");
+  test_copy_packets();
+  puts("copy_packets ok");
   puts("PASS");
   return 0;
 }

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define CCL_PLAN_ABI_VERSION 1u
+#define CCL_PLAN_ABI_VERSION 2u
 
 /* Targets a plan can be compiled for. */
 enum {
@@ -42,11 +42,17 @@ enum { CCL_PROTO_SIMPLE = 0, CCL_PROTO_LL = 1 };
 /* Kinds of device image. */
 enum { CCL_IMAGE_PTX = 0, CCL_IMAGE_CUBIN = 1, CCL_IMAGE_HSACO = 2 };
 
+/* Kinds of channel (ccl_channel_info::kind). */
+enum { CCL_CHANNEL_MEMORY = 0, CCL_CHANNEL_PORT = 1 };
+
 /* Error record states. */
 enum { CCL_ERR_NONE = 0, CCL_ERR_TIMEOUT = 1 };
 
 /* Written by the first spin-wait that times out (into host-mapped memory on
- * GPUs). `op_id` indexes ccl_plan::ops. */
+ * GPUs). `op_id` indexes ccl_plan::ops. For an LL packet wait `expected` and
+ * `observed` are flags; for a signal wait, a semaphore acquire or a
+ * multi-block barrier they are the low 32 bits of the counter value waited
+ * for and of the value last seen. */
 typedef struct ccl_error_record {
   uint32_t state;    /* CCL_ERR_* ; claimed with a compare-and-swap 0 -> 1 */
   uint32_t rank;     /* rank that timed out */
@@ -73,6 +79,29 @@ typedef struct ccl_dev_ctx {
   /* scratch[b * nranks + r]: base of scratch buffer b on rank r, as this
    * rank addresses it (peer pointers on GPUs). */
   void *const *scratch;
+  /* --- since ABI 2: Simple-protocol synchronisation (docs/runtime.md). All
+   * counters are 64-bit, zeroed once at setup and never reset: a call's
+   * expected values are derived from what earlier calls left behind, so
+   * repeated calls and CUDA graph replays need no host work. */
+  uint32_t num_channels;   /* channels of the variant */
+  uint32_t num_semaphores; /* semaphores of the variant */
+  uint32_t num_barriers;   /* multi-block barriers of the variant */
+  uint32_t reserved0;
+  /* signal[c]: the signal counter of channel c, which lives in the device
+   * memory of the channel's destination rank, as this rank addresses it
+   * (a peer pointer on GPUs). A signal adds 1; the same table on every
+   * rank. */
+  uint64_t *const *signal;
+  /* consumed[c] (this rank's memory): how many signals of channel c this
+   * rank, as the channel's destination, has waited for in earlier calls.
+   * Read by the waiting block, advanced at the end of its part of the
+   * kernel. */
+  uint64_t *consumed;
+  /* semaphore s of this rank: sem[2s] releases, sem[2s+1] acquire tickets
+   * (this rank's memory; entries of other ranks' semaphores are unused). */
+  uint64_t *sem;
+  /* barrier b of this rank: barrier[b] arrivals (this rank's memory). */
+  uint64_t *barrier;
 } ccl_dev_ctx;
 
 /* Host-target kernel: run once per thread block, each on its own thread. */
@@ -105,6 +134,26 @@ typedef struct ccl_kernel_info {
   ccl_host_kernel_fn host_fn;  /* host target only */
 } ccl_kernel_info;
 
+/* One channel of a variant (since ABI 2). Its index is its position in
+ * ccl_variant::channels, which is also the index the kernels use in
+ * ccl_dev_ctx::signal and ::consumed. */
+typedef struct ccl_channel_info {
+  uint32_t src;  /* rank that puts, gets and signals */
+  uint32_t dst;  /* rank that waits; holds the signal counter */
+  uint32_t kind; /* CCL_CHANNEL_* */
+} ccl_channel_info;
+
+/* A cross-thread-block semaphore (since ABI 2): index = position. */
+typedef struct ccl_semaphore_info {
+  uint32_t rank; /* the rank whose blocks release and acquire it */
+} ccl_semaphore_info;
+
+/* A barrier among several thread blocks of one rank (since ABI 2). */
+typedef struct ccl_barrier_info {
+  uint32_t rank;
+  uint32_t nblocks; /* participating blocks */
+} ccl_barrier_info;
+
 /* Everything for one rank count. */
 typedef struct ccl_variant {
   uint32_t nranks;
@@ -114,6 +163,13 @@ typedef struct ccl_variant {
   const ccl_scratch_info *scratch;
   uint32_t num_kernels;
   const ccl_kernel_info *kernels;
+  /* since ABI 2 */
+  uint32_t num_channels;
+  const ccl_channel_info *channels;
+  uint32_t num_semaphores;
+  const ccl_semaphore_info *semaphores;
+  uint32_t num_barriers;
+  const ccl_barrier_info *barriers;
 } ccl_variant;
 
 typedef struct ccl_image {

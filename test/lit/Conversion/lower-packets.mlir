@@ -1,0 +1,68 @@
+// RUN: %ccl-opt %s --split-input-file --ccl-schedule --ccl-lower-to-llvm='target=host dtypes=float32 redops=sum' | FileCheck %s
+
+// Tests the LL packet operations besides reduce_packets:
+//  - put_packets into a buffer that a copy_packets reads (`recv`) is padded
+//    to its whole slot range (__ccl_put_packets, then __ccl_put_packets_pad
+//    with the chunk's bytes and the range's capacity); put_packets into
+//    another buffer (`other`) is not;
+//  - copy_packets forwards the whole slot range with this call's flag
+//    (epoch + 1) and its op id;
+//  - unpack_packets writes the destination chunk's bytes.
+
+// CHECK-LABEL: llvm.func @ccl_pk_n2_f32_sum(
+// CHECK-SAME:    ccl.ll
+// CHECK-SAME:    ccl.padded = ["recv"]
+// CHECK:         %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
+// CHECK:       ^bb1:
+// CHECK:         %[[DST:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK:         %[[CAP:.*]] = llvm.call @__ccl_scratch_elems(
+// CHECK:         %[[N:.*]] = llvm.call @__ccl_chunk_elems(
+// CHECK:         %[[NB:.*]] = llvm.mul %[[N]], %{{.*}} : i64
+// CHECK:         %[[FLAG:.*]] = llvm.add %[[EPOCH]], %{{.*}} : i32
+// CHECK-NEXT:    llvm.call @__ccl_put_packets(%[[DST]], %{{.*}}, %[[NB]], %[[FLAG]])
+// CHECK-NEXT:    %[[ES:.*]] = llvm.mlir.constant(4 : i64) : i64
+// CHECK-NEXT:    %[[CB:.*]] = llvm.mul %[[CAP]], %[[ES]] : i64
+// CHECK-NEXT:    llvm.call @__ccl_put_packets_pad(%[[DST]], %[[NB]], %[[CB]], %[[FLAG]])
+// CHECK:         llvm.call @__ccl_put_packets(
+// CHECK-NOT:     llvm.call @__ccl_put_packets_pad(
+// CHECK:         llvm.br
+// CHECK:       ^bb2:
+// CHECK:         %[[F:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK:         %[[R:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK:         %[[RCAP:.*]] = llvm.call @__ccl_scratch_elems(
+// CHECK:         %[[RB:.*]] = llvm.mul %[[RCAP]], %{{.*}} : i64
+// CHECK:         %[[ID:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_copy_packets(%arg0, %[[F]], %[[R]], %[[RB]], %{{.*}}, %[[ID]])
+// CHECK:         %[[OUT:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
+// CHECK:         %[[ON:.*]] = llvm.call @__ccl_chunk_elems(
+// CHECK:         %[[OB:.*]] = llvm.mul %[[ON]], %{{.*}} : i64
+// CHECK:         llvm.call @__ccl_unpack_packets(%arg0, %[[OUT]], %{{.*}}, %[[OB]], %{{.*}}, %{{.*}})
+ccl.algorithm @pk_n2 attributes {chunks = 2 : i64, collective = "AllReduce", name = "pk", nranks = 2 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 1
+  ccl.scratch @fwd slots 1
+  ccl.scratch @other slots 1
+  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.put_packets @mem_0_1 tb 0 <"other"[1] [0 : 1]> = <"input"[0] [1 : 1]>
+  ccl.copy_packets tb 0 <"fwd"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
+  ccl.unpack_packets tb 0 <"output"[1] [1 : 1]> from <"other"[1] [0 : 1]>
+}
+
+// -----
+// Tests that a fused packet reduce-copy-send (reduce_packets with a
+// forward) sends its result on as LL packets with this call's flag, after a
+// block barrier.
+
+// CHECK-LABEL: llvm.func @ccl_rcs_n3_f32_sum(
+// CHECK:         %[[D:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
+// CHECK:         llvm.call @__ccl_reduce_packets_f32_sum(%arg0, %[[D]],
+// CHECK-NEXT:    llvm.call @__ccl_barrier()
+// CHECK:         %[[FLAG:.*]] = llvm.add
+// CHECK:         %[[F:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK:         llvm.call @__ccl_put_packets(%[[F]], %[[D]], %{{.*}}, %[[FLAG]])
+// CHECK-NOT:     __ccl_signal
+ccl.algorithm @rcs_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "rcs", nranks = 3 : i64, protocol = "LL"} {
+  ccl.scratch @recv slots 3
+  ccl.channel @mem_1_2 "memory" 1 -> 2
+  ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> forward [#ccl.chunk<"recv"[2] [1 : 1]>] via [@mem_1_2]
+}
