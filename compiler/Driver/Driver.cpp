@@ -50,10 +50,15 @@ void ccl::buildCclPipeline(PassManager &pm, const CompileOptions &options,
   CclLowerChunksOptions chunks;
   chunks.channelKind = options.channel;
   pm.addPass(createCclLowerChunks(chunks));
+  pm.addPass(createCclFuse());
   CclReplicateOptions replicate;
   replicate.instances = options.instances;
   pm.addPass(createCclReplicate(replicate));
   pm.addPass(createCclSchedule());
+  // Re-verification of the kernel level: a scheduling, fusion or lowering
+  // bug is a compile error too.
+  if (options.verify)
+    pm.addPass(createCclVerify());
   if (options.emit == EmitLevel::Sched || options.emit == EmitLevel::Kernel)
     return;
   pm.addPass(createCclLowerToLLVM(lowerOptions(options, target)));
