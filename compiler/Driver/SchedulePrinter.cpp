@@ -69,6 +69,16 @@ std::string describe(Operation *op) {
       text += " via " + llvm::join(chans, ", ");
     }
   }
+  if (auto fwd = op->getAttrOfType<ArrayAttr>("fwd_dsts")) {
+    auto chans = op->getAttrOfType<ArrayAttr>("fwd_channels");
+    for (auto [d, c] : llvm::zip(fwd, chans))
+      text += ", then " + chunk(cast<ChunkRefAttr>(d)) + " via " +
+              cast<FlatSymbolRefAttr>(c).getValue().str();
+    if (op->hasAttr("fwd_signal"))
+      text += ", signal";
+  }
+  if (auto mr = dyn_cast<MultimemReduceOp>(op); mr && mr.getBroadcast())
+    text += ", stored on every member";
   if (auto put = dyn_cast<PutOp>(op)) {
     if (put.getWithSignal())
       text += ", signal";
