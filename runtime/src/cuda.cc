@@ -115,6 +115,9 @@ cclResult_t cudaInitComm(Shared *s, const int *devices) {
              rs.cuDev)) != CUDA_SUCCESS ||
         (cr = d->cuDeviceGetAttribute(
              &rs.ccMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+             rs.cuDev)) != CUDA_SUCCESS ||
+        (cr = d->cuDeviceGetAttribute(
+             &rs.smCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
              rs.cuDev)) != CUDA_SUCCESS)
       return cuFail("cuDeviceGetAttribute", cr,
                     format("(compute capability of device %d)", rs.device));
@@ -327,6 +330,16 @@ cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
                     format("(%zu bytes, device %d)", copyBytes, rs.device));
   }
   const ccl_variant *var = pp->variant;
+  // The blocks of a rank spin-wait on each other, so all of them must be
+  // resident at once: at most one per SM (the verifier checks the same
+  // bound at compile time for the target it assumes).
+  if (rs.smCount > 0 && var->nblocks > static_cast<uint32_t>(rs.smCount))
+    return setError(cclInvalidUsage,
+                    format("the plan runs %u thread blocks per rank, more "
+                           "than the %d SMs of device %d; its blocks wait "
+                           "on each other and must all be resident "
+                           "(compile with fewer --instances)",
+                           var->nblocks, rs.smCount, rs.device));
   CUdeviceptr ctxArg = reinterpret_cast<CUdeviceptr>(pr.ctxDev);
   CUdeviceptr inArg = reinterpret_cast<CUdeviceptr>(input);
   CUdeviceptr outArg = reinterpret_cast<CUdeviceptr>(output);

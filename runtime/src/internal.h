@@ -112,6 +112,7 @@ struct RankState {
   bool ctxRetained = false;
   CUstream internalStream = nullptr; // non-blocking, for ctx updates
   int ccMajor = 0, ccMinor = 0;
+  int smCount = 0; ///< streaming multiprocessors (co-residency bound)
   CUdeviceptr abortFlagDev = 0, errorDev = 0; // host-mapped, as seen here
 };
 
