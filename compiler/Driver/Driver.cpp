@@ -51,6 +51,10 @@ void ccl::buildCclPipeline(PassManager &pm, const CompileOptions &options,
   chunks.channelKind = options.channel;
   pm.addPass(createCclLowerChunks(chunks));
   pm.addPass(createCclFuse());
+  CclReplicateOptions tiles;
+  tiles.instances = options.tiles;
+  tiles.shareBlocks = true;
+  pm.addPass(createCclReplicate(tiles));
   CclReplicateOptions replicate;
   replicate.instances = options.instances;
   pm.addPass(createCclReplicate(replicate));

@@ -37,6 +37,9 @@ struct CompileOptions {
   std::string channel = "memory";
   /// Copies of each algorithm laid side by side (ccl-replicate).
   int64_t instances = 1;
+  /// Tiles per chunk, pipelined on the same thread blocks (ccl-replicate
+  /// with share-blocks).
+  int64_t tiles = 1;
   /// Largest message, in input bytes per rank, the plans support (scratch
   /// is sized for it).
   uint64_t maxBytes = uint64_t(1) << 20;

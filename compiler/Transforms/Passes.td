@@ -175,6 +175,13 @@ def CclReplicate : Pass<"ccl-replicate", "mlir::ModuleOp"> {
     An operation on several chunks is split per chunk. Algorithms with an
     unplaced operation are left alone (run `--ccl-lower-chunks` first).
 
+    With `share-blocks`, the copies are tiles instead: they keep the thread
+    blocks, channels and semaphores, so each block runs the whole program on
+    tile 0 of every chunk, then on tile 1, and so on. The k-th signal and
+    wait of a channel still match (both ends advance tile by tile), and a
+    rank can work on tile t+1 while its successor works on tile t: the
+    transfers of a chunk are pipelined (`cclc --tiles=k`).
+
     ```mlir
     // instances=2, before
     ccl.put @mem_0_1 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -186,6 +193,9 @@ def CclReplicate : Pass<"ccl-replicate", "mlir::ModuleOp"> {
   let options = [
     Option<"instances", "instances", "int64_t", /*default=*/"1",
            "Number of copies (1 leaves the module unchanged)">,
+    Option<"shareBlocks", "share-blocks", "bool", /*default=*/"false",
+           "Tiling: the copies keep the thread blocks, channels and "
+           "semaphores and run one after the other on them">,
   ];
 }
 

@@ -19,7 +19,8 @@ namespace {
 
 class Replicator {
 public:
-  Replicator(AlgorithmOp algo, int64_t k) : algo(algo), k(k) {}
+  Replicator(AlgorithmOp algo, int64_t k, bool share)
+      : algo(algo), k(k), share(share) {}
 
   LogicalResult run() {
     Block &body = algo.getBody().front();
@@ -47,6 +48,8 @@ public:
         s.setSlots(s.getSlots() * k);
         continue;
       }
+      if (share)
+        continue; // tiles reuse the channels and semaphores
       auto sym = cast<SymbolOpInterface>(op);
       std::string name = sym.getName().str();
       b.setInsertionPoint(op);
@@ -82,8 +85,11 @@ public:
     algo.setChunks(algo.getChunks() * k);
     algo.setInputChunksAttr(scale(algo.getInputChunksAttr()));
     algo.setOutputChunksAttr(scale(algo.getOutputChunksAttr()));
-    int64_t prev = algo.getInstancesAttr() ? algo.getInstancesAttr().getInt() : 1;
-    algo.setInstancesAttr(b.getI64IntegerAttr(prev * k));
+    if (!share) {
+      int64_t prev =
+          algo.getInstancesAttr() ? algo.getInstancesAttr().getInt() : 1;
+      algo.setInstancesAttr(b.getI64IntegerAttr(prev * k));
+    }
     return success();
   }
 
@@ -131,6 +137,8 @@ private:
         op->setAttr(na.getName(), refine(a));
       }
     }
+    if (share)
+      return; // tiles run on the same thread blocks, one after the other
     if (auto tb = op->getAttrOfType<IntegerAttr>("tb"))
       op->setAttr("tb", IntegerAttr::get(tb.getType(), tb.getInt() + j * blocks));
     if (auto bar = dyn_cast<TbBarrierOp>(op)) {
@@ -143,6 +151,7 @@ private:
 
   AlgorithmOp algo;
   int64_t k;
+  bool share;
   llvm::StringMap<SmallVector<std::string>> renames;
 };
 
@@ -158,7 +167,8 @@ struct CclReplicatePass
     if (instances == 1)
       return;
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
-      if (!algo.getScheduled() && failed(Replicator(algo, instances).run()))
+      if (!algo.getScheduled() &&
+          failed(Replicator(algo, instances, shareBlocks).run()))
         return signalPassFailure();
   }
 };

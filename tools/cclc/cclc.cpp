@@ -68,6 +68,9 @@ static cl::opt<std::string> channelKind(
 static cl::opt<int64_t> instances(
     "instances", cl::desc("Copies of each algorithm laid side by side, each on 1/k of the data (more thread blocks)"),
     cl::init(1), cl::cat(cat));
+static cl::opt<int64_t> tiles(
+    "tiles", cl::desc("Split every chunk into this many tiles, pipelined on the same thread blocks"),
+    cl::init(1), cl::cat(cat));
 static cl::opt<bool> noVerify("no-verify",
                               cl::desc("Skip the correctness proof (ccl-verify)"),
                               cl::cat(cat));
@@ -154,6 +157,9 @@ int main(int argc, char **argv) {
     return fail("--instances must be in 1..1024");
   options.channel = channelKind;
   options.instances = instances;
+  if (tiles < 1 || tiles > 1024)
+    return fail("--tiles must be in 1..1024");
+  options.tiles = tiles;
   options.runtimeLib = runtimeLib;
   std::string error;
   if (!parseList(targets, {"host", "sm_90", "gfx942"}, options.targets,
