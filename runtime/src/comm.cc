@@ -652,44 +652,39 @@ cclResult_t cclCommDestroy(cclComm_t comm) {
   return cclSuccess;
 }
 
-cclResult_t cclCommRank(cclComm_t comm, int *rank) {
-  cclResult_t r = checkComm(comm, "cclCommRank");
+/// The common shape of the getters: check the handle and the out pointer,
+/// then store what `get` reads from the communicator.
+extern "C++" template <typename T, typename Get>
+static cclResult_t commQuery(cclComm_t comm, T *out, const char *fn,
+                             const char *what, Get get) {
+  cclResult_t r = checkComm(comm, fn);
   if (r != cclSuccess)
     return r;
-  if (!rank)
-    return setError(cclInvalidArgument, "cclCommRank: rank is NULL");
-  *rank = comm->rank;
+  if (!out)
+    return setError(cclInvalidArgument, format("%s: %s is NULL", fn, what));
+  *out = get(comm);
   return cclSuccess;
+}
+
+cclResult_t cclCommRank(cclComm_t comm, int *rank) {
+  return commQuery(comm, rank, "cclCommRank", "rank",
+                   [](cclComm_t c) { return c->rank; });
 }
 
 cclResult_t cclCommCount(cclComm_t comm, int *nranks) {
-  cclResult_t r = checkComm(comm, "cclCommCount");
-  if (r != cclSuccess)
-    return r;
-  if (!nranks)
-    return setError(cclInvalidArgument, "cclCommCount: nranks is NULL");
-  *nranks = comm->shared->nranks;
-  return cclSuccess;
+  return commQuery(comm, nranks, "cclCommCount", "nranks",
+                   [](cclComm_t c) { return c->shared->nranks; });
 }
 
 cclResult_t cclCommTarget(cclComm_t comm, cclTarget_t *target) {
-  cclResult_t r = checkComm(comm, "cclCommTarget");
-  if (r != cclSuccess)
-    return r;
-  if (!target)
-    return setError(cclInvalidArgument, "cclCommTarget: target is NULL");
-  *target = comm->shared->target;
-  return cclSuccess;
+  return commQuery(comm, target, "cclCommTarget", "target",
+                   [](cclComm_t c) { return c->shared->target; });
 }
 
 cclResult_t cclCommDevice(cclComm_t comm, int *device) {
-  cclResult_t r = checkComm(comm, "cclCommDevice");
-  if (r != cclSuccess)
-    return r;
-  if (!device)
-    return setError(cclInvalidArgument, "cclCommDevice: device is NULL");
-  *device = comm->shared->ranks[comm->rank]->device;
-  return cclSuccess;
+  return commQuery(comm, device, "cclCommDevice", "device", [](cclComm_t c) {
+    return c->shared->ranks[c->rank]->device;
+  });
 }
 
 cclResult_t cclCommLoadRegisteredPlans(cclComm_t comm) {
