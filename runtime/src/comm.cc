@@ -654,7 +654,8 @@ cclResult_t cclCommDestroy(cclComm_t comm) {
 
 /// The common shape of the getters: check the handle and the out pointer,
 /// then store what `get` reads from the communicator.
-extern "C++" template <typename T, typename Get>
+extern "C++" {
+template <typename T, typename Get>
 static cclResult_t commQuery(cclComm_t comm, T *out, const char *fn,
                              const char *what, Get get) {
   cclResult_t r = checkComm(comm, fn);
@@ -665,6 +666,7 @@ static cclResult_t commQuery(cclComm_t comm, T *out, const char *fn,
   *out = get(comm);
   return cclSuccess;
 }
+} // extern "C++"
 
 cclResult_t cclCommRank(cclComm_t comm, int *rank) {
   return commQuery(comm, rank, "cclCommRank", "rank",
