@@ -201,14 +201,11 @@ private:
 
   StringAttr declareScratch(int64_t slots) {
     std::string name = "xfer";
-    for (int i = 1; mlir::SymbolTable::lookupSymbolIn(algo, name); ++i)
+    for (int i = 1; algo.lookupDeclaration(name); ++i)
       name = "xfer" + std::to_string(i);
     OpBuilder::InsertionGuard g(b);
-    Block &body = algo.getBody().front();
-    auto it = body.begin();
-    while (it != body.end() && isa<ScratchOp>(*it))
-      ++it;
-    b.setInsertionPoint(&body, it);
+    b.setInsertionPoint(&algo.getBody().front(),
+                        algo.declarationSlot(AlgorithmOp::Decl::Scratch));
     ScratchOp::create(b, algo.getLoc(), name, slots);
     return b.getStringAttr(name);
   }
@@ -225,14 +222,11 @@ private:
                                      to, tb)
                            .str();
     std::string name = base;
-    for (int i = 1; mlir::SymbolTable::lookupSymbolIn(algo, name); ++i)
+    for (int i = 1; algo.lookupDeclaration(name); ++i)
       name = base + "_" + std::to_string(i);
     OpBuilder::InsertionGuard g(b);
-    Block &body = algo.getBody().front();
-    auto it = body.begin();
-    while (it != body.end() && isa<ScratchOp, ChannelOp>(*it))
-      ++it;
-    b.setInsertionPoint(&body, it);
+    b.setInsertionPoint(&algo.getBody().front(),
+                        algo.declarationSlot(AlgorithmOp::Decl::Channel));
     ChannelOp::create(b, loc, name, chKind, from, to);
     return channels[key] = FlatSymbolRefAttr::get(b.getContext(), name);
   }

@@ -201,6 +201,22 @@ private:
   LogicalResult step(ast::Loc l);
 
   //----- the collective ----------------------------------------------------//
+  /// Evaluates in collective `c`'s file with `chunks` bound to `factor`;
+  /// both are restored when the scope ends, on every path.
+  struct CollectiveScope {
+    Evaluator &ev;
+    const ast::File *file;
+    Value chunks;
+    CollectiveScope(Evaluator &ev, const ast::Collective &c, int64_t factor)
+        : ev(ev), file(ev.curFile), chunks(ev.scopes.front()["chunks"]) {
+      ev.curFile = c.file;
+      ev.scopes.front()["chunks"] = Value::integer(factor);
+    }
+    ~CollectiveScope() {
+      ev.curFile = file;
+      ev.scopes.front()["chunks"] = chunks;
+    }
+  };
   LogicalResult sizes(const ast::Collective &c, int64_t factor, int64_t &in,
                       int64_t &out);
   FailureOr<std::optional<Alias>> alias(const ast::Collective &c,
@@ -618,14 +634,7 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
 LogicalResult Evaluator::sizes(const ast::Collective &c, int64_t factor,
                                int64_t &in, int64_t &out) {
   in = out = factor;
-  const ast::File *saved = curFile;
-  curFile = c.file;
-  Value savedChunks = scopes.front()["chunks"];
-  scopes.front()["chunks"] = Value::integer(factor);
-  auto restore = llvm::make_scope_exit([&] {
-    curFile = saved;
-    scopes.front()["chunks"] = savedChunks;
-  });
+  CollectiveScope scope(*this, c, factor);
   for (const auto &cl : c.clauses) {
     if (cl.name == "inplace")
       continue;
@@ -654,14 +663,7 @@ FailureOr<std::optional<Alias>> Evaluator::alias(const ast::Collective &c,
       clause = &cl;
   if (!clause)
     return std::optional<Alias>();
-  const ast::File *saved = curFile;
-  curFile = c.file;
-  Value savedChunks = scopes.front()["chunks"];
-  scopes.front()["chunks"] = Value::integer(factor);
-  auto restore = llvm::make_scope_exit([&] {
-    curFile = saved;
-    scopes.front()["chunks"] = savedChunks;
-  });
+  CollectiveScope scope(*this, c, factor);
   // inplace(A[r] = B[r][OFFSET])
   const Expr *lhs = clause->value.get(), *rhs = clause->rhs.get();
   auto bad = [&]() {
@@ -706,10 +708,10 @@ FailureOr<std::optional<Alias>> Evaluator::alias(const ast::Collective &c,
 
 LogicalResult Evaluator::contract(const ast::Collective &c, Contract &result) {
   mode = Mode::Contract;
-  const ast::File *saved = curFile;
-  curFile = c.file;
   // The contract covers the whole buffers: all instances side by side.
   int64_t fullChunks = chunks * instances;
+  scopes.resize(1);
+  CollectiveScope scope(*this, c, fullChunks);
   int64_t in, out;
   if (failed(sizes(c, fullChunks, in, out)))
     return failure();
@@ -720,16 +722,16 @@ LogicalResult Evaluator::contract(const ast::Collective &c, Contract &result) {
       return failure();
     fullAlias = **al;
   }
-  int64_t savedIn = inChunks, savedOut = outChunks;
+  auto restore = llvm::make_scope_exit(
+      [this, savedIn = inChunks, savedOut = outChunks] {
+        inChunks = savedIn;
+        outChunks = savedOut;
+        collecting = nullptr;
+      });
   inChunks = in;
   outChunks = out;
-  scopes.resize(1);
-  Value savedChunks = scopes.front()["chunks"];
-  scopes.front()["chunks"] = Value::integer(fullChunks);
   collecting = &result;
   LogicalResult r = stmts(c.body);
-  collecting = nullptr;
-  scopes.front()["chunks"] = savedChunks;
   if (failed(r))
     return failure();
   if (result.ensures.empty())
@@ -754,20 +756,14 @@ LogicalResult Evaluator::contract(const ast::Collective &c, Contract &result) {
           e.at.name = fullAlias->to;
           e.at.b += fullAlias->offsets[e.at.a];
         }
-  inChunks = savedIn;
-  outChunks = savedOut;
-  curFile = saved;
   return success();
 }
 
 void Evaluator::emitContract(const Contract &con) {
   Block &body = algo.getBody().front();
   OpBuilder::InsertionGuard g(builder);
-  auto it = body.begin();
-  while (it != body.end() &&
-         isa<ScratchOp, ChannelOp, SwitchChannelOp, SemaphoreOp>(*it))
-    ++it;
-  builder.setInsertionPoint(&body, it);
+  builder.setInsertionPoint(&body,
+                            algo.declarationSlot(AlgorithmOp::Decl::All));
   auto chunk = [&](StringRef buf, int64_t r, int64_t i) {
     return ChunkRefAttr::get(ctx, buf, r, i, 1);
   };
@@ -907,11 +903,8 @@ LogicalResult Evaluator::stmt(const Stmt &s) {
     scopes.front()[s.name] = b;
     scratchSlots[s.name] = *slots;
     OpBuilder::InsertionGuard g(builder);
-    Block &block = algo.getBody().front();
-    auto it = block.begin();
-    while (it != block.end() && isa<ScratchOp>(*it))
-      ++it;
-    builder.setInsertionPoint(&block, it);
+    builder.setInsertionPoint(&algo.getBody().front(),
+                              algo.declarationSlot(AlgorithmOp::Decl::Scratch));
     ScratchOp::create(builder, loc(s.nameLoc), s.name, *slots * instances);
     return success();
   }
@@ -1397,12 +1390,9 @@ FailureOr<Value> Evaluator::call(const Expr &e) {
              instanceSuffix();
     if (!symbols.count(s.name)) {
       OpBuilder::InsertionGuard g(builder);
-      Block &body = algo.getBody().front();
-      auto it = body.begin();
-      while (it != body.end() &&
-             isa<ScratchOp, ChannelOp, SwitchChannelOp, SemaphoreOp>(*it))
-        ++it;
-      builder.setInsertionPoint(&body, it);
+      builder.setInsertionPoint(
+          &algo.getBody().front(),
+          algo.declarationSlot(AlgorithmOp::Decl::Semaphore));
       symbols[s.name] = SemaphoreOp::create(builder, loc(e.loc), s.name, *r);
     }
     return s;
@@ -1573,12 +1563,8 @@ FlatSymbolRefAttr Evaluator::channelSymbol(const Value &ch, Location l) {
       (ch.id ? "_c" + std::to_string(ch.id) : "") + instanceSuffix();
   if (!symbols.count(name)) {
     OpBuilder::InsertionGuard g(builder);
-    Block &body = algo.getBody().front();
-    // Channels go after the scratch declarations, before any instruction.
-    auto it = body.begin();
-    while (it != body.end() && isa<ScratchOp, ChannelOp>(*it))
-      ++it;
-    builder.setInsertionPoint(&body, it);
+    builder.setInsertionPoint(&algo.getBody().front(),
+                              algo.declarationSlot(AlgorithmOp::Decl::Channel));
     symbols[name] = ChannelOp::create(builder, l, name, ch.name, ch.src, ch.dst);
   }
   return FlatSymbolRefAttr::get(ctx, name);
@@ -1588,11 +1574,9 @@ FlatSymbolRefAttr Evaluator::switchSymbol(const Value &sw, Location l) {
   std::string name = sw.name + instanceSuffix();
   if (!symbols.count(name)) {
     OpBuilder::InsertionGuard g(builder);
-    Block &body = algo.getBody().front();
-    auto it = body.begin();
-    while (it != body.end() && isa<ScratchOp, ChannelOp, SwitchChannelOp>(*it))
-      ++it;
-    builder.setInsertionPoint(&body, it);
+    builder.setInsertionPoint(
+        &algo.getBody().front(),
+        algo.declarationSlot(AlgorithmOp::Decl::SwitchChannel));
     symbols[name] = SwitchChannelOp::create(builder, l, name, sw.members);
   }
   return FlatSymbolRefAttr::get(ctx, name);

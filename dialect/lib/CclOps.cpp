@@ -17,6 +17,24 @@ static bool isDeclOp(Operation &op) {
   return isa<ScratchOp, ChannelOp, SwitchChannelOp, SemaphoreOp>(op);
 }
 
+Block::iterator AlgorithmOp::declarationSlot(Decl kind) {
+  auto order = [](Operation &op) {
+    if (isa<ScratchOp>(op))
+      return Decl::Scratch;
+    if (isa<ChannelOp>(op))
+      return Decl::Channel;
+    if (isa<SwitchChannelOp>(op))
+      return Decl::SwitchChannel;
+    return Decl::Semaphore;
+  };
+  Block &body = getBody().front();
+  auto it = body.begin();
+  while (it != body.end() && isDeclOp(*it) &&
+         static_cast<unsigned>(order(*it)) <= static_cast<unsigned>(kind))
+    ++it;
+  return it;
+}
+
 Operation *AlgorithmOp::lookupDeclaration(StringRef name) {
   // Declarations come first (verifyRegions checks it), so the scan stops at
   // the first operation that is not one: lookups do not grow with the

@@ -68,6 +68,12 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     /// The scratch buffer, channel, switch channel or semaphore named
     /// `name`, or null. Declarations precede everything else in the body.
     ::mlir::Operation *lookupDeclaration(::llvm::StringRef name);
+    /// Kinds of declaration, in the order they appear in the body.
+    enum class Decl : unsigned { Scratch, Channel, SwitchChannel, Semaphore, All };
+    /// Where a new declaration of `kind` goes: after the declarations of
+    /// that kind and of the kinds before it (`All`: after every declaration,
+    /// before the contract and the operations).
+    ::mlir::Block::iterator declarationSlot(Decl kind);
     bool isLL() { return getProtocol() == "LL"; }
   }];
 }
