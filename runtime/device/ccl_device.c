@@ -67,20 +67,7 @@ CCL_INLINE void ccl_fence_release_system(void) {
 CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
   return (uint64_t)__nvvm_atom_sys_add_gen_ll((long long *)p, (long long)v);
 }
-CCL_INLINE uint64_t ccl_counter_load_acquire(const uint64_t *p) {
-  return __scoped_atomic_load_n(p, __ATOMIC_ACQUIRE, __MEMORY_SCOPE_SYSTEM);
-}
-CCL_INLINE uint64_t ccl_counter_load_relaxed(const uint64_t *p) {
-  return __scoped_atomic_load_n(p, __ATOMIC_RELAXED, __MEMORY_SCOPE_SYSTEM);
-}
-/* 16-byte data access for copies and reductions (global memory: local or
- * peer device memory, or host-mapped memory). */
-CCL_INLINE ccl_u32x4 ccl_ld16(const char *p) {
-  return *(const CCL_GLOBAL ccl_u32x4 *)(const CCL_GLOBAL char *)p;
-}
-CCL_INLINE void ccl_st16(char *p, ccl_u32x4 v) {
-  *(CCL_GLOBAL ccl_u32x4 *)(CCL_GLOBAL char *)p = v;
-}
+#define CCL_LOAD(p, order) __scoped_atomic_load_n(p, order, __MEMORY_SCOPE_SYSTEM)
 /* Packets live in global memory (local or peer scratch): address them in
  * the global state space so that the stores are st.volatile.global.v4. */
 CCL_INLINE void ccl_packet_store(char *dst, uint32_t d0, uint32_t d1,
@@ -153,18 +140,7 @@ CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
   return __scoped_atomic_fetch_add(p, v, __ATOMIC_RELAXED,
                                    __MEMORY_SCOPE_SYSTEM);
 }
-CCL_INLINE uint64_t ccl_counter_load_acquire(const uint64_t *p) {
-  return __scoped_atomic_load_n(p, __ATOMIC_ACQUIRE, __MEMORY_SCOPE_SYSTEM);
-}
-CCL_INLINE uint64_t ccl_counter_load_relaxed(const uint64_t *p) {
-  return __scoped_atomic_load_n(p, __ATOMIC_RELAXED, __MEMORY_SCOPE_SYSTEM);
-}
-CCL_INLINE ccl_u32x4 ccl_ld16(const char *p) {
-  return *(const CCL_GLOBAL ccl_u32x4 *)(const CCL_GLOBAL char *)p;
-}
-CCL_INLINE void ccl_st16(char *p, ccl_u32x4 v) {
-  *(CCL_GLOBAL ccl_u32x4 *)(CCL_GLOBAL char *)p = v;
-}
+#define CCL_LOAD(p, order) __scoped_atomic_load_n(p, order, __MEMORY_SCOPE_SYSTEM)
 
 #else /* host */
 
@@ -228,16 +204,26 @@ CCL_INLINE void ccl_fence_release_system(void) {
 CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
   return __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
 }
-CCL_INLINE uint64_t ccl_counter_load_acquire(const uint64_t *p) {
-  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-CCL_INLINE uint64_t ccl_counter_load_relaxed(const uint64_t *p) {
-  return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-CCL_INLINE ccl_u32x4 ccl_ld16(const char *p) { return *(const ccl_u32x4 *)p; }
-CCL_INLINE void ccl_st16(char *p, ccl_u32x4 v) { *(ccl_u32x4 *)p = v; }
+#define CCL_LOAD(p, order) __atomic_load_n(p, order)
+#define CCL_GLOBAL
 
 #endif
+
+/* Shared by all targets: counter loads (system scope on GPUs) and 16-byte
+ * data access for copies and reductions (global memory: local or peer
+ * device memory, or host-mapped memory). */
+CCL_INLINE uint64_t ccl_counter_load_acquire(const uint64_t *p) {
+  return CCL_LOAD(p, __ATOMIC_ACQUIRE);
+}
+CCL_INLINE uint64_t ccl_counter_load_relaxed(const uint64_t *p) {
+  return CCL_LOAD(p, __ATOMIC_RELAXED);
+}
+CCL_INLINE ccl_u32x4 ccl_ld16(const char *p) {
+  return *(const CCL_GLOBAL ccl_u32x4 *)(const CCL_GLOBAL char *)p;
+}
+CCL_INLINE void ccl_st16(char *p, ccl_u32x4 v) {
+  *(CCL_GLOBAL ccl_u32x4 *)(CCL_GLOBAL char *)p = v;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Kernel start / end, barrier.                                             */
