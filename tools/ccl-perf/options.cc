@@ -72,60 +72,68 @@ bool parseInt(const std::string &s, long long lo, long long hi, long long *out) 
   return true;
 }
 
-bool parseDtypes(const std::string &s, std::vector<DType> *out) {
+/// Parses a comma-separated list: each item is `all` (which selects `all`
+/// and ends the list) or a name `lookup` maps to a value (case-insensitive).
+template <typename T, typename Lookup>
+bool parseList(const std::string &s, std::vector<T> *out,
+               const std::vector<T> &all, Lookup lookup) {
   out->clear();
   size_t pos = 0;
   while (pos <= s.size()) {
     size_t comma = s.find(',', pos);
     std::string t = s.substr(pos, comma == std::string::npos ? std::string::npos
                                                             : comma - pos);
-    const char *c = t.c_str();
-    if (!strcasecmp(c, "all")) {
-      *out = {DType::F32, DType::F16, DType::BF16};
+    if (!strcasecmp(t.c_str(), "all")) {
+      *out = all;
       return true;
-    } else if (!strcasecmp(c, "float32") || !strcasecmp(c, "float") ||
-               !strcasecmp(c, "f32") || !strcasecmp(c, "fp32")) {
-      out->push_back(DType::F32);
-    } else if (!strcasecmp(c, "float16") || !strcasecmp(c, "half") ||
-               !strcasecmp(c, "f16") || !strcasecmp(c, "fp16")) {
-      out->push_back(DType::F16);
-    } else if (!strcasecmp(c, "bfloat16") || !strcasecmp(c, "bf16")) {
-      out->push_back(DType::BF16);
-    } else {
-      return false;
     }
+    T v;
+    if (!lookup(t.c_str(), &v))
+      return false;
+    out->push_back(v);
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
   return !out->empty();
 }
 
-bool parseOps(const std::string &s, std::vector<Op> *out) {
-  out->clear();
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t comma = s.find(',', pos);
-    std::string t = s.substr(pos, comma == std::string::npos ? std::string::npos
-                                                            : comma - pos);
-    const char *c = t.c_str();
-    if (!strcasecmp(c, "all")) {
-      *out = {Op::Sum, Op::Prod, Op::Max, Op::Min};
+bool anyOf(const char *c, std::initializer_list<const char *> names) {
+  for (const char *n : names)
+    if (!strcasecmp(c, n))
       return true;
-    } else if (!strcasecmp(c, "sum")) {
-      out->push_back(Op::Sum);
-    } else if (!strcasecmp(c, "prod")) {
-      out->push_back(Op::Prod);
-    } else if (!strcasecmp(c, "max")) {
-      out->push_back(Op::Max);
-    } else if (!strcasecmp(c, "min")) {
-      out->push_back(Op::Min);
-    } else {
-      return false;
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return !out->empty();
+  return false;
+}
+
+bool parseDtypes(const std::string &s, std::vector<DType> *out) {
+  return parseList(s, out, {DType::F32, DType::F16, DType::BF16},
+                   [](const char *c, DType *v) {
+                     if (anyOf(c, {"float32", "float", "f32", "fp32"}))
+                       *v = DType::F32;
+                     else if (anyOf(c, {"float16", "half", "f16", "fp16"}))
+                       *v = DType::F16;
+                     else if (anyOf(c, {"bfloat16", "bf16"}))
+                       *v = DType::BF16;
+                     else
+                       return false;
+                     return true;
+                   });
+}
+
+bool parseOps(const std::string &s, std::vector<Op> *out) {
+  return parseList(s, out, {Op::Sum, Op::Prod, Op::Max, Op::Min},
+                   [](const char *c, Op *v) {
+                     if (anyOf(c, {"sum"}))
+                       *v = Op::Sum;
+                     else if (anyOf(c, {"prod"}))
+                       *v = Op::Prod;
+                     else if (anyOf(c, {"max"}))
+                       *v = Op::Max;
+                     else if (anyOf(c, {"min"}))
+                       *v = Op::Min;
+                     else
+                       return false;
+                     return true;
+                   });
 }
 
 struct Flag {
