@@ -1150,14 +1150,17 @@ FailureOr<Value> Evaluator::binary(const Expr &e) {
                           << kindName(l->kind != Value::Int ? l->kind : r->kind);
   }
   int64_t a = l->a, b = r->a;
-  auto checked = [&](int64_t v) -> FailureOr<Value> {
-    if (v > kIntLimit || v < -kIntLimit)
+  // `wrapped` is set when the 64-bit operation itself overflowed (operands
+  // are within 2^40, but a product of two is not within 2^63).
+  auto checked = [&](bool wrapped, int64_t v) -> FailureOr<Value> {
+    if (wrapped || v > kIntLimit || v < -kIntLimit)
       return error(e.loc) << "integer overflow in '" << e.name << "'";
     return Value::integer(v);
   };
-  if (e.name == "+") return checked(a + b);
-  if (e.name == "-") return checked(a - b);
-  if (e.name == "*") return checked(a * b);
+  int64_t v = 0;
+  if (e.name == "+") return checked(__builtin_add_overflow(a, b, &v), v);
+  if (e.name == "-") return checked(__builtin_sub_overflow(a, b, &v), v);
+  if (e.name == "*") return checked(__builtin_mul_overflow(a, b, &v), v);
   if (e.name == "/" || e.name == "%") {
     if (b == 0)
       return error(e.loc) << (e.name == "/" ? "division" : "modulo")
