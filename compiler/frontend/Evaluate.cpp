@@ -1157,10 +1157,13 @@ FailureOr<Value> Evaluator::binary(const Expr &e) {
       return error(e.loc) << "integer overflow in '" << e.name << "'";
     return Value::integer(v);
   };
-  int64_t v = 0;
-  if (e.name == "+") return checked(__builtin_add_overflow(a, b, &v), v);
-  if (e.name == "-") return checked(__builtin_sub_overflow(a, b, &v), v);
-  if (e.name == "*") return checked(__builtin_mul_overflow(a, b, &v), v);
+  if (e.name == "+" || e.name == "-" || e.name == "*") {
+    int64_t v = 0;
+    bool wrapped = e.name == "+"   ? __builtin_add_overflow(a, b, &v)
+                   : e.name == "-" ? __builtin_sub_overflow(a, b, &v)
+                                   : __builtin_mul_overflow(a, b, &v);
+    return checked(wrapped, v);
+  }
   if (e.name == "/" || e.name == "%") {
     if (b == 0)
       return error(e.loc) << (e.name == "/" ? "division" : "modulo")
