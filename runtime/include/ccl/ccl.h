@@ -99,7 +99,10 @@ cclResult_t cclCommGetAsyncError(cclComm_t comm);
 cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms);
 
 /* Memory on the rank's device (device memory on CUDA, host memory on the
- * host target) and copies between it and host memory. */
+ * host target) and copies between it and host memory. A copy returns when
+ * it has completed on the device, so a collective launched afterwards on
+ * any stream sees the data; it is not ordered with work already queued on
+ * the caller's streams (synchronize them first). */
 cclResult_t cclMemAlloc(cclComm_t comm, void **ptr, size_t bytes);
 cclResult_t cclMemFree(cclComm_t comm, void *ptr);
 cclResult_t cclMemcpyToDevice(cclComm_t comm, void *dst, const void *src,
