@@ -176,11 +176,14 @@ def CclReplicate : Pass<"ccl-replicate", "mlir::ModuleOp"> {
     unplaced operation are left alone (run `--ccl-lower-chunks` first).
 
     With `share-blocks`, the copies are tiles instead: they keep the thread
-    blocks, channels and semaphores, so each block runs the whole program on
-    tile 0 of every chunk, then on tile 1, and so on. The k-th signal and
-    wait of a channel still match (both ends advance tile by tile), and a
-    rank can work on tile t+1 while its successor works on tile t: the
-    transfers of a chunk are pipelined (`cclc --tiles=k`).
+    blocks (each tile gets its own channels `NAME_tJ` and semaphores) and
+    run as a wavefront: tile j of an operation of depth d (the longest chain
+    of block-order and signal-to-wait relations ending at it) runs at step
+    d + j, so a block sends tile j + 1 while tile j travels on and the
+    transfers of a chunk are pipelined (`cclc --tiles=k`). Every wait's
+    signal has a smaller step, so the order is deadlock free when the
+    program is. Programs with semaphores, multi-block barriers or LL packets
+    run tile after tile.
 
     ```mlir
     // instances=2, before

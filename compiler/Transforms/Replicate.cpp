@@ -5,7 +5,14 @@
 #include "ccl/Dialect/CclDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <tuple>
 
 namespace ccl {
 #define GEN_PASS_DEF_CCLREPLICATE
@@ -16,6 +23,88 @@ using namespace mlir;
 using namespace ccl;
 
 namespace {
+
+/// Channels `op` signals: a signal's, a put's with `signal` (and its
+/// forwards'), a forwarding operation's with `fwd_signal`.
+SmallVector<StringRef> signalledChannels(Operation *op) {
+  llvm::SetVector<StringRef> chans;
+  if (auto sig = dyn_cast<SignalOp>(op))
+    chans.insert(sig.getChannel());
+  bool withSignal = op->hasAttr("fwd_signal");
+  if (auto put = dyn_cast<PutOp>(op); put && put.getWithSignal()) {
+    chans.insert(put.getChannel());
+    withSignal = true;
+  }
+  if (auto fwd = op->getAttrOfType<ArrayAttr>("fwd_channels"); fwd && withSignal)
+    for (Attribute a : fwd)
+      chans.insert(cast<FlatSymbolRefAttr>(a).getValue());
+  return chans.takeVector();
+}
+
+/// Depth of every operation of a placed program: the longest chain of
+/// "comes after" relations that ends at it, where an operation comes after
+/// the previous one of each of its thread blocks and a wait comes after the
+/// operation that sends the signal it consumes (the k-th signal of a
+/// channel pairs with its k-th wait). None when the program synchronises in
+/// ways this does not model (semaphores, multi-block barriers, LL packets,
+/// whose flags order readers after writers) or when the relation has a
+/// cycle (a program that deadlocks; the verifier reports it).
+std::optional<std::vector<int64_t>> depths(AlgorithmOp algo,
+                                           ArrayRef<Operation *> program) {
+  if (algo.isLL())
+    return std::nullopt;
+  size_t n = program.size();
+  std::vector<SmallVector<size_t>> succ(n);
+  std::vector<int64_t> indeg(n, 0);
+  auto edge = [&](size_t from, size_t to) {
+    succ[from].push_back(to);
+    ++indeg[to];
+  };
+  std::map<std::pair<int64_t, int64_t>, size_t> lastOfBlock;
+  llvm::StringMap<SmallVector<size_t>> signals, waits;
+  for (size_t i = 0; i < n; ++i) {
+    Operation *op = program[i];
+    if (isa<TbBarrierOp, ReleaseOp, AcquireOp>(op))
+      return std::nullopt;
+    auto inst = cast<InstructionOp>(op);
+    for (int64_t t = 0; t < inst.getGroupSize(); ++t) {
+      auto key = std::make_pair(inst.getExecRank(), inst.getThreadBlock() + t);
+      if (auto it = lastOfBlock.find(key); it != lastOfBlock.end())
+        edge(it->second, i);
+      lastOfBlock[key] = i;
+    }
+    for (StringRef c : signalledChannels(op))
+      signals[c].push_back(i);
+    if (auto w = dyn_cast<WaitOp>(op))
+      waits[w.getChannel()].push_back(i);
+  }
+  for (auto &entry : waits) {
+    auto it = signals.find(entry.getKey());
+    if (it == signals.end())
+      continue;
+    for (size_t k = 0; k < entry.getValue().size() && k < it->second.size();
+         ++k)
+      edge(it->second[k], entry.getValue()[k]);
+  }
+  std::vector<int64_t> depth(n, 0);
+  SmallVector<size_t> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (indeg[i] == 0)
+      ready.push_back(i);
+  size_t done = 0;
+  while (!ready.empty()) {
+    size_t i = ready.pop_back_val();
+    ++done;
+    for (size_t j : succ[i]) {
+      depth[j] = std::max(depth[j], depth[i] + 1);
+      if (--indeg[j] == 0)
+        ready.push_back(j);
+    }
+  }
+  if (done != n)
+    return std::nullopt;
+  return depth;
+}
 
 class Replicator {
 public:
@@ -41,6 +130,9 @@ public:
         decls.push_back(&op);
       }
     }
+    // (Before the channels are renamed: a wait finds its rank through its
+    // channel's declaration.)
+    SmallVector<std::pair<Operation *, int64_t>> copies = order(program);
     OpBuilder b(algo.getContext());
     // Declarations: scratch grows, channels and semaphores are copied.
     for (Operation *op : decls) {
@@ -48,26 +140,25 @@ public:
         s.setSlots(s.getSlots() * k);
         continue;
       }
-      if (share)
-        continue; // tiles reuse the channels and semaphores
       auto sym = cast<SymbolOpInterface>(op);
       std::string name = sym.getName().str();
       b.setInsertionPoint(op);
       for (int64_t j = 0; j < k; ++j) {
         Operation *copy = b.clone(*op);
-        std::string renamed = name + "_i" + std::to_string(j);
+        std::string renamed = name + (share ? "_t" : "_i") + std::to_string(j);
         cast<SymbolOpInterface>(copy).setName(b.getStringAttr(renamed));
         renames[name].push_back(renamed);
       }
       op->erase();
     }
-    // The program, one copy after the other; then the contract.
-    b.setInsertionPoint(contract.empty() ? nullptr : contract.front());
+    // The program: instances one copy after the other; tiles as a
+    // wavefront (see order()). Then the contract.
     if (contract.empty())
       b.setInsertionPointToEnd(&body);
-    for (int64_t j = 0; j < k; ++j)
-      for (Operation *op : program)
-        emitCopies(b, op, j, blocks);
+    else
+      b.setInsertionPoint(contract.front());
+    for (auto [op, j] : copies)
+      emitCopies(b, op, j, blocks);
     for (Operation *op : contract)
       for (int64_t j = 0; j < k; ++j) {
         b.setInsertionPoint(op);
@@ -94,6 +185,30 @@ public:
   }
 
 private:
+  /// The order of the copies: (operation, copy). Instances, and tiles of a
+  /// program whose depths are unknown (see depths()), run copy after copy.
+  /// Other tiles run as a wavefront: tile j of an operation of depth d at
+  /// step d + j (ties: the older tile first, then program order), so a
+  /// block sends tile j + 1 while tile j travels on. Each tile has its own
+  /// channels, so a wait still pairs with the signal of its own tile, and
+  /// every wait's signal has a smaller step: the order deadlocks no more
+  /// than the program does. Within a tile, every block keeps its order.
+  SmallVector<std::pair<Operation *, int64_t>>
+  order(ArrayRef<Operation *> program) {
+    SmallVector<std::tuple<int64_t, int64_t, size_t>> keys;
+    std::optional<std::vector<int64_t>> depth;
+    if (share)
+      depth = depths(algo, program);
+    for (int64_t j = 0; j < k; ++j)
+      for (size_t i = 0; i < program.size(); ++i)
+        keys.push_back({depth ? (*depth)[i] + j : j, j, i});
+    llvm::stable_sort(keys);
+    SmallVector<std::pair<Operation *, int64_t>> out;
+    for (auto [step, j, i] : keys)
+      out.push_back({program[i], j});
+    return out;
+  }
+
   /// Emits copy `j` of `op`, one operation per chunk of its references.
   void emitCopies(OpBuilder &b, Operation *op, int64_t j, int64_t blocks) {
     int64_t count = 1;
