@@ -296,6 +296,35 @@ LogicalResult emitResultForwards(OpBuilder &b, Location loc, Operation *op,
   return success();
 }
 
+/// The one Simple-protocol forward of `op`, if it has exactly one: its
+/// resolved destination and channel. The caller then computes and forwards
+/// the result in one pass (__ccl_copy_fwd, __ccl_reduce_fwd_*) instead of
+/// writing it and reading it back.
+struct SingleForward {
+  Resolved dst;
+  StringRef channel;
+};
+FailureOr<std::optional<SingleForward>>
+singleForward(OpBuilder &b, Location loc, Operation *op, const KernelEnv &env) {
+  auto dsts = op->getAttrOfType<ArrayAttr>("fwd_dsts");
+  auto channels = op->getAttrOfType<ArrayAttr>("fwd_channels");
+  if (env.ll || !dsts || dsts.size() != 1)
+    return std::optional<SingleForward>();
+  auto fwd = resolve(b, loc, op, env, cast<ChunkRefAttr>(dsts[0]),
+                     cast<InstructionOp>(op).getExecRank());
+  if (failed(fwd))
+    return failure();
+  return std::optional<SingleForward>(SingleForward{
+      *fwd, cast<FlatSymbolRefAttr>(channels[0]).getValue()});
+}
+
+/// The signal of a one-pass forward (with `fwd_signal`).
+void emitForwardSignal(OpBuilder &b, Location loc, Operation *op,
+                       const KernelEnv &env, const SingleForward &fwd) {
+  if (op->hasAttr("fwd_signal"))
+    emitSignal(b, loc, op, env, fwd.channel);
+}
+
 /// dst = dst OP srcs[0] OP srcs[1] ...: the library's read-reduce takes up
 /// to 8 sources; more sources take further calls, each folding the next 8
 /// in, with a block barrier between them (the next group may split dst over
@@ -379,6 +408,15 @@ struct CopyLowering : public InstructionLowering<CopyOp> {
                      const Resolved &dst, const Resolved &src) const override {
     Location loc = op.getLoc();
     Value elems = movedElems(src, dst);
+    auto fwd = singleForward(b, loc, op, env);
+    if (failed(fwd))
+      return failure();
+    if (*fwd) { // copy and forward in one pass
+      callLib(b, loc, op, "__ccl_copy_fwd", voidTy(getContext()),
+              {dst.ptr, (*fwd)->dst.ptr, src.ptr, bytes(b, loc, env, elems)});
+      emitForwardSignal(b, loc, op, env, **fwd);
+      return success();
+    }
     callLib(b, loc, op, "__ccl_copy", voidTy(getContext()),
             {dst.ptr, src.ptr, bytes(b, loc, env, elems)});
     return emitResultForwards(b, loc, op, env, dst.ptr, elems);
@@ -392,6 +430,16 @@ struct ReduceLowering : public InstructionLowering<ReduceOp> {
     Location loc = op.getLoc();
     Value elems = movedElems(dst, src);
     if (!op.getMoreAttr()) {
+      auto fwd = singleForward(b, loc, op, env);
+      if (failed(fwd))
+        return failure();
+      if (*fwd) { // reduce and forward in one pass
+        callLib(b, loc, op, reduceFn("__ccl_reduce_fwd_", env),
+                voidTy(getContext()),
+                {dst.ptr, src.ptr, (*fwd)->dst.ptr, elems});
+        emitForwardSignal(b, loc, op, env, **fwd);
+        return success();
+      }
       callLib(b, loc, op, reduceFn("__ccl_reduce_", env), voidTy(getContext()),
               {dst.ptr, src.ptr, elems});
     } else {

@@ -128,6 +128,31 @@ std::string exeDir(const std::string &argv0) {
 
 } // namespace
 
+/// Bulk data movers of the device library (a loop over a whole chunk each)
+/// stay out of line on GPUs once a module calls one from more than
+/// kMaxInlinedBulkCalls places: each inlined copy is a few kilobytes of
+/// machine code, and a kernel with many thread blocks and operations would
+/// otherwise grow to tens of megabytes of PTX (ptxas then needs gigabytes).
+/// A call costs nothing next to moving a chunk. Small kernels keep
+/// everything inlined.
+constexpr unsigned kMaxInlinedBulkCalls = 16;
+
+static bool isBulkMover(StringRef name) {
+  return name == "__ccl_copy" || name == "__ccl_put" || name == "__ccl_get" ||
+         name == "__ccl_copy_fwd" || name.starts_with("__ccl_reduce_f") ||
+         name.starts_with("__ccl_reduce_bf") ||
+         name.starts_with("__ccl_read_reduce_");
+}
+
+static bool keepOutOfLine(const Function &f, const TargetInfo &target) {
+  if (target.planTarget() == CCL_TARGET_HOST || !isBulkMover(f.getName()))
+    return false;
+  unsigned calls = 0;
+  for (const User *u : f.users())
+    calls += isa<CallBase>(u);
+  return calls > kMaxInlinedBulkCalls;
+}
+
 bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
                           std::string &error) {
   std::string diag;
@@ -177,7 +202,10 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
       continue;
     }
     f.setLinkage(GlobalValue::InternalLinkage);
-    f.addFnAttr(Attribute::AlwaysInline);
+    if (keepOutOfLine(f, target))
+      f.addFnAttr(Attribute::NoInline);
+    else
+      f.addFnAttr(Attribute::AlwaysInline);
   }
   for (GlobalVariable &g : module.globals())
     if (!g.isDeclaration())

@@ -26,6 +26,13 @@
 #endif
 
 #define CCL_INLINE static inline __attribute__((always_inline))
+/* Fully unrolls the next (constant-trip) loop, so that small per-thread
+ * arrays stay in registers (not local memory) on GPUs. */
+#if defined(__clang__)
+#define CCL_UNROLL _Pragma("unroll")
+#else
+#define CCL_UNROLL _Pragma("GCC unroll 4")
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Target layer: thread ids, barrier, fences, clock, 16-byte packet access. */
@@ -348,6 +355,37 @@ CCL_INLINE void ccl_copy(char *dst, const char *src, uint64_t nbytes) {
 
 void __ccl_copy(char *dst, const char *src, uint64_t nbytes) {
   ccl_copy(dst, src, nbytes);
+}
+
+/* dst[0, nbytes) = fwd[0, nbytes) = src[0, nbytes) in one pass (a copy
+ * whose result is forwarded): 16-byte vectors, four per thread in flight,
+ * when all three pointers are 16-byte aligned; otherwise two copies from
+ * src. */
+void __ccl_copy_fwd(char *dst, char *fwd, const char *src, uint64_t nbytes) {
+  if ((((uintptr_t)dst | (uintptr_t)fwd | (uintptr_t)src) & 15) != 0) {
+    ccl_copy(dst, src, nbytes);
+    ccl_copy(fwd, src, nbytes);
+    return;
+  }
+  uint64_t tid = ccl_tid(), nt = ccl_nthreads();
+  uint64_t n = nbytes >> 4;
+  for (uint64_t i = tid; i < n; i += 4 * nt) {
+    ccl_u32x4 v[4];
+    CCL_UNROLL
+    for (int k = 0; k < 4; k++)
+      if (i + k * nt < n)
+        v[k] = ccl_ld16(src + (i + k * nt) * 16);
+    CCL_UNROLL
+    for (int k = 0; k < 4; k++)
+      if (i + k * nt < n) {
+        ccl_st16(dst + (i + k * nt) * 16, v[k]);
+        ccl_st16(fwd + (i + k * nt) * 16, v[k]);
+      }
+  }
+  for (uint64_t off = (n << 4) + tid; off < nbytes; off += nt) {
+    dst[off] = src[off];
+    fwd[off] = src[off];
+  }
 }
 
 /* Memory channel put: dst is in a peer's scratch (a peer pointer on GPUs). */
@@ -808,19 +846,23 @@ CCL_INLINE float ccl_round_bf16(float v) {
 
 /* dst = (((dst OP s[0]) OP s[1]) ...) over the first nsrc (<= 8) of s0..s7,
  * element by element, each step computed in float and rounded to the dtype
- * (like a sequence of two-operand reductions). Whole 16-byte vectors when
- * every pointer is 16-byte aligned, then single elements. The sources are
- * separate parameters tested against nsrc (no pointer array, no loop over
- * them): once inlined with a constant nsrc the tests fold away and nothing
- * goes to local memory on GPUs. Every lane is written by name for the same
- * reason. */
+ * (like a sequence of two-operand reductions); with fwd != NULL the result
+ * is also stored to fwd in the same pass (reduce-and-forward). Whole
+ * 16-byte vectors when every pointer is 16-byte aligned, four per thread
+ * in flight (all loads before the stores), then single elements. The
+ * sources are separate parameters tested against nsrc (no pointer array,
+ * no loop over them): once inlined with a constant nsrc the tests fold away
+ * and nothing goes to local memory on GPUs. Every lane is written by name
+ * for the same reason. */
 #define CCL_RR_SOURCES(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define CCL_RR_MIS(J)                                                          \
   if (nsrc > J)                                                                \
     mis |= (uintptr_t)s##J;
 #define CCL_RR_VSTEP_(DT, OP, J)                                               \
   if (nsrc > J)                                                                \
-    acc = ccl_vop_##DT##_##OP(acc, ccl_ld16(s##J + i * 16));
+    CCL_UNROLL for (int k = 0; k < 4; k++)                                     \
+      if (i + k * nt < nv)                                                     \
+        acc[k] = ccl_vop_##DT##_##OP(acc[k], ccl_ld16(s##J + (i + k * nt) * 16));
 #define CCL_RR_SSTEP_(DT, OP, J)                                               \
   if (nsrc > J)                                                                \
     acc = ccl_round_##DT(ccl_op_##OP(acc, ccl_ld_##DT(s##J + i * es)));
@@ -834,23 +876,31 @@ CCL_INLINE float ccl_round_bf16(float v) {
     return r;                                                                  \
   }                                                                            \
   CCL_INLINE void ccl_reduce_n_##DT##_##OP(                                    \
-      char *dst, uint32_t nsrc, uint64_t nelems, const char *s0,               \
+      char *dst, char *fwd, uint32_t nsrc, uint64_t nelems, const char *s0,    \
       const char *s1, const char *s2, const char *s3, const char *s4,          \
       const char *s5, const char *s6, const char *s7) {                        \
     uint64_t tid = ccl_tid(), nt = ccl_nthreads();                             \
     const uint64_t es = CCL_ESIZE_##DT, per = 16 / CCL_ESIZE_##DT;             \
-    uintptr_t mis = (uintptr_t)dst;                                            \
+    uintptr_t mis = (uintptr_t)dst | (uintptr_t)fwd;                           \
     CCL_RR_SOURCES(CCL_RR_MIS)                                                 \
     uint64_t body = 0;                                                         \
     if ((mis & 15) == 0) {                                                     \
       uint64_t nv = nelems / per;                                              \
-      for (uint64_t i = tid; i < nv; i += nt) {                                \
-        ccl_u32x4 acc = ccl_ld16(dst + i * 16);                                \
+      for (uint64_t i = tid; i < nv; i += 4 * nt) {                            \
+        ccl_u32x4 acc[4];                                                      \
+        CCL_UNROLL for (int k = 0; k < 4; k++)                                 \
+          if (i + k * nt < nv)                                                 \
+            acc[k] = ccl_ld16(dst + (i + k * nt) * 16);                        \
         CCL_RR_VSTEP_(DT, OP, 0) CCL_RR_VSTEP_(DT, OP, 1)                      \
         CCL_RR_VSTEP_(DT, OP, 2) CCL_RR_VSTEP_(DT, OP, 3)                      \
         CCL_RR_VSTEP_(DT, OP, 4) CCL_RR_VSTEP_(DT, OP, 5)                      \
         CCL_RR_VSTEP_(DT, OP, 6) CCL_RR_VSTEP_(DT, OP, 7)                      \
-        ccl_st16(dst + i * 16, acc);                                           \
+        CCL_UNROLL for (int k = 0; k < 4; k++)                                 \
+          if (i + k * nt < nv) {                                               \
+            ccl_st16(dst + (i + k * nt) * 16, acc[k]);                         \
+            if (fwd)                                                           \
+              ccl_st16(fwd + (i + k * nt) * 16, acc[k]);                       \
+          }                                                                    \
       }                                                                        \
       body = nv * per;                                                         \
     }                                                                          \
@@ -862,20 +912,26 @@ CCL_INLINE float ccl_round_bf16(float v) {
       CCL_RR_SSTEP_(DT, OP, 4) CCL_RR_SSTEP_(DT, OP, 5)                        \
       CCL_RR_SSTEP_(DT, OP, 6) CCL_RR_SSTEP_(DT, OP, 7)                        \
       ccl_st_##DT(d, acc);                                                     \
+      if (fwd)                                                                 \
+        ccl_st_##DT(fwd + i * es, acc);                                        \
     }                                                                          \
   }
 
 #define CCL_DEFINE_REDUCE(DT, OP)                                              \
   void __ccl_reduce_##DT##_##OP(char *dst, const char *src,                    \
                                 uint64_t nelems) {                             \
-    ccl_reduce_n_##DT##_##OP(dst, 1, nelems, src, 0, 0, 0, 0, 0, 0, 0);        \
+    ccl_reduce_n_##DT##_##OP(dst, 0, 1, nelems, src, 0, 0, 0, 0, 0, 0, 0);     \
+  }                                                                            \
+  void __ccl_reduce_fwd_##DT##_##OP(char *dst, const char *src, char *fwd,     \
+                                    uint64_t nelems) {                         \
+    ccl_reduce_n_##DT##_##OP(dst, fwd, 1, nelems, src, 0, 0, 0, 0, 0, 0, 0);   \
   }                                                                            \
   void __ccl_read_reduce_##DT##_##OP(                                          \
       char *dst, uint32_t nsrc, uint64_t nelems, const char *s0,               \
       const char *s1, const char *s2, const char *s3, const char *s4,          \
       const char *s5, const char *s6, const char *s7) {                        \
-    ccl_reduce_n_##DT##_##OP(dst, nsrc > 8 ? 8 : nsrc, nelems, s0, s1, s2, s3, \
-                             s4, s5, s6, s7);                                  \
+    ccl_reduce_n_##DT##_##OP(dst, 0, nsrc > 8 ? 8 : nsrc, nelems, s0, s1, s2,  \
+                             s3, s4, s5, s6, s7);                              \
   }
 
 #define CCL_DEFINE_REDUCE_PACKETS(DT, OP)                                      \

@@ -53,6 +53,9 @@ char *__ccl_scratch_ptr(const ccl_dev_ctx *ctx, uint32_t buf, uint32_t rank,
 void __ccl_copy(char *dst, const char *src, uint64_t nbytes);
 void __ccl_put(char *dst, const char *src, uint64_t nbytes);
 void __ccl_get(char *dst, const char *src, uint64_t nbytes);
+/* dst[0, nbytes) = fwd[0, nbytes) = src[0, nbytes) in one pass (copy and
+ * forward; fwd is usually a peer's scratch). */
+void __ccl_copy_fwd(char *dst, char *fwd, const char *src, uint64_t nbytes);
 /* Elements of `nslots` scratch slots: nslots * ceil(count / nchunks). */
 uint64_t __ccl_scratch_elems(uint64_t count, uint32_t nchunks,
                              uint32_t nslots);
@@ -112,9 +115,12 @@ void __ccl_unpack_packets(const ccl_dev_ctx *ctx, char *dst, const char *pkts,
  * from peers' scratch over memory channels; more sources take several
  * calls; unused pointers may be NULL). Folded left to right, each step
  * computed in float and rounded to the dtype; 16-byte vectors when every
- * pointer is 16-byte aligned. */
+ * pointer is 16-byte aligned. reduce_fwd also stores the result to fwd in
+ * the same pass (reduce and forward). */
 #define CCL_DECLARE_REDUCE(DT, OP)                                             \
   void __ccl_reduce_##DT##_##OP(char *dst, const char *src, uint64_t nelems);  \
+  void __ccl_reduce_fwd_##DT##_##OP(char *dst, const char *src, char *fwd,     \
+                                    uint64_t nelems);                          \
   void __ccl_read_reduce_##DT##_##OP(                                          \
       char *dst, uint32_t nsrc, uint64_t nelems, const char *s0,               \
       const char *s1, const char *s2, const char *s3, const char *s4,          \

@@ -263,6 +263,34 @@ static void test_copy(void) {
       }
 }
 
+/* copy_fwd writes the same bytes to dst and fwd, whatever their alignment
+ * (16-byte vectors when all three pointers allow, two copies otherwise),
+ * and nothing outside either range. */
+static void test_copy_fwd(void) {
+  for (size_t n = 0; n <= 100; n++)
+    for (size_t foff = 0; foff < 16; foff += 4)
+      for (size_t doff = 0; doff < 16; doff += 8) {
+        guarded src = guarded_alloc(n);
+        for (size_t i = 0; i < n; i++)
+          src.p[i] = (char)rnd();
+        char *d = buf_alloc(doff + n), *f = buf_alloc(foff + n);
+        memset(d, 0x11, doff);
+        memset(f, 0x22, foff);
+        __ccl_copy_fwd(d + doff, f + foff, src.p, n);
+        CHECK(memcmp(d + doff, src.p, n) == 0);
+        CHECK(memcmp(f + foff, src.p, n) == 0);
+        for (size_t i = 0; i < doff; i++)
+          CHECK(d[i] == 0x11);
+        for (size_t i = 0; i < foff; i++)
+          CHECK(f[i] == 0x22);
+        buf_check_guard(d, doff + n);
+        buf_check_guard(f, foff + n);
+        free(d);
+        free(f);
+        guarded_free(src);
+      }
+}
+
 /* ---------------------------------------------------------------------- */
 /* Reference element types (independent of the library).                  */
 /* ---------------------------------------------------------------------- */
@@ -406,6 +434,50 @@ static void test_local_reduce(void) {
         free(want);
         guarded_free(src);
       }
+}
+
+typedef void (*reduce_fwd_fn)(char *, const char *, char *, uint64_t);
+static reduce_fwd_fn reduce_fwd_fns[3][4] = {
+    {__ccl_reduce_fwd_f32_sum, __ccl_reduce_fwd_f32_prod,
+     __ccl_reduce_fwd_f32_max, __ccl_reduce_fwd_f32_min},
+    {__ccl_reduce_fwd_f16_sum, __ccl_reduce_fwd_f16_prod,
+     __ccl_reduce_fwd_f16_max, __ccl_reduce_fwd_f16_min},
+    {__ccl_reduce_fwd_bf16_sum, __ccl_reduce_fwd_bf16_prod,
+     __ccl_reduce_fwd_bf16_max, __ccl_reduce_fwd_bf16_min},
+};
+
+/* reduce_fwd leaves dst as reduce does and the same result in fwd, for an
+ * aligned fwd (vector path) and a misaligned one (element path). */
+static void test_reduce_fwd(void) {
+  for (int dt = 0; dt < 3; dt++)
+    for (int op = 0; op < 4; op++)
+      for (uint64_t n = 0; n <= 67; n++)
+        for (size_t foff = 0; foff <= 4; foff += 4) {
+          uint32_t es = esize_of[dt];
+          char *src = buf_alloc(n * es), *dst = buf_alloc(n * es);
+          char *f = buf_alloc(foff + n * es), *want = malloc(n * es + 1);
+          fill_random(dt, op, src, n);
+          fill_random(dt, op, dst, n);
+          memset(f, 0x33, foff);
+          for (uint64_t i = 0; i < n; i++)
+            ref_st(dt, want + i * es,
+                   ref_op(op, ref_ld(dt, dst + i * es), ref_ld(dt, src + i * es)));
+          reduce_fwd_fns[dt][op](dst, src, f + foff, n);
+          for (uint64_t i = 0; i < n; i++) {
+            float a = ref_ld(dt, dst + i * es), b = ref_ld(dt, want + i * es);
+            CHECK(memcmp(dst + i * es, want + i * es, es) == 0 ||
+                  (isnan(a) && isnan(b)));
+            CHECK(memcmp(f + foff + i * es, dst + i * es, es) == 0);
+          }
+          for (size_t i = 0; i < foff; i++)
+            CHECK(f[i] == 0x33);
+          buf_check_guard(dst, n * es);
+          buf_check_guard(f, foff + n * es);
+          free(src);
+          free(dst);
+          free(f);
+          free(want);
+        }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1143,8 +1215,10 @@ int main(void) {
   test_conversions();
   puts("conversions ok");
   test_copy();
+  test_copy_fwd();
   puts("copy ok");
   test_local_reduce();
+  test_reduce_fwd();
   puts("local reduce ok");
   test_unpack();
   puts("unpack ok");

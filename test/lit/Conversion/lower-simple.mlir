@@ -143,7 +143,11 @@ ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = "AllReduce", n
 //    sources; with a forward, the block synchronises (the result was just
 //    written) and puts the result to the forward destination, and the fused
 //    `signal` signals the forward channel;
-//  - a copy with a forward (receive-copy-send) likewise, without a signal.
+//  - a copy with one forward (receive-copy-send) writes the copy and the
+//    forward in one pass (__ccl_copy_fwd, no barrier, no second read);
+//    without `signal` there is no signal;
+//  - a two-operand reduce with one forward (reduce-send) likewise, in one
+//    pass (__ccl_reduce_fwd_*), then its signal.
 
 // CHECK-LABEL: llvm.func @ccl_fused_n3_f32_sum(
 // CHECK:       ^bb1:
@@ -163,10 +167,20 @@ ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = "AllReduce", n
 // CHECK-NEXT:    %[[C01B:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    llvm.call @__ccl_signal(%arg0, %[[C01B]])
 // CHECK:         %[[CD:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
-// CHECK:         llvm.call @__ccl_copy(%[[CD]],
-// CHECK-NEXT:    llvm.call @__ccl_barrier()
-// CHECK:         llvm.call @__ccl_put(%{{.*}}, %[[CD]],
+// CHECK:         %[[CS:.*]] = llvm.call @__ccl_chunk_ptr(%arg1,
+// CHECK:         %[[CF:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK-NOT:     llvm.call @__ccl_barrier()
+// CHECK:         llvm.call @__ccl_copy_fwd(%[[CD]], %[[CF]], %[[CS]],
 // CHECK-NOT:     llvm.call @__ccl_signal(
+// CHECK-NOT:     llvm.call @__ccl_put(
+// CHECK:         %[[RD2:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
+// CHECK:         %[[RS2:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK:         %[[RF2:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK-NOT:     llvm.call @__ccl_barrier()
+// CHECK:         llvm.call @__ccl_reduce_fwd_f32_sum(%[[RD2]], %[[RS2]], %[[RF2]],
+// CHECK-NEXT:    %[[C02C:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_signal(%arg0, %[[C02C]])
+// CHECK-NOT:     llvm.call @__ccl_put(
 // CHECK:         llvm.br
 ccl.algorithm @fused_n3 attributes {chunks = 2 : i64, collective = "AllReduce", name = "fused", nranks = 3 : i64, protocol = "Simple"} {
   ccl.scratch @s slots 2
@@ -175,4 +189,5 @@ ccl.algorithm @fused_n3 attributes {chunks = 2 : i64, collective = "AllReduce", 
   ccl.put @mem_0_1 tb 0 <"s"[1] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"s"[2] [0 : 1]>] via [@mem_0_2] signal
   ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"s"[0] [0 : 1]> and [#ccl.chunk<"s"[0] [1 : 1]>] forward [#ccl.chunk<"s"[1] [1 : 1]>] via [@mem_0_1] signal
   ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> forward [#ccl.chunk<"s"[2] [1 : 1]>] via [@mem_0_2]
+  ccl.reduce tb 0 <"output"[0] [1 : 1]> from <"s"[0] [1 : 1]> forward [#ccl.chunk<"s"[2] [0 : 1]>] via [@mem_0_2] signal
 }
