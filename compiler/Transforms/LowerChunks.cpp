@@ -99,25 +99,89 @@ public:
         it = laneOfRoot.emplace(root, laneOfRoot.size()).first;
       block[op] = placedBlocks + it->second % maxBlocks;
     }
+    lanes = laneOfRoot.size();
+    dagEdges = haveDag;
+  }
+
+  /// When several lanes share a thread block (more lanes than max-blocks),
+  /// program order would run one lane's whole chain before the next lane
+  /// starts on that block. Instead, order the operations by priority:
+  /// depth in the chunk DAG (longest chain of dependencies before the
+  /// operation), then reverse depth (longest chain after it, the critical
+  /// path first), then program order. Every dependency goes from a smaller
+  /// depth to a larger one, so this is a valid program order with the same
+  /// meaning; the transfers are lowered in it, so every wait still follows
+  /// its send and the result is deadlock free. Needs the chunk DAG and a
+  /// program whose operations are all unplaced and contiguous.
+  void orderByPriority(ArrayRef<Operation *> ops) {
+    if (static_cast<int64_t>(lanes) <= maxBlocks || !dagEdges || ops.size() < 2)
+      return;
+    Block &body = algo.getBody().front();
+    SmallVector<Operation *> insts;
+    for (Operation &op : body)
+      if (isa<InstructionOp, TbBarrierOp>(op))
+        insts.push_back(&op);
+    if (insts.size() != ops.size())
+      return; // placed operations too: keep the program's order
+    for (size_t i = 1; i < insts.size(); ++i)
+      if (insts[i]->getPrevNode() != insts[i - 1])
+        return;
+    std::map<int64_t, size_t> index;
+    for (size_t i = 0; i < insts.size(); ++i)
+      index[insts[i]->getAttrOfType<IntegerAttr>("dag_id").getInt()] = i;
+    std::vector<SmallVector<size_t>> preds(insts.size());
+    for (size_t i = 0; i < insts.size(); ++i)
+      for (StringRef kind : {"raw", "war", "waw"})
+        if (auto edges = insts[i]->getAttrOfType<DenseI64ArrayAttr>(kind))
+          for (int64_t id : edges.asArrayRef())
+            if (auto it = index.find(id); it != index.end() && it->second < i)
+              preds[i].push_back(it->second);
+    // Program order is topological (an edge points to an earlier op).
+    std::vector<int64_t> depth(insts.size(), 0), rdepth(insts.size(), 0);
+    for (size_t i = 0; i < insts.size(); ++i)
+      for (size_t p : preds[i])
+        depth[i] = std::max(depth[i], depth[p] + 1);
+    for (size_t i = insts.size(); i-- > 0;)
+      for (size_t p : preds[i])
+        rdepth[p] = std::max(rdepth[p], rdepth[i] + 1);
+    SmallVector<size_t> order(insts.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    llvm::stable_sort(order, [&](size_t a, size_t b) {
+      return std::make_tuple(depth[a], -rdepth[a], a) <
+             std::make_tuple(depth[b], -rdepth[b], b);
+    });
+    Operation *after = insts.back()->getNextNode();
+    for (size_t i : order) {
+      if (after)
+        insts[i]->moveBefore(after);
+      else
+        insts[i]->moveBefore(&body, body.end());
+    }
   }
 
   LogicalResult run() {
     Block &body = algo.getBody().front();
-    SmallVector<Operation *> chunkOps;
-    bool unplaced = false;
+    bool chunkLevel = false, unplaced = false;
     for (Operation &op : body) {
       if (isChunkLevel(&op))
-        chunkOps.push_back(&op);
+        chunkLevel = true;
       else if (auto inst = dyn_cast<InstructionOp>(op))
         unplaced |= !inst.isPlaced();
     }
-    if (chunkOps.empty() && !unplaced)
+    if (!chunkLevel && !unplaced)
       return success();
     SmallVector<Operation *> laneOps;
     for (Operation &op : body)
       if (auto inst = dyn_cast<InstructionOp>(op); inst && !inst.isPlaced())
         laneOps.push_back(&op);
     assignLanes(laneOps);
+    orderByPriority(laneOps);
+    // (After the reordering: the transfers are lowered in program order.)
+    SmallVector<Operation *> chunkOps;
+    for (Operation &op : body)
+      if (isChunkLevel(&op))
+        chunkOps.push_back(&op);
     if (algo.isLL() && kind != "memory")
       return algo.emitError("an LL algorithm sends packets over memory "
                             "channels; --channel=")
@@ -236,6 +300,8 @@ private:
   int64_t maxBlocks;
   OpBuilder b;
   std::map<Operation *, int64_t> block;
+  size_t lanes = 0;
+  bool dagEdges = false;
   std::map<std::tuple<std::string, int64_t, int64_t, int64_t>, FlatSymbolRefAttr>
       channels;
 };

@@ -89,13 +89,19 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
     Operations without a thread block (`tb`) are placed automatically. They
     are split into lanes: operations linked (transitively) by a dependency
     of the chunk DAG (`--ccl-chunk-dag`; without it, by touching a common
-    chunk) share a lane; operations of different lanes are independent. Each lane runs on its own thread block (lane modulo
-    `max-blocks`, after the blocks the program placed itself) with its own
-    channels, so independent chains (the chunks of a ring) proceed in
-    parallel. Within a lane, every rank runs its operations in program
-    order, which is deadlock free because every wait follows its send in
-    that order. Programs without chunk-level or unplaced operations are left
-    alone.
+    chunk) share a lane; operations of different lanes are independent.
+    Each lane runs on its own thread block (lane modulo `max-blocks`, after
+    the blocks the program placed itself) with its own channels, so
+    independent chains (the chunks of a ring) proceed in parallel. Within a
+    lane, every rank runs its operations in program order, which is
+    deadlock free because every wait follows its send in that order. When
+    lanes share a block (more lanes than `max-blocks`), the operations are
+    first put in priority order: depth in the chunk DAG, then reverse depth
+    (critical path first), then program order; so a block starts every
+    chain's first hop before any chain's second one instead of running one
+    chain to its end first (needs `--ccl-chunk-dag` and a program with no
+    placed operations). Programs without chunk-level or unplaced operations
+    are left alone.
 
     ```mlir
     // before (rank 1 reduces rank 0's chunk into its own)

@@ -1,0 +1,40 @@
+// RUN: %ccl-opt %s --ccl-chunk-dag --ccl-lower-chunks="max-blocks=1" | FileCheck %s --check-prefix=FOLD
+// RUN: %ccl-opt %s --ccl-chunk-dag --ccl-lower-chunks="max-blocks=1" --ccl-fuse --ccl-schedule --ccl-verify > /dev/null
+// RUN: %ccl-opt %s --ccl-chunk-dag --ccl-lower-chunks="max-blocks=2" | FileCheck %s --check-prefix=SPREAD
+// RUN: %ccl-opt %s --ccl-lower-chunks="max-blocks=1" | FileCheck %s --check-prefix=NODAG
+
+// Tests that when two lanes (the chains of chunks 0 and 1) share one thread
+// block, their operations run by priority: the first hop of both chains
+// (depth 0) before the second hop of either (depth 1), so chunk 1 does not
+// wait for chunk 0's whole chain; the result still proves.
+// FOLD-LABEL: ccl.algorithm @two_chains_n2
+// FOLD:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+// FOLD:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [1 : 1]> = <"input"[0] [1 : 1]>
+// FOLD:         ccl.put @mem_1_0_b0 tb 0 <"xfer"[0] [0 : 1]> = <"output"[1] [0 : 1]>
+// FOLD:         ccl.put @mem_1_0_b0 tb 0 <"xfer"[0] [1 : 1]> = <"output"[1] [1 : 1]>
+
+// Tests that with a block per lane the program order is kept (chunk 0's
+// chain, then chunk 1's, each on its own block).
+// SPREAD-LABEL: ccl.algorithm @two_chains_n2
+// SPREAD:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+// SPREAD:         ccl.put @mem_1_0_b0 tb 0 <"xfer"[0] [0 : 1]> = <"output"[1] [0 : 1]>
+// SPREAD:         ccl.put @mem_0_1_b1 tb 1 <"xfer"[1] [1 : 1]> = <"input"[0] [1 : 1]>
+// SPREAD:         ccl.put @mem_1_0_b1 tb 1 <"xfer"[0] [1 : 1]> = <"output"[1] [1 : 1]>
+
+// Tests that without the chunk DAG (no depths) the program order is kept.
+// NODAG-LABEL: ccl.algorithm @two_chains_n2
+// NODAG:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+// NODAG:         ccl.put @mem_1_0_b0 tb 0 <"xfer"[0] [0 : 1]> = <"output"[1] [0 : 1]>
+// NODAG:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [1 : 1]> = <"input"[0] [1 : 1]>
+ccl.algorithm @two_chains_n2 attributes {name = "two_chains", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
+  ccl.copy <"output"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy <"output"[0] [0 : 1]> = <"output"[1] [0 : 1]>
+  ccl.copy <"output"[1] [1 : 1]> = <"input"[0] [1 : 1]>
+  ccl.copy <"output"[0] [1 : 1]> = <"output"[1] [1 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.ensure <"output"[0] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>]
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.ensure <"output"[1] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>]
+}
