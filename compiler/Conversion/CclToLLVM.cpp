@@ -866,8 +866,12 @@ int64_t numBlocks(AlgorithmOp algo) {
 
 /// Builds the kernel skeleton for one (algorithm, dtype, op) and moves a
 /// copy of every thread block's operations into its switch case.
+/// Builds the kernel of `algo` for one dtype and operator: every rank's
+/// thread blocks behind a switch on (rank, block), or with `onlyRank` one
+/// rank's (a per-rank kernel, named NAME_rR, switching on the block).
 void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
-                 StringRef dtype, StringRef redop) {
+                 StringRef dtype, StringRef redop,
+                 std::optional<int64_t> onlyRank) {
   MLIRContext *ctx = b.getContext();
   Location loc = algo.getLoc();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
@@ -875,9 +879,11 @@ void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
   SmallVector<Type> args{ptrTy, ptrTy, ptrTy, b.getI64Type()};
   if (target.blockIdIsParameter())
     args.push_back(b.getI32Type());
+  std::string name = kernelName(algo.getSymName(), dtype, redop);
+  if (onlyRank)
+    name += "_r" + std::to_string(*onlyRank);
   auto func = LLVM::LLVMFuncOp::create(
-      b, loc, kernelName(algo.getSymName(), dtype, redop),
-      LLVM::LLVMFunctionType::get(voidTy, args));
+      b, loc, name, LLVM::LLVMFunctionType::get(voidTy, args));
   target.markKernel(func);
   func->setAttr("ccl.esize", b.getI64IntegerAttr(dtypeSize(dtype)));
   func->setAttr("ccl.chunks", b.getI64IntegerAttr(algo.getChunks()));
@@ -934,12 +940,18 @@ void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
   if (target.blockIdIsParameter())
     callLib(b, loc, func, "__ccl_host_set_block", voidTy, {block});
   int64_t nblocks = numBlocks(algo);
-  Value sel = LLVM::AddOp::create(
-      b, loc, LLVM::MulOp::create(b, loc, rank, i32(b, loc, nblocks)), block);
+  Value sel = onlyRank ? block
+                       : LLVM::AddOp::create(
+                             b, loc,
+                             LLVM::MulOp::create(b, loc, rank,
+                                                 i32(b, loc, nblocks)),
+                             block);
 
   SmallVector<int32_t> caseValues;
   SmallVector<Block *> caseBlocks;
   for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
+    if (onlyRank && tb.getRank() != *onlyRank)
+      continue;
     Block *bb = new Block();
     func.getBody().getBlocks().insert(Region::iterator(exit), bb);
     OpBuilder cb = OpBuilder::atBlockEnd(bb);
@@ -958,7 +970,8 @@ void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
       callLib(cb, loc, func, "__ccl_wait_commit", voidTy,
               {entry->getArgument(0), i32(cb, loc, chan), i32(cb, loc, n)});
     LLVM::BrOp::create(cb, loc, exit);
-    caseValues.push_back(static_cast<int32_t>(tb.getRank() * nblocks + tb.getTb()));
+    caseValues.push_back(static_cast<int32_t>(
+        onlyRank ? tb.getTb() : tb.getRank() * nblocks + tb.getTb()));
     caseBlocks.push_back(bb);
   }
   SmallVector<ValueRange> caseOperands(caseBlocks.size(), ValueRange{});
@@ -1011,10 +1024,21 @@ struct CclLowerToLLVMPass
     }
     if (!rep.ok())
       return signalPassFailure();
+    // GPU targets get one kernel per rank (each GPU loads only its own
+    // blocks' code, and ptxas's time grows much faster than linearly with
+    // one kernel's size); the host target, whose kernels are called per
+    // block through the plan's function pointers, one for all ranks.
+    bool perRank = !target->blockIdIsParameter();
     for (AlgorithmOp algo : algos) {
       for (const std::string &d : dts)
-        for (const std::string &o : ops)
-          buildKernel(b, algo, *target, d, o);
+        for (const std::string &o : ops) {
+          if (!perRank) {
+            buildKernel(b, algo, *target, d, o, std::nullopt);
+            continue;
+          }
+          for (int64_t r = 0; r < algo.getNranks(); ++r)
+            buildKernel(b, algo, *target, d, o, r);
+        }
     }
     for (AlgorithmOp algo : algos)
       algo.erase();

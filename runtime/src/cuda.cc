@@ -265,10 +265,17 @@ cclResult_t cudaPrepareModules(Shared *s, PreparedPlan *pp) {
                         format("its %s/%s kernel has no symbol",
                                dtypeName(var->kernels[k].dtype),
                                opName(var->kernels[k].redop)));
-      CUresult cr = d->cuModuleGetFunction(&pr.functions[k], pr.module, sym);
+      // This rank's own kernel (SYMBOL_rR, what cclc emits for GPUs), else
+      // one kernel for all ranks (SYMBOL).
+      std::string own = format("%s_r%d", sym, r);
+      CUresult cr =
+          d->cuModuleGetFunction(&pr.functions[k], pr.module, own.c_str());
+      if (cr == CUDA_ERROR_NOT_FOUND)
+        cr = d->cuModuleGetFunction(&pr.functions[k], pr.module, sym);
       if (cr != CUDA_SUCCESS)
         return cuFail("cuModuleGetFunction", cr,
-                      format("(kernel %s on device %d)", sym, rs.device));
+                      format("(kernel %s or %s on device %d)", own.c_str(),
+                             sym, rs.device));
     }
   }
   return cclSuccess;

@@ -25,6 +25,7 @@ typedef int CUdevice_attribute;
 enum : int {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_NOT_FOUND = 500,
   CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
 };
 enum : int {

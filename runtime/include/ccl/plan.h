@@ -130,7 +130,10 @@ typedef struct ccl_scratch_info {
 typedef struct ccl_kernel_info {
   uint32_t dtype; /* CCL_DT_* */
   uint32_t redop; /* CCL_OP_* */
-  const char *symbol;          /* entry name in the device image */
+  /* Entry name in the device image. A device image may instead hold one
+   * entry per rank, SYMBOL_rR for rank R (cclc emits these for GPUs); the
+   * runtime takes the rank's own entry when there is one. */
+  const char *symbol;
   ccl_host_kernel_fn host_fn;  /* host target only */
 } ccl_kernel_info;
 

@@ -85,9 +85,10 @@
 // CHECK:         llvm.call @__ccl_reduce_bf16_sum(
 // CHECK:         llvm.call @__ccl_read_reduce_bf16_sum(
 
-// SM90-LABEL: llvm.func ptx_kernelcc @ccl_simple_n2_f32_sum(
+// SM90-LABEL: llvm.func ptx_kernelcc @ccl_simple_n2_f32_sum_r0(
 // SM90:         llvm.call @__ccl_put(
 // SM90:         llvm.call @__ccl_signal(
+// SM90-LABEL: llvm.func ptx_kernelcc @ccl_simple_n2_f32_sum_r1(
 // SM90:         llvm.call @__ccl_wait(
 // SM90:         llvm.call @__ccl_wait_commit(
 ccl.algorithm @simple_n2 attributes {chunks = 2 : i64, collective = "AllReduce", name = "simple", nranks = 2 : i64, protocol = "Simple"} {

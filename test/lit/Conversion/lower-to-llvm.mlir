@@ -36,14 +36,23 @@
 // HOST-NEXT:    llvm.call @__ccl_end(%arg0)
 // HOST-NEXT:    llvm.return
 
-// Tests that for sm_90 the kernel uses the ptx_kernel calling convention, has
-// no block parameter, and reads the block id from %ctaid.x.
-// SM90-LABEL: llvm.func ptx_kernelcc @ccl_allpairs_n2_f32_sum(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: i64)
+// Tests that for sm_90 there is one kernel per rank (NAME_rR, holding only
+// that rank's blocks: one put_packets each), each with the ptx_kernel calling convention, no block
+// parameter, and a switch on the block id read from %ctaid.x; the host
+// target above keeps one kernel for all ranks.
+// SM90-NOT:   @ccl_allpairs_n2_f32_sum(
+// SM90-LABEL: llvm.func ptx_kernelcc @ccl_allpairs_n2_f32_sum_r0(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: i64)
 // SM90:         llvm.call @__ccl_begin(%arg0)
 // SM90-NOT:     __ccl_host_set_block
 // SM90:         %[[BID:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"() : () -> i32
-// SM90:         llvm.add %{{.*}}, %[[BID]] : i32
-// SM90-NEXT:    llvm.switch
+// SM90-NEXT:    llvm.switch %[[BID]] : i32
+// SM90:         llvm.call @__ccl_put_packets(
+// SM90-NOT:     llvm.call @__ccl_put_packets(
+// SM90-LABEL: llvm.func ptx_kernelcc @ccl_allpairs_n2_f32_sum_r1(
+// SM90:         %[[BID1:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"() : () -> i32
+// SM90-NEXT:    llvm.switch %[[BID1]] : i32
+// SM90:         llvm.call @__ccl_put_packets(
+// SM90-NOT:     llvm.call @__ccl_put_packets(
 ccl.algorithm @allpairs_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "allpairs", nranks = 2 : i64, protocol = "LL"} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 "memory" 0 -> 1
