@@ -5,10 +5,16 @@
 # Copy the folder to the GPU machine and run test/hw/run.sh there; that
 # machine needs only the CUDA driver (and NCCL for the comparisons).
 #
-#   test/hw/build.sh [OUT]        (default OUT: .carry/hw)
+#   test/hw/build.sh [OUT [LIB...]]   (default OUT: .carry/hw)
+#
+# With LIB names, only those libraries of algos.txt are built (and listed
+# in OUT/algos.txt): the device tool carries at most 64 MiB, and all the
+# libraries together are more.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$ROOT/.carry/hw}
+shift $(($# > 0 ? 1 : 0))
+WANT=" $* "
 case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
 cd "$ROOT"
 scripts/build.sh >/dev/null
@@ -19,9 +25,15 @@ cp out/lib/libcclrt.so "$OUT/"
 export OUTDIR=$OUT
 export LD_LIBRARY_PATH="$ROOT/out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-# The libraries of test/hw/algos.txt, one compilation per core.
-cp test/hw/algos.txt "$OUT/"
-grep -v '^#' test/hw/algos.txt | while read -r lib algo src flags; do
+# The libraries of test/hw/algos.txt (or the LIBs named), one compilation
+# per core.
+awk -v want="$WANT" '/^#/ || want == "  " || index(want, " " $1 " ")' \
+    test/hw/algos.txt > "$OUT/algos.txt"
+for lib in $WANT; do
+  grep -q "^$lib " "$OUT/algos.txt" ||
+    { echo "hw/build: no library '$lib' in test/hw/algos.txt" >&2; exit 2; }
+done
+grep -v '^#' "$OUT/algos.txt" | while read -r lib algo src flags; do
   echo "$lib $src $flags"
 done | xargs -P "$(nproc)" -L 1 bash -c '
   lib=$0 src=$1; shift
@@ -30,6 +42,7 @@ done | xargs -P "$(nproc)" -L 1 bash -c '
       -o "$OUTDIR/lib/$lib.so"'
 
 test/device/gpu/run_gpu_test.sh build "$OUT/device" >/dev/null
+rm -f "$OUT"/device/*.bc
 test/runtime/gpu/run_cuda_test.sh build "$OUT/runtime" >/dev/null
 cp test/hw/run.sh "$OUT/"
 echo "hw/build: done; run '$OUT/run.sh' on the GPU machine"
