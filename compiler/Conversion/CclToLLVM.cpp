@@ -931,8 +931,6 @@ void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
   Value epoch = callLib(b, loc, func, "__ccl_begin", b.getI32Type(),
                         {entry->getArgument(0)});
   (void)epoch;
-  Value rank = LLVM::LoadOp::create(b, loc, b.getI32Type(),
-                                    entry->getArgument(0), /*alignment=*/4);
   Value block = target.blockIdIsParameter() ? entry->getArgument(4)
                                             : target.emitBlockId(b, loc);
   // The host has no block-index register; spin-wait error records read the
@@ -940,12 +938,14 @@ void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
   if (target.blockIdIsParameter())
     callLib(b, loc, func, "__ccl_host_set_block", voidTy, {block});
   int64_t nblocks = numBlocks(algo);
-  Value sel = onlyRank ? block
-                       : LLVM::AddOp::create(
-                             b, loc,
-                             LLVM::MulOp::create(b, loc, rank,
-                                                 i32(b, loc, nblocks)),
-                             block);
+  Value sel = block;
+  if (!onlyRank) { // ctx->rank * nblocks + block
+    Value rank = LLVM::LoadOp::create(b, loc, b.getI32Type(),
+                                      entry->getArgument(0), /*alignment=*/4);
+    sel = LLVM::AddOp::create(
+        b, loc, LLVM::MulOp::create(b, loc, rank, i32(b, loc, nblocks)),
+        block);
+  }
 
   SmallVector<int32_t> caseValues;
   SmallVector<Block *> caseBlocks;

@@ -139,9 +139,9 @@ constexpr unsigned kMaxInlinedBulkCalls = 16;
 
 static bool isBulkMover(StringRef name) {
   return name == "__ccl_copy" || name == "__ccl_put" || name == "__ccl_get" ||
-         name == "__ccl_copy_fwd" || name.starts_with("__ccl_reduce_f") ||
-         name.starts_with("__ccl_reduce_bf") ||
-         name.starts_with("__ccl_read_reduce_");
+         name == "__ccl_copy_fwd" || name.starts_with("__ccl_read_reduce_") ||
+         (name.starts_with("__ccl_reduce_") &&
+          !name.starts_with("__ccl_reduce_packets_"));
 }
 
 static bool keepOutOfLine(const Function &f, const TargetInfo &target) {

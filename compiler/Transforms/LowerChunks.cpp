@@ -32,6 +32,19 @@ bool isChunkLevel(Operation *op) {
   return false;
 }
 
+/// True when the chunk DAG (--ccl-chunk-dag) numbered every operation.
+bool hasDag(ArrayRef<Operation *> ops) {
+  return llvm::all_of(ops, [](Operation *op) { return op->hasAttr("dag_id"); });
+}
+
+/// Calls `fn` with the dag_id of every operation `op` depends on.
+void forEachDagDep(Operation *op, llvm::function_ref<void(int64_t)> fn) {
+  for (StringRef kind : {"raw", "war", "waw"})
+    if (auto edges = op->getAttrOfType<DenseI64ArrayAttr>(kind))
+      for (int64_t id : edges.asArrayRef())
+        fn(id);
+}
+
 /// Rewrites one algorithm; `kind` is the channel kind for Simple transfers.
 class ChunkLowering {
 public:
@@ -41,8 +54,9 @@ public:
   /// Splits the unplaced operations into lanes: operations that touch a
   /// common chunk (transitively) share a lane, operations of different
   /// lanes are independent. Each lane gets its own thread block (modulo
-  /// maxBlocks) after the blocks the program placed itself.
-  void assignLanes(ArrayRef<Operation *> ops) {
+  /// maxBlocks) after the blocks the program placed itself. Returns the
+  /// number of lanes.
+  int64_t assignLanes(ArrayRef<Operation *> ops) {
     std::map<Operation *, Operation *> parent;
     std::function<Operation *(Operation *)> find = [&](Operation *x) {
       Operation *&p = parent[x];
@@ -61,9 +75,7 @@ public:
     }
     // With the chunk DAG (--ccl-chunk-dag), its edges link the lanes;
     // without it, any two operations touching a common slot do.
-    bool haveDag = llvm::all_of(ops, [](Operation *op) {
-      return op->hasAttr("dag_id");
-    });
+    bool haveDag = hasDag(ops);
     std::map<int64_t, Operation *> byId;
     if (haveDag)
       for (Operation *op : ops)
@@ -71,11 +83,10 @@ public:
     for (Operation *op : ops) {
       find(op);
       if (haveDag) {
-        for (StringRef kind : {"raw", "war", "waw"})
-          if (auto edges = op->getAttrOfType<DenseI64ArrayAttr>(kind))
-            for (int64_t id : edges.asArrayRef())
-              if (auto it = byId.find(id); it != byId.end())
-                parent[find(op)] = find(it->second);
+        forEachDagDep(op, [&](int64_t id) {
+          if (auto it = byId.find(id); it != byId.end())
+            parent[find(op)] = find(it->second);
+        });
         continue;
       }
       auto inst = cast<InstructionOp>(op);
@@ -99,8 +110,7 @@ public:
         it = laneOfRoot.emplace(root, laneOfRoot.size()).first;
       block[op] = placedBlocks + it->second % maxBlocks;
     }
-    lanes = laneOfRoot.size();
-    dagEdges = haveDag;
+    return laneOfRoot.size();
   }
 
   /// When several lanes share a thread block (more lanes than max-blocks),
@@ -111,52 +121,48 @@ public:
   /// path first), then program order. Every dependency goes from a smaller
   /// depth to a larger one, so this is a valid program order with the same
   /// meaning; the transfers are lowered in it, so every wait still follows
-  /// its send and the result is deadlock free. Needs the chunk DAG and a
-  /// program whose operations are all unplaced and contiguous.
+  /// its send and the result is deadlock free. `ops` are the unplaced
+  /// operations, numbered by the chunk DAG; only a program made of them
+  /// alone, contiguous, is reordered.
   void orderByPriority(ArrayRef<Operation *> ops) {
-    if (static_cast<int64_t>(lanes) <= maxBlocks || !dagEdges || ops.size() < 2)
-      return;
     Block &body = algo.getBody().front();
-    SmallVector<Operation *> insts;
-    for (Operation &op : body)
-      if (isa<InstructionOp, TbBarrierOp>(op))
-        insts.push_back(&op);
-    if (insts.size() != ops.size())
+    size_t insts = llvm::count_if(
+        body, [](Operation &op) { return isa<InstructionOp, TbBarrierOp>(op); });
+    if (ops.size() < 2 || insts != ops.size())
       return; // placed operations too: keep the program's order
-    for (size_t i = 1; i < insts.size(); ++i)
-      if (insts[i]->getPrevNode() != insts[i - 1])
+    for (size_t i = 1; i < ops.size(); ++i)
+      if (ops[i]->getPrevNode() != ops[i - 1])
         return;
     std::map<int64_t, size_t> index;
-    for (size_t i = 0; i < insts.size(); ++i)
-      index[insts[i]->getAttrOfType<IntegerAttr>("dag_id").getInt()] = i;
-    std::vector<SmallVector<size_t>> preds(insts.size());
-    for (size_t i = 0; i < insts.size(); ++i)
-      for (StringRef kind : {"raw", "war", "waw"})
-        if (auto edges = insts[i]->getAttrOfType<DenseI64ArrayAttr>(kind))
-          for (int64_t id : edges.asArrayRef())
-            if (auto it = index.find(id); it != index.end() && it->second < i)
-              preds[i].push_back(it->second);
+    for (size_t i = 0; i < ops.size(); ++i)
+      index[ops[i]->getAttrOfType<IntegerAttr>("dag_id").getInt()] = i;
+    std::vector<SmallVector<size_t>> preds(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i)
+      forEachDagDep(ops[i], [&](int64_t id) {
+        if (auto it = index.find(id); it != index.end() && it->second < i)
+          preds[i].push_back(it->second);
+      });
     // Program order is topological (an edge points to an earlier op).
-    std::vector<int64_t> depth(insts.size(), 0), rdepth(insts.size(), 0);
-    for (size_t i = 0; i < insts.size(); ++i)
+    std::vector<int64_t> depth(ops.size(), 0), rdepth(ops.size(), 0);
+    for (size_t i = 0; i < ops.size(); ++i)
       for (size_t p : preds[i])
         depth[i] = std::max(depth[i], depth[p] + 1);
-    for (size_t i = insts.size(); i-- > 0;)
+    for (size_t i = ops.size(); i-- > 0;)
       for (size_t p : preds[i])
         rdepth[p] = std::max(rdepth[p], rdepth[i] + 1);
-    SmallVector<size_t> order(insts.size());
+    SmallVector<size_t> order(ops.size());
     for (size_t i = 0; i < order.size(); ++i)
       order[i] = i;
     llvm::stable_sort(order, [&](size_t a, size_t b) {
       return std::make_tuple(depth[a], -rdepth[a], a) <
              std::make_tuple(depth[b], -rdepth[b], b);
     });
-    Operation *after = insts.back()->getNextNode();
+    Operation *after = ops.back()->getNextNode();
     for (size_t i : order) {
       if (after)
-        insts[i]->moveBefore(after);
+        ops[i]->moveBefore(after);
       else
-        insts[i]->moveBefore(&body, body.end());
+        ops[i]->moveBefore(&body, body.end());
     }
   }
 
@@ -175,8 +181,8 @@ public:
     for (Operation &op : body)
       if (auto inst = dyn_cast<InstructionOp>(op); inst && !inst.isPlaced())
         laneOps.push_back(&op);
-    assignLanes(laneOps);
-    orderByPriority(laneOps);
+    if (assignLanes(laneOps) > maxBlocks && hasDag(laneOps))
+      orderByPriority(laneOps);
     // (After the reordering: the transfers are lowered in program order.)
     SmallVector<Operation *> chunkOps;
     for (Operation &op : body)
@@ -300,8 +306,6 @@ private:
   int64_t maxBlocks;
   OpBuilder b;
   std::map<Operation *, int64_t> block;
-  size_t lanes = 0;
-  bool dagEdges = false;
   std::map<std::tuple<std::string, int64_t, int64_t, int64_t>, FlatSymbolRefAttr>
       channels;
 };

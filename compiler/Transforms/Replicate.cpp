@@ -5,7 +5,6 @@
 #include "ccl/Dialect/CclDialect.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 

@@ -303,6 +303,28 @@ char *__ccl_scratch_ptr(const ccl_dev_ctx *ctx, uint32_t buf, uint32_t rank,
 /* Copy.                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* n 16-byte units from s to d (and to d2 unless it is NULL), spread over
+ * the block's threads; all pointers 16-byte aligned. Four independent loads
+ * in flight per thread before the stores (a peer store waits for nothing,
+ * a load for memory). */
+CCL_INLINE void ccl_copy16(char *d, char *d2, const char *s, uint64_t n) {
+  uint64_t tid = ccl_tid(), nt = ccl_nthreads();
+  for (uint64_t i = tid; i < n; i += 4 * nt) {
+    ccl_u32x4 v[4];
+    CCL_UNROLL
+    for (int k = 0; k < 4; k++)
+      if (i + k * nt < n)
+        v[k] = ccl_ld16(s + (i + k * nt) * 16);
+    CCL_UNROLL
+    for (int k = 0; k < 4; k++)
+      if (i + k * nt < n) {
+        ccl_st16(d + (i + k * nt) * 16, v[k]);
+        if (d2)
+          ccl_st16(d2 + (i + k * nt) * 16, v[k]);
+      }
+  }
+}
+
 /* dst[0, nbytes) = src[0, nbytes), spread over the block's threads. The
  * widest unit both pointers can share (16, 4, 2 bytes, decided by
  * dst ^ src) is used for the body, which starts where dst is aligned to
@@ -323,17 +345,7 @@ CCL_INLINE void ccl_copy(char *dst, const char *src, uint64_t nbytes) {
   char *d = dst + head;
   const char *s = src + head;
   if (shift == 4) {
-    /* Four independent 16-byte loads in flight per thread before the
-     * stores (a peer store waits for nothing, a load for memory). */
-    for (uint64_t i = tid; i < n; i += 4 * nt) {
-      ccl_u32x4 v[4];
-      for (int k = 0; k < 4; k++)
-        if (i + k * nt < n)
-          v[k] = ccl_ld16(s + (i + k * nt) * 16);
-      for (int k = 0; k < 4; k++)
-        if (i + k * nt < n)
-          ccl_st16(d + (i + k * nt) * 16, v[k]);
-    }
+    ccl_copy16(d, 0, s, n);
   } else {
     for (uint64_t i = tid; i < n; i += nt) {
       if (shift == 2)
@@ -369,19 +381,7 @@ void __ccl_copy_fwd(char *dst, char *fwd, const char *src, uint64_t nbytes) {
   }
   uint64_t tid = ccl_tid(), nt = ccl_nthreads();
   uint64_t n = nbytes >> 4;
-  for (uint64_t i = tid; i < n; i += 4 * nt) {
-    ccl_u32x4 v[4];
-    CCL_UNROLL
-    for (int k = 0; k < 4; k++)
-      if (i + k * nt < n)
-        v[k] = ccl_ld16(src + (i + k * nt) * 16);
-    CCL_UNROLL
-    for (int k = 0; k < 4; k++)
-      if (i + k * nt < n) {
-        ccl_st16(dst + (i + k * nt) * 16, v[k]);
-        ccl_st16(fwd + (i + k * nt) * 16, v[k]);
-      }
-  }
+  ccl_copy16(dst, fwd, src, n);
   for (uint64_t off = (n << 4) + tid; off < nbytes; off += nt) {
     dst[off] = src[off];
     fwd[off] = src[off];

@@ -500,43 +500,31 @@ void devFree(Shared *s, int rank, void *ptr) {
   d->cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
 }
 
-// The three copies below run on the rank's internal (non-blocking) stream
-// and return only when the device has finished them. The synchronous
-// driver calls are not enough: cuMemcpyHtoD from pageable memory returns
-// once the data is staged, before the DMA lands, and cuMemsetD8 is
-// asynchronous; neither is ordered with kernels on the caller's
-// non-blocking streams, so a collective launched right after could read
-// stale input. None of them waits for work on the caller's streams.
+// devZero, devUpload and devDownload run on the rank's internal
+// (non-blocking) stream and return only when the device has finished. The
+// synchronous driver calls are not enough: cuMemcpyHtoD from pageable
+// memory returns once the data is staged, before the DMA lands, and
+// cuMemsetD8 is asynchronous; neither is ordered with kernels on the
+// caller's non-blocking streams, so a collective launched right after could
+// read stale input. None of them waits for work on the caller's streams.
 namespace {
-cclResult_t onInternalStream(Shared *s, int rank, const char *what,
-                             size_t bytes,
-                             CUresult (*issue)(const CudaDriver *, CUstream,
-                                               const void *),
-                             const void *arg) {
-  const CudaDriver *d = cudaDriver(nullptr, nullptr);
-  cclResult_t r = cudaSetCurrent(s, rank, what);
-  if (r != cclSuccess)
-    return r;
-  CUstream st = s->ranks[rank]->internalStream;
-  CUresult cr = issue(d, st, arg);
-  const char *failed = what;
+/// Waits for `issued`, the result of `call` just queued on the rank's
+/// internal stream; reports either failure.
+cclResult_t finishOnInternalStream(Shared *s, int rank, const char *call,
+                                   size_t bytes, CUresult issued) {
+  CUresult cr = issued;
   if (cr == CUDA_SUCCESS) {
-    cr = d->cuStreamSynchronize(st);
-    failed = "cuStreamSynchronize";
+    cr = cudaDriver(nullptr, nullptr)
+             ->cuStreamSynchronize(s->ranks[rank]->internalStream);
+    call = "cuStreamSynchronize";
   }
   if (cr != CUDA_SUCCESS)
     return setError(cclDriverError,
-                    format("%s(%zu bytes) on device %d failed: %s", failed,
+                    format("%s(%zu bytes) on device %d failed: %s", call,
                            bytes, s->ranks[rank]->device,
                            cuErrorString(cr).c_str()));
   return cclSuccess;
 }
-
-struct CopyArgs {
-  void *dst;
-  const void *src;
-  size_t bytes;
-};
 } // namespace
 
 cclResult_t devZero(Shared *s, int rank, void *ptr, size_t bytes) {
@@ -546,15 +534,15 @@ cclResult_t devZero(Shared *s, int rank, void *ptr, size_t bytes) {
     memset(ptr, 0, bytes);
     return cclSuccess;
   }
-  CopyArgs a{ptr, nullptr, bytes};
-  return onInternalStream(
-      s, rank, "cuMemsetD8Async", bytes,
-      [](const CudaDriver *d, CUstream st, const void *p) {
-        auto *a = static_cast<const CopyArgs *>(p);
-        return d->cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(a->dst), 0,
-                                  a->bytes, st);
-      },
-      &a);
+  const char *call = "cuMemsetD8Async";
+  cclResult_t r = cudaSetCurrent(s, rank, call);
+  if (r != cclSuccess)
+    return r;
+  return finishOnInternalStream(
+      s, rank, call, bytes,
+      cudaDriver(nullptr, nullptr)
+          ->cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(ptr), 0, bytes,
+                            s->ranks[rank]->internalStream));
 }
 
 cclResult_t devUpload(Shared *s, int rank, void *dst, const void *src,
@@ -565,15 +553,15 @@ cclResult_t devUpload(Shared *s, int rank, void *dst, const void *src,
     memcpy(dst, src, bytes);
     return cclSuccess;
   }
-  CopyArgs a{dst, src, bytes};
-  return onInternalStream(
-      s, rank, "cuMemcpyHtoDAsync", bytes,
-      [](const CudaDriver *d, CUstream st, const void *p) {
-        auto *a = static_cast<const CopyArgs *>(p);
-        return d->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(a->dst),
-                                    a->src, a->bytes, st);
-      },
-      &a);
+  const char *call = "cuMemcpyHtoDAsync";
+  cclResult_t r = cudaSetCurrent(s, rank, call);
+  if (r != cclSuccess)
+    return r;
+  return finishOnInternalStream(
+      s, rank, call, bytes,
+      cudaDriver(nullptr, nullptr)
+          ->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src, bytes,
+                              s->ranks[rank]->internalStream));
 }
 
 cclResult_t devDownload(Shared *s, int rank, void *dst, const void *src,
@@ -584,16 +572,15 @@ cclResult_t devDownload(Shared *s, int rank, void *dst, const void *src,
     memcpy(dst, src, bytes);
     return cclSuccess;
   }
-  CopyArgs a{dst, src, bytes};
-  return onInternalStream(
-      s, rank, "cuMemcpyDtoHAsync", bytes,
-      [](const CudaDriver *d, CUstream st, const void *p) {
-        auto *a = static_cast<const CopyArgs *>(p);
-        return d->cuMemcpyDtoHAsync(a->dst,
-                                    reinterpret_cast<CUdeviceptr>(a->src),
-                                    a->bytes, st);
-      },
-      &a);
+  const char *call = "cuMemcpyDtoHAsync";
+  cclResult_t r = cudaSetCurrent(s, rank, call);
+  if (r != cclSuccess)
+    return r;
+  return finishOnInternalStream(
+      s, rank, call, bytes,
+      cudaDriver(nullptr, nullptr)
+          ->cuMemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src), bytes,
+                              s->ranks[rank]->internalStream));
 }
 
 } // namespace cclrt

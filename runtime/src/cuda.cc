@@ -298,23 +298,13 @@ void cudaUnloadModules(Shared *s, PreparedPlan *pp) {
 
 cclResult_t cudaSetTimeout(Shared *s, int rank, PreparedRank *pr,
                            uint64_t timeoutNs) {
-  const CudaDriver *d = drv();
-  cclResult_t res = cudaSetCurrent(s, rank, "cclCommSetTimeout");
-  if (res != cclSuccess)
-    return res;
-  RankState &rs = *s->ranks[rank];
-  // On the rank's non-blocking internal stream: does not wait for kernels
-  // queued on the caller's streams (one of them may be spinning).
-  CUdeviceptr dst = reinterpret_cast<CUdeviceptr>(pr->ctxDev) +
-                    offsetof(ccl_dev_ctx, timeout_ns);
+  // devUpload runs on the rank's internal stream: it does not wait for
+  // kernels queued on the caller's streams (one of them may be spinning).
   uint64_t v = timeoutNs;
-  CUresult cr = d->cuMemcpyHtoDAsync(dst, &v, sizeof v, rs.internalStream);
-  if (cr != CUDA_SUCCESS)
-    return cuFail("cuMemcpyHtoDAsync", cr, format("(device %d)", rs.device));
-  cr = d->cuStreamSynchronize(rs.internalStream);
-  if (cr != CUDA_SUCCESS)
-    return cuFail("cuStreamSynchronize", cr, format("(device %d)", rs.device));
-  return cclSuccess;
+  return devUpload(s, rank,
+                   static_cast<char *>(pr->ctxDev) +
+                       offsetof(ccl_dev_ctx, timeout_ns),
+                   &v, sizeof v);
 }
 
 cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
