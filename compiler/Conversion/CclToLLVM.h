@@ -23,6 +23,7 @@ struct SyncLayout {
     std::string name;
     int64_t src = 0, dst = 0;
     bool port = false;
+    int64_t credit = 0; ///< signals before the first call
   };
   struct Semaphore {
     std::string name;

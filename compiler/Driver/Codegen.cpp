@@ -313,7 +313,7 @@ public:
     opTy = StructType::create(c, {ptr, ptr, i32, i32}, "ccl_op_info");
     scratchTy = StructType::create(c, {ptr, i32, i32}, "ccl_scratch_info");
     kernelTy = StructType::create(c, {i32, i32, ptr, ptr}, "ccl_kernel_info");
-    channelTy = StructType::create(c, {i32, i32, i32}, "ccl_channel_info");
+    channelTy = StructType::create(c, {i32, i32, i32, i32}, "ccl_channel_info");
     semaphoreTy = StructType::create(c, {i32}, "ccl_semaphore_info");
     barrierTy = StructType::create(c, {i32, i32}, "ccl_barrier_info");
     variantTy = StructType::create(
@@ -391,7 +391,8 @@ public:
       for (const SyncLayout::Channel &ch : v.sync.channels)
         channels.push_back(ConstantStruct::get(
             channelTy, {u32(ch.src), u32(ch.dst),
-                        u32(ch.port ? CCL_CHANNEL_PORT : CCL_CHANNEL_MEMORY)}));
+                        u32(ch.port ? CCL_CHANNEL_PORT : CCL_CHANNEL_MEMORY),
+                        u32(ch.credit)}));
       for (const SyncLayout::Semaphore &sem : v.sync.semaphores)
         semaphores.push_back(ConstantStruct::get(semaphoreTy, {u32(sem.rank)}));
       for (const SyncLayout::Barrier &bar : v.sync.barriers)
@@ -426,7 +427,8 @@ public:
          u32(a.ll ? CCL_PROTO_LL : CCL_PROTO_SIMPLE), u64(info.maxBytes),
          str(info.source), u32(variants.size()),
          array(variantTy, variants, "ccl_variants"), u32(info.ops.size()),
-         ops(info), u32(images.size()), array(imageTy, images, "ccl_images")});
+         ops(info), u32(images.size()), array(imageTy, images, "ccl_images"),
+         u32(a.root)});
     return new GlobalVariable(m, planTy, true, GlobalValue::InternalLinkage,
                               init, "ccl_plan_" + a.name + "_" + art.target);
   }

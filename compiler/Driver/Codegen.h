@@ -33,6 +33,7 @@ struct AlgorithmInfo {
   std::string name, collective;
   bool inplace = false, ll = false;
   int64_t chunks = 1;
+  int64_t root = 0; ///< the collective's `root` parameter (0 without one)
   std::vector<VariantInfo> variants;
 };
 

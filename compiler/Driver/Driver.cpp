@@ -120,6 +120,9 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
       a.inplace = algo.getInplace();
       a.chunks = algo.getChunks();
       a.ll = algo.isLL();
+      if (DictionaryAttr params = algo.getParamsAttr())
+        if (auto root = params.getAs<IntegerAttr>("root"))
+          a.root = root.getInt();
       info.algorithms.push_back(a);
     }
     AlgorithmInfo &a = info.algorithms[it->second];

@@ -297,7 +297,7 @@ private:
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(&algo.getBody().front(),
                         algo.declarationSlot(AlgorithmOp::Decl::Channel));
-    ChannelOp::create(b, loc, name, chKind, from, to);
+    ChannelOp::create(b, loc, name, chKind, from, to, /*credit=*/nullptr);
     return channels[key] = FlatSymbolRefAttr::get(b.getContext(), name);
   }
 

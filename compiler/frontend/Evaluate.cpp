@@ -601,7 +601,14 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
       builder.getStringAttr(protocol), /*scheduled=*/nullptr,
       optI64(inChunks * instances, chunks * instances),
       optI64(outChunks * instances, chunks * instances),
-      optI64(instances, 1));
+      optI64(instances, 1), /*params=*/nullptr);
+  if (!coll.params.empty()) {
+    SmallVector<NamedAttribute> params;
+    for (const ast::Arg &p : coll.params)
+      params.push_back(builder.getNamedAttr(
+          p.name, builder.getI64IntegerAttr(globals[p.name].a)));
+    algo.setParamsAttr(builder.getDictionaryAttr(params));
+  }
   algo.getBody().emplaceBlock();
   builder.setInsertionPointToEnd(&algo.getBody().front());
 
@@ -1571,7 +1578,8 @@ FlatSymbolRefAttr Evaluator::channelSymbol(const Value &ch, Location l) {
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(&algo.getBody().front(),
                               algo.declarationSlot(AlgorithmOp::Decl::Channel));
-    symbols[name] = ChannelOp::create(builder, l, name, ch.name, ch.src, ch.dst);
+    symbols[name] = ChannelOp::create(builder, l, name, ch.name, ch.src, ch.dst,
+                                      /*credit=*/nullptr);
   }
   return FlatSymbolRefAttr::get(ctx, name);
 }

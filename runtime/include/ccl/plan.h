@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define CCL_PLAN_ABI_VERSION 2u
+#define CCL_PLAN_ABI_VERSION 3u
 
 /* Targets a plan can be compiled for. */
 enum {
@@ -102,7 +102,16 @@ typedef struct ccl_dev_ctx {
   uint64_t *sem;
   /* barrier b of this rank: barrier[b] arrivals (this rank's memory). */
   uint64_t *barrier;
+  /* --- since ABI 3: a test hook (cclCommDebugSetDelay). When delay_ns is
+   * not 0, thread block `delay_block` of this rank (every block when it is
+   * CCL_DELAY_ALL_BLOCKS) spins for delay_ns at the start of every call,
+   * before its first operation, so that the other ranks run ahead. */
+  uint64_t delay_ns;
+  uint32_t delay_block;
+  uint32_t reserved1;
 } ccl_dev_ctx;
+
+#define CCL_DELAY_ALL_BLOCKS 0xffffffffu
 
 /* Host-target kernel: run once per thread block, each on its own thread. */
 typedef void (*ccl_host_kernel_fn)(const ccl_dev_ctx *ctx, const void *input,
@@ -144,6 +153,12 @@ typedef struct ccl_channel_info {
   uint32_t src;  /* rank that puts, gets and signals */
   uint32_t dst;  /* rank that waits; holds the signal counter */
   uint32_t kind; /* CCL_CHANNEL_* */
+  /* since ABI 3: signals the channel holds before the first call. The
+   * runtime starts the channel's signal counter at this value, so the first
+   * `credit` waits on it return at once (the compiler's acknowledgement
+   * channels: a sender waits for the receiver's acknowledgement of the
+   * previous call's transfer). */
+  uint32_t credit;
 } ccl_channel_info;
 
 /* A cross-thread-block semaphore (since ABI 2): index = position. */
@@ -198,6 +213,9 @@ typedef struct ccl_plan {
   const ccl_op_info *ops;
   uint32_t num_images; /* in order of preference */
   const ccl_image *images;
+  /* since ABI 3: the collective's root rank (Broadcast, Reduce; 0 for the
+   * others), the value of its `root` parameter the algorithm implements. */
+  uint32_t root;
 } ccl_plan;
 
 #ifdef __cplusplus

@@ -28,7 +28,8 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     `Simple`. `input_chunks` and `output_chunks` give the number of chunks of
     `input` and `output` when they differ from `chunks` (AllGather's output
     has `nranks * chunks`); `instances` records how many copies of the
-    program were laid side by side (`instances(k)`). `collective` names a
+    program were laid side by side (`instances(k)`); `params` holds the
+    values of the collective's parameters (`{root = 1 : i64}`). `collective` names a
     built-in collective or one the program declared; its contract is the
     `ccl.require` and `ccl.ensure` operations in the body. The symbol name
     is `<name>_n<nranks>`, so one module can hold an
@@ -55,7 +56,8 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     UnitAttr:$scheduled,
     OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$input_chunks,
     OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$output_chunks,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$instances
+    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$instances,
+    OptionalAttr<DictionaryAttr>:$params
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
@@ -104,13 +106,26 @@ def Ccl_ChannelOp : Ccl_Op<"channel", [Symbol, HasParent<"AlgorithmOp">]> {
     `wait` runs on `dst`. A channel connecting a rank set through a switch
     is a `ccl.switch_channel`.
 
+    `credit n` starts the channel with `n` signals before the first call:
+    the k-th wait on it (counted over all calls) matches signal `k - n`, so
+    the first `n` waits return at once. Signals are then the receiver's
+    acknowledgements: a sender that waits on a credited channel before it
+    reuses a slot waits for the acknowledgement of an earlier call's use.
+    Such a channel ends every call with `n` signals not yet waited for.
+
     ```mlir
     ccl.channel @mem_0_1 "memory" 0 -> 1
+    ccl.channel @ack_1_0 "memory" 1 -> 0 credit 1
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind,
-                       I64Attr:$src, I64Attr:$dst);
-  let assemblyFormat = "$sym_name $kind $src `->` $dst attr-dict";
+                       I64Attr:$src, I64Attr:$dst,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$credit);
+  let assemblyFormat = "$sym_name $kind $src `->` $dst (`credit` $credit^)? attr-dict";
+  let extraClassDeclaration = [{
+    /// Signals the channel holds before the first call (0 without credit).
+    int64_t getCreditOrZero() { return getCredit() ? *getCredit() : 0; }
+  }];
   let hasVerifier = 1;
 }
 
