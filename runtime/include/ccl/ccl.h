@@ -73,7 +73,14 @@ const char *cclGetErrorString(cclResult_t result);
 
 /* Creates `nranks` communicator handles, comms[r] for rank r. For the CUDA
  * target, `devices` lists the CUDA device ordinal of each rank (NULL means
- * 0..nranks-1); for the host target it must be NULL. */
+ * 0..nranks-1); for the host target it must be NULL. An ordinal may repeat:
+ * several ranks then share that GPU (a test mode that lets every GPU code
+ * path run on one GPU). Each rank still has its own internal stream, and
+ * since the thread blocks of all ranks wait for each other, all the blocks
+ * of the ranks that share a GPU must be resident on it at once: plan
+ * preparation and every launch check that and fail with cclUnsupported and
+ * a message naming the GPU, the ranks and the blocks needed and available
+ * when they would not fit. */
 cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
                                     cclTarget_t target, const int *devices);
 /* Destroys one rank's handle; the shared state goes with the last one. */
@@ -109,6 +116,14 @@ cclResult_t cclMemcpyToDevice(cclComm_t comm, void *dst, const void *src,
                               size_t bytes);
 cclResult_t cclMemcpyFromDevice(cclComm_t comm, void *dst, const void *src,
                                 size_t bytes);
+/* Copies `bytes` between two buffers in the rank's device memory (from
+ * cclMemAlloc, or any device memory of the rank's GPU) asynchronously, on
+ * `stream`, ordered with the collectives launched on the same stream before
+ * and after it (host target: on the rank's worker queue, `stream` NULL).
+ * It never blocks: a program can refill a buffer between two collectives
+ * without synchronising with the host. */
+cclResult_t cclMemcpyAsync(cclComm_t comm, void *dst, const void *src,
+                           size_t bytes, cclStream_t stream);
 
 /* Size of one element of `dtype` in bytes (0 if unknown). */
 size_t cclDataTypeSize(cclDataType_t dtype);
@@ -125,6 +140,14 @@ cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
 /* Test hook: when set, the rank skips its launches (simulates a rank that
  * never launches; used by the hang-report tests). */
 cclResult_t cclCommDebugSkipLaunches(cclComm_t comm, int skip);
+
+/* Test hook: for the kernels launched from now on, thread block `block` of
+ * this rank (every block when `block` is -1) spins for `delay_ns`
+ * nanoseconds at the start of every call, before its first operation, so
+ * that the other ranks (or the other blocks) run ahead: a missing
+ * synchronisation between consecutive calls then shows on any machine
+ * (ccl-perf --delay). 0 turns it off. */
+cclResult_t cclCommDebugSetDelay(cclComm_t comm, int block, uint64_t delay_ns);
 
 #ifdef __cplusplus
 }
