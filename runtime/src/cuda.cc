@@ -296,15 +296,29 @@ void cudaUnloadModules(Shared *s, PreparedPlan *pp) {
   }
 }
 
-cclResult_t cudaSetTimeout(Shared *s, int rank, PreparedRank *pr,
-                           uint64_t timeoutNs) {
+cclResult_t cudaUpdateCtx(Shared *s, int rank, PreparedRank *pr,
+                          size_t offset, const void *src, size_t size) {
   // devUpload runs on the rank's internal stream: it does not wait for
   // kernels queued on the caller's streams (one of them may be spinning).
-  uint64_t v = timeoutNs;
-  return devUpload(s, rank,
-                   static_cast<char *>(pr->ctxDev) +
-                       offsetof(ccl_dev_ctx, timeout_ns),
-                   &v, sizeof v);
+  return devUpload(s, rank, static_cast<char *>(pr->ctxDev) + offset, src,
+                   size);
+}
+
+cclResult_t cudaCopyAsync(Shared *s, int rank, void *dst, const void *src,
+                          size_t bytes, cclStream_t stream) {
+  const CudaDriver *d = drv();
+  RankState &rs = *s->ranks[rank];
+  CUresult cr = d->cuCtxSetCurrent(rs.cuCtx);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuCtxSetCurrent", cr, format("(device %d)", rs.device));
+  cr = d->cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
+                            reinterpret_cast<CUdeviceptr>(src), bytes,
+                            static_cast<CUstream>(stream));
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuMemcpyDtoDAsync", cr,
+                  format("(%zu bytes from %p to %p, device %d)", bytes, src,
+                         dst, rs.device));
+  return cclSuccess;
 }
 
 cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,

@@ -24,7 +24,9 @@ namespace cclrt {
 // ---------------------------------------------------------------------------
 // Errors: thread-local last error.
 // ---------------------------------------------------------------------------
-cclResult_t setError(cclResult_t code, const std::string &msg);
+// Records `msg` as the calling thread's last error and returns `code`.
+// Never throws (an allocation failure leaves the message empty).
+cclResult_t setError(cclResult_t code, const std::string &msg) noexcept;
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 std::string vformat(const char *fmt, va_list ap);
 
@@ -101,6 +103,10 @@ struct RankState {
   int rank = 0;
   int device = -1; // CUDA ordinal, -1 on host
   uint64_t timeoutNs = 0;
+  // cclCommDebugSetDelay (written under Shared::prepMu, copied into the
+  // contexts of the rank's prepared plans).
+  uint64_t delayNs = 0;
+  uint32_t delayBlock = CCL_DELAY_ALL_BLOCKS;
   std::atomic<int> skip{0};
   std::atomic<const ccl_plan *> lastPlan{nullptr};
   std::atomic<bool> destroyed{false};
@@ -187,8 +193,14 @@ cclResult_t cudaInitComm(Shared *s, const int *devices);
 cclResult_t cudaPrepareModules(Shared *s, PreparedPlan *pp);
 void cudaUnloadModules(Shared *s, PreparedPlan *pp);
 cclResult_t cudaSetCurrent(Shared *s, int rank, const char *fn);
-cclResult_t cudaSetTimeout(Shared *s, int rank, PreparedRank *pr,
-                           uint64_t timeoutNs);
+// Writes bytes [offset, offset + size) of the rank's device context from
+// `src` (on the rank's internal stream, waiting for it: it never waits for
+// kernels on the caller's streams).
+cclResult_t cudaUpdateCtx(Shared *s, int rank, PreparedRank *pr,
+                          size_t offset, const void *src, size_t size);
+// Queues a device-to-device copy on `stream` in the rank's context.
+cclResult_t cudaCopyAsync(Shared *s, int rank, void *dst, const void *src,
+                          size_t bytes, cclStream_t stream);
 cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
                        void *copyDst, const void *copySrc, size_t copyBytes,
                        const void *input, void *output, uint64_t count,
@@ -210,6 +222,45 @@ private:
   CUcontext prev_ = nullptr;
 };
 std::string cuErrorString(CUresult r);
+
+// Shared by the API functions (comm.cc).
+std::string planName(const ccl_plan *p);
+std::string describeAsyncError(Shared *s);
+bool aborted(Shared *s);
+cclResult_t checkComm(cclComm_t comm, const char *fn);
+
+// ---------------------------------------------------------------------------
+// The bodies of the exported ccl* functions (comm.cc, launch.cc). They may
+// throw (std::bad_alloc, std::system_error); api.cc exports them through
+// `guarded`, which turns any exception into an error code and message.
+// ---------------------------------------------------------------------------
+namespace api {
+cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
+                                    cclTarget_t target, const int *devices);
+cclResult_t cclCommDestroy(cclComm_t comm);
+cclResult_t cclCommRank(cclComm_t comm, int *rank);
+cclResult_t cclCommCount(cclComm_t comm, int *nranks);
+cclResult_t cclCommTarget(cclComm_t comm, cclTarget_t *target);
+cclResult_t cclCommDevice(cclComm_t comm, int *device);
+cclResult_t cclCommLoadRegisteredPlans(cclComm_t comm);
+cclResult_t cclCommSynchronize(cclComm_t comm, cclStream_t stream);
+cclResult_t cclCommGetAsyncError(cclComm_t comm);
+cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms);
+cclResult_t cclCommDebugSkipLaunches(cclComm_t comm, int skip);
+cclResult_t cclCommDebugSetDelay(cclComm_t comm, int block, uint64_t delay_ns);
+cclResult_t cclMemAlloc(cclComm_t comm, void **ptr, size_t bytes);
+cclResult_t cclMemFree(cclComm_t comm, void *ptr);
+cclResult_t cclMemcpyToDevice(cclComm_t comm, void *dst, const void *src,
+                              size_t bytes);
+cclResult_t cclMemcpyFromDevice(cclComm_t comm, void *dst, const void *src,
+                                size_t bytes);
+cclResult_t cclMemcpyAsync(cclComm_t comm, void *dst, const void *src,
+                           size_t bytes, cclStream_t stream);
+cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm,
+                        const void *input, void *output, size_t count,
+                        cclDataType_t dtype, cclRedOp_t op,
+                        cclStream_t stream);
+} // namespace api
 
 } // namespace cclrt
 
