@@ -179,6 +179,12 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
     if (r != cclSuccess)
       return fail(r, cclGetLastError());
   }
+  uint64_t staging = 0;
+  if (!stagingBytes(p, s->nranks, &staging))
+    return fail(cclInvalidArgument,
+                format("its staging buffer (%d x %" PRIu64
+                       " bytes) is too large to address",
+                       s->nranks, p->max_bytes));
   // Scratch buffers of every rank (the tables need all of them).
   std::vector<uint64_t> sizes(var->num_scratch);
   for (uint32_t b = 0; b < var->num_scratch; b++)
@@ -270,8 +276,8 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
       return fail(res, cclGetLastError());
     if ((res = devZero(s, r, pr.epoch, 2 * sizeof(uint32_t))) != cclSuccess)
       return fail(res, cclGetLastError());
-    if (!p->inplace && p->max_bytes) {
-      if ((res = devAlloc(s, r, p->max_bytes, &pr.staging,
+    if (staging) {
+      if ((res = devAlloc(s, r, staging, &pr.staging,
                           format("staging buffer of rank %d", r).c_str())) !=
           cclSuccess)
         return fail(res, cclGetLastError());
