@@ -179,6 +179,12 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
     if (r != cclSuccess)
       return fail(r, cclGetLastError());
   }
+  uint64_t staging = 0;
+  if (!stagingBytes(p, s->nranks, &staging))
+    return fail(cclInvalidArgument,
+                format("its staging buffer (%d x %" PRIu64
+                       " bytes) is too large to address",
+                       s->nranks, p->max_bytes));
   // Scratch buffers of every rank (the tables need all of them).
   std::vector<uint64_t> sizes(var->num_scratch);
   for (uint32_t b = 0; b < var->num_scratch; b++)
@@ -203,10 +209,14 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
     }
   }
   // Simple-protocol counters of every rank (the signal tables need all of
-  // them): zeroed here, never reset afterwards.
+  // them): set here, never reset afterwards. All start at 0 except the
+  // signal counter of a channel with credit (ABI 3), which starts at the
+  // credit on the channel's destination rank: its first `credit` waits
+  // return at once.
   const size_t nchan = var->num_channels;
   const size_t syncWords =
       2 * nchan + 2 * (size_t)var->num_semaphores + var->num_barriers;
+  std::vector<uint64_t> initial(syncWords);
   for (int r = 0; r < s->nranks && syncWords; r++) {
     PreparedRank &pr = pp->ranks[r];
     cclResult_t res = devAlloc(s, r, syncWords * sizeof(uint64_t), &pr.sync,
@@ -216,8 +226,16 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
                                    .c_str());
     if (res != cclSuccess)
       return fail(res, cclGetLastError());
-    if ((res = devZero(s, r, pr.sync, syncWords * sizeof(uint64_t))) !=
-        cclSuccess)
+    bool credited = false;
+    for (size_t c = 0; c < nchan; c++) {
+      const ccl_channel_info &ch = var->channels[c];
+      initial[c] = ch.dst == (uint32_t)r ? ch.credit : 0;
+      credited |= initial[c] != 0;
+    }
+    res = credited ? devUpload(s, r, pr.sync, initial.data(),
+                               syncWords * sizeof(uint64_t))
+                   : devZero(s, r, pr.sync, syncWords * sizeof(uint64_t));
+    if (res != cclSuccess)
       return fail(res, cclGetLastError());
   }
   for (int r = 0; r < s->nranks; r++) {
@@ -258,8 +276,8 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
       return fail(res, cclGetLastError());
     if ((res = devZero(s, r, pr.epoch, 2 * sizeof(uint32_t))) != cclSuccess)
       return fail(res, cclGetLastError());
-    if (!p->inplace && p->max_bytes) {
-      if ((res = devAlloc(s, r, p->max_bytes, &pr.staging,
+    if (staging) {
+      if ((res = devAlloc(s, r, staging, &pr.staging,
                           format("staging buffer of rank %d", r).c_str())) !=
           cclSuccess)
         return fail(res, cclGetLastError());

@@ -322,28 +322,16 @@ cclResult_t cudaCopyAsync(Shared *s, int rank, void *dst, const void *src,
 }
 
 cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
-                       void *copyDst, const void *copySrc, size_t copyBytes,
-                       const void *input, void *output, uint64_t count,
+                       const LaunchBuffers &lb, uint64_t count,
                        cclStream_t stream) {
   const CudaDriver *d = drv();
   RankState &rs = *s->ranks[rank];
   PreparedRank &pr = pp->ranks[rank];
-  CUresult cr = d->cuCtxSetCurrent(rs.cuCtx);
-  if (cr != CUDA_SUCCESS)
-    return cuFail("cuCtxSetCurrent", cr, format("(device %d)", rs.device));
-  CUstream st = static_cast<CUstream>(stream);
-  if (copyBytes) {
-    cr = d->cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(copyDst),
-                              reinterpret_cast<CUdeviceptr>(copySrc),
-                              copyBytes, st);
-    if (cr != CUDA_SUCCESS)
-      return cuFail("cuMemcpyDtoDAsync", cr,
-                    format("(%zu bytes, device %d)", copyBytes, rs.device));
-  }
   const ccl_variant *var = pp->variant;
   // The blocks of a rank spin-wait on each other, so all of them must be
   // resident at once: at most one per SM (the verifier checks the same
-  // bound at compile time for the target it assumes).
+  // bound at compile time for the target it assumes). Checked before
+  // anything is queued.
   if (rs.smCount > 0 && var->nblocks > static_cast<uint32_t>(rs.smCount))
     return setError(cclInvalidUsage,
                     format("the plan runs %u thread blocks per rank, more "
@@ -351,9 +339,28 @@ cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
                            "on each other and must all be resident "
                            "(compile with fewer --instances)",
                            var->nblocks, rs.smCount, rs.device));
+  CUresult cr = d->cuCtxSetCurrent(rs.cuCtx);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuCtxSetCurrent", cr, format("(device %d)", rs.device));
+  CUstream st = static_cast<CUstream>(stream);
+  auto copy = [&](const CopyOp &c, const char *what) -> cclResult_t {
+    if (!c.bytes)
+      return cclSuccess;
+    CUresult e = d->cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(c.dst),
+                                      reinterpret_cast<CUdeviceptr>(c.src),
+                                      c.bytes, st);
+    if (e != CUDA_SUCCESS)
+      return cuFail("cuMemcpyDtoDAsync", e,
+                    format("(%s, %" PRIu64 " bytes, device %d)", what,
+                           c.bytes, rs.device));
+    return cclSuccess;
+  };
+  cclResult_t res = copy(lb.pre, "copy before the kernel");
+  if (res != cclSuccess)
+    return res;
   CUdeviceptr ctxArg = reinterpret_cast<CUdeviceptr>(pr.ctxDev);
-  CUdeviceptr inArg = reinterpret_cast<CUdeviceptr>(input);
-  CUdeviceptr outArg = reinterpret_cast<CUdeviceptr>(output);
+  CUdeviceptr inArg = reinterpret_cast<CUdeviceptr>(lb.input);
+  CUdeviceptr outArg = reinterpret_cast<CUdeviceptr>(lb.output);
   uint64_t countArg = count;
   void *params[4] = {&ctxArg, &inArg, &outArg, &countArg};
   cr = d->cuLaunchKernel(pr.functions[kernel], var->nblocks, 1, 1,
@@ -364,7 +371,7 @@ cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
                   format("(%s, %u blocks x %u threads, device %d)",
                          var->kernels[kernel].symbol, var->nblocks,
                          var->threads_per_block, rs.device));
-  return cclSuccess;
+  return copy(lb.post, "copy after the kernel");
 }
 
 cclResult_t cudaStreamSync(Shared *s, int rank, cclStream_t stream) {

@@ -129,7 +129,7 @@ struct PreparedRank {
   void *epoch = nullptr;            // device: uint32_t[2]
   void *ctxDev = nullptr;           // device: ccl_dev_ctx (CUDA)
   std::unique_ptr<ccl_dev_ctx> ctx; // host copy; the ctx itself on host
-  void *staging = nullptr;          // out-of-place plans: max_bytes
+  void *staging = nullptr;          // stagingBytes() of the plan, or none
   // Simple-protocol counters of this rank (device memory, zeroed once):
   // uint64_t signal[num_channels], consumed[num_channels],
   // sem[2 * num_semaphores], barrier[num_barriers].
@@ -177,6 +177,49 @@ struct cclComm {
 
 namespace cclrt {
 
+// ---------------------------------------------------------------------------
+// Collectives: buffer sizes, in-place layouts and staging (launch.cc).
+// ---------------------------------------------------------------------------
+// The collective a plan implements (ccl_plan::collective). Anything else is
+// kOther and handled like AllReduce (input and output of `count` elements,
+// in place when input == output).
+enum class Collective {
+  kAllReduce,
+  kBroadcast,
+  kReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kOther,
+};
+Collective collectiveOf(const ccl_plan *p);
+// Bytes of the per-rank staging buffer the plan needs (0: none): the input
+// of the largest call for out-of-place algorithms (called in place), and
+// for in-place ReduceScatter algorithms (called out of place, the
+// caller's input must not change). Fails on overflow.
+bool stagingBytes(const ccl_plan *p, int nranks, uint64_t *out);
+
+// A copy queued on the stream before or after a kernel (bytes == 0: none).
+struct CopyOp {
+  void *dst = nullptr;
+  const void *src = nullptr;
+  uint64_t bytes = 0;
+};
+// What a launch queues: `pre`, the kernel on (input, output), `post`.
+struct LaunchBuffers {
+  CopyOp pre, post;
+  const void *input = nullptr;
+  void *output = nullptr;
+};
+// Decides the copies and kernel buffers of a call of `plan` on `rank` with
+// the caller's buffers and `bytes` = count * element size
+// (docs/runtime.md, "In place and out of place"). Sets the error (without
+// a prefix) and returns cclInvalidArgument for buffers that overlap in a
+// way the collective does not accept.
+cclResult_t planBuffers(const ccl_plan *plan, void *staging, int nranks,
+                        int rank, const void *input, void *output,
+                        uint64_t bytes, LaunchBuffers *lb);
+
 // Memory of a rank's "device" (CUDA device memory or 64-byte aligned host
 // memory). Each returns cclSuccess or sets the error.
 cclResult_t devAlloc(Shared *s, int rank, size_t bytes, void **ptr,
@@ -201,9 +244,9 @@ cclResult_t cudaUpdateCtx(Shared *s, int rank, PreparedRank *pr,
 // Queues a device-to-device copy on `stream` in the rank's context.
 cclResult_t cudaCopyAsync(Shared *s, int rank, void *dst, const void *src,
                           size_t bytes, cclStream_t stream);
+// Queues lb.pre, the kernel and lb.post on `stream`.
 cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
-                       void *copyDst, const void *copySrc, size_t copyBytes,
-                       const void *input, void *output, uint64_t count,
+                       const LaunchBuffers &lb, uint64_t count,
                        cclStream_t stream);
 cclResult_t cudaStreamSync(Shared *s, int rank, cclStream_t stream);
 void cudaTeardown(Shared *s);
