@@ -13,6 +13,12 @@
 //                           (and op for the reductions)
 //   ccl_testar_<coll>_broken
 //                           each with a deliberate bug (see compute())
+//   ccl_testar_allgather_viafloat
+//                           an AllGather that moves each element through a
+//                           float (load, convert, store): exact for float32,
+//                           not for float16/bfloat16 NaN payloads, so a
+//                           byte-moving collective must be compared bit for
+//                           bit
 //   ccl_testar_racy         a Broadcast from root 0 that is correct in any
 //                           single call but not back to back: the root
 //                           never waits for the readers before it overwrites
@@ -50,7 +56,7 @@ using cclperf::DType;
 using cclperf::Op;
 
 enum class Coll { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, Reduce };
-enum Variant { kCorrect, kBroken, kRacy };
+enum Variant { kCorrect, kBroken, kRacy, kViaFloat };
 
 enum { kOpWaitDone = 0, kOpWaitReady = 1 };
 
@@ -171,6 +177,13 @@ void compute(const ccl_dev_ctx *ctx, void *output, uint64_t count, uint64_t lo,
                        [&](uint32_t p) { return data[p] + me * count * es; });
       break;
     case Coll::AllGather:
+      if (V == kViaFloat) {
+        for (uint32_t p = 0; p < n; p++)
+          for (uint64_t i = lo; i < hi; i++)
+            cclperf::storeFromFloat(T, out, p * count + i,
+                                    cclperf::loadAsFloat(T, data[p], i));
+        break;
+      }
       for (uint32_t p = 0; p < n; p++) {
         uint32_t from = V == kBroken && n > 1 && p == n - 1 ? 0 : p;
         std::memcpy(out + (p * count + lo) * es, data[from] + lo * es, (hi - lo) * es);
@@ -233,8 +246,8 @@ void kernel(const ccl_dev_ctx *ctx, const void *input, void *output,
 
 // Source lines of the two waits above, for the error reports.
 const ccl_op_info kOps[] = {
-    {"wait(done)", "test/perf/testar.cc", 211, 12},
-    {"wait(ready)", "test/perf/testar.cc", 223, 12},
+    {"wait(done)", "test/perf/testar.cc", 224, 12},
+    {"wait(ready)", "test/perf/testar.cc", 236, 12},
 };
 
 #define KERNEL(C, T, O, V, R) \
@@ -259,6 +272,7 @@ const ccl_kernel_info kBrokenKernels[] = ALL_KERNELS(AllReduce, kBroken, 0);
 const ccl_kernel_info kSumOnlyKernels[] = {KERNEL(AllReduce, F32, Sum, kCorrect, 0)};
 const ccl_kernel_info kAgKernels[] = SUM_KERNELS(AllGather, kCorrect, 0);
 const ccl_kernel_info kAgBrokenKernels[] = SUM_KERNELS(AllGather, kBroken, 0);
+const ccl_kernel_info kAgViaFloatKernels[] = SUM_KERNELS(AllGather, kViaFloat, 0);
 const ccl_kernel_info kRsKernels[] = ALL_KERNELS(ReduceScatter, kCorrect, 0);
 const ccl_kernel_info kRsBrokenKernels[] = ALL_KERNELS(ReduceScatter, kBroken, 0);
 const ccl_kernel_info kA2aKernels[] = SUM_KERNELS(AllToAll, kCorrect, 0);
@@ -306,6 +320,7 @@ const ccl_variant kBrokenVariants[] = VARIANTS(kBrokenKernels);
 const ccl_variant kSumOnlyVariants[] = VARIANTS(kSumOnlyKernels);
 const ccl_variant kAgVariants[] = VARIANTS(kAgKernels);
 const ccl_variant kAgBrokenVariants[] = VARIANTS(kAgBrokenKernels);
+const ccl_variant kAgViaFloatVariants[] = VARIANTS(kAgViaFloatKernels);
 const ccl_variant kRsVariants[] = BLOCKED_VARIANTS(kRsKernels);
 const ccl_variant kRsBrokenVariants[] = BLOCKED_VARIANTS(kRsBrokenKernels);
 const ccl_variant kA2aVariants[] = BLOCKED_VARIANTS(kA2aKernels);
@@ -338,6 +353,7 @@ const ccl_plan kPlans[] = {
     PLAN("testar_reduce", "Reduce", kRedVariants, 1u << 20, 1),
     PLAN("testar_reduce_broken", "Reduce", kRedBrokenVariants, 1u << 20, 1),
     PLAN("testar_racy", "Broadcast", kRacyVariants, 1u << 20, 0),
+    PLAN("testar_allgather_viafloat", "AllGather", kAgViaFloatVariants, 1u << 20, 0),
 };
 
 __attribute__((constructor)) void registerPlans() {
@@ -366,3 +382,4 @@ ENTRY(ccl_testar_broadcast_broken, 10)
 ENTRY(ccl_testar_reduce, 11)
 ENTRY(ccl_testar_reduce_broken, 12)
 ENTRY(ccl_testar_racy, 13)
+ENTRY(ccl_testar_allgather_viafloat, 14)
