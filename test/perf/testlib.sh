@@ -30,6 +30,9 @@ nrows() { rows | wc -l; }
 # Sum of both #wrong columns over all rows.
 wrong_total() { rows | awk '{ s += $8 + $12 } END { print s + 0 }'; }
 
+# Sum of one #wrong column (8: out of place, 12: in place) over all rows.
+wrong_col() { rows | awk -v c="$1" '{ s += $c } END { print s + 0 }'; }
+
 finish() {
   if [ "$FAILS" -ne 0 ]; then
     echo "$FAILS check(s) failed"
@@ -38,3 +41,6 @@ finish() {
   echo "all checks passed"
   exit 0
 }
+
+# The "#   wrong: ..." lines ccl-perf prints below a row with wrong values.
+wrong_notes() { echo "$OUT" | grep '^#   wrong: '; }

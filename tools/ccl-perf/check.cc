@@ -32,8 +32,8 @@ static inline uint64_t mix64(uint64_t z) {  // splitmix64 finalizer
   return z ^ (z >> 31);
 }
 
-uint64_t makeKey(uint64_t seed, uint64_t run) {
-  return mix64(mix64(seed) ^ (run * 0xd1b54a32d192ed03ull));
+uint64_t makeKey(uint64_t seed, uint64_t call) {
+  return mix64(mix64(seed) ^ (call * 0xd1b54a32d192ed03ull));
 }
 
 double InputGen::value(int rank, size_t i) const {
@@ -57,30 +57,70 @@ double InputGen::value(int rank, size_t i) const {
   return 0;
 }
 
+static const uint32_t kPoison32 = 0x7fc0dead;  // quiet NaN, recognisable payload
+static uint16_t poison16(DType t) { return t == DType::F16 ? 0x7e5a : 0x7fda; }
+
+uint32_t InputGen::bitsOf(int rank, size_t i, DType t) const {
+  uint64_t h = mix64(key ^ 0x6a09e667f3bcc909ull ^
+                     mix64(((uint64_t)rank << 48) ^ (uint64_t)i));
+  if (dtypeSize(t) == 4) {
+    uint32_t v = (uint32_t)(h >> 16);
+    return v == kPoison32 ? v ^ 1u : v;
+  }
+  uint16_t v = (uint16_t)(h >> 24);
+  return v == poison16(t) ? v ^ 1u : v;
+}
+
+static inline void storeBits(DType t, void *dst, size_t j, uint32_t v) {
+  if (dtypeSize(t) == 4) {
+    std::memcpy((char *)dst + 4 * j, &v, 4);
+  } else {
+    uint16_t h = (uint16_t)v;
+    std::memcpy((char *)dst + 2 * j, &h, 2);
+  }
+}
+
 void InputGen::fill(int rank, DType t, void *dst, size_t count) const {
   parallelFor(count, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; i++) storeFromFloat(t, dst, i, (float)value(rank, i));
+    if (bits)
+      for (size_t i = b; i < e; i++) storeBits(t, dst, i, bitsOf(rank, i, t));
+    else
+      for (size_t i = b; i < e; i++) storeFromFloat(t, dst, i, (float)value(rank, i));
   });
 }
 
 void fillPoison(DType t, void *dst, size_t count) {
   if (t == DType::F32) {
-    uint32_t p = 0x7fc0dead;  // quiet NaN with a recognisable payload
-    for (size_t i = 0; i < count; i++) std::memcpy((char *)dst + 4 * i, &p, 4);
+    for (size_t i = 0; i < count; i++) std::memcpy((char *)dst + 4 * i, &kPoison32, 4);
   } else {
-    uint16_t p = t == DType::F16 ? 0x7e5a : 0x7fda;  // quiet NaNs
+    uint16_t p = poison16(t);
     for (size_t i = 0; i < count; i++) std::memcpy((char *)dst + 2 * i, &p, 2);
   }
 }
 
-size_t countMismatches(DType t, const void *out, const float *ref, size_t count) {
+size_t countMismatches(DType t, bool bits, const void *out, const void *ref,
+                       size_t count, size_t *first) {
   std::atomic<size_t> wrong{0};
+  std::atomic<size_t> firstBad{count};
+  const size_t es = dtypeSize(t);
   parallelFor(count, [&](size_t b, size_t e) {
-    size_t w = 0;
-    for (size_t i = b; i < e; i++)
-      if (!(loadAsFloat(t, out, i) == ref[i])) w++;  // NaN counts as wrong
+    size_t w = 0, f = count;
+    for (size_t i = b; i < e; i++) {
+      bool bad = bits ? std::memcmp((const char *)out + i * es,
+                                    (const char *)ref + i * es, es) != 0
+                      // NaN counts as wrong.
+                      : !(loadAsFloat(t, out, i) == loadAsFloat(t, ref, i));
+      if (bad) {
+        if (f == count) f = i;
+        w++;
+      }
+    }
     wrong += w;
+    size_t cur = firstBad.load();
+    while (f < cur && !firstBad.compare_exchange_weak(cur, f)) {
+    }
   });
+  *first = firstBad.load();
   return wrong.load();
 }
 
@@ -90,41 +130,104 @@ static size_t identity(size_t c, int) { return c; }
 static size_t timesRanks(size_t c, int n) { return c * (size_t)n; }
 static size_t sameBytes(size_t c, int, size_t es) { return c * es; }
 static size_t gatheredBytes(size_t c, int n, size_t es) { return c * (size_t)n * es; }
+static size_t atZero(size_t, int, int) { return 0; }
+static size_t atRankBlock(size_t c, int, int rank) { return c * (size_t)rank; }
 
 static double allReduceFactor(int n) { return n > 0 ? 2.0 * (n - 1) / n : 0; }
 static double gatherFactor(int n) { return n > 0 ? (double)(n - 1) / n : 0; }
+static double rootedFactor(int) { return 1.0; }
 
-static void allReduceRef(const InputGen &g, int, size_t count, float *out) {
+// out[i] = op over ranks of input element `base + i`, for i < count.
+static void reduceRef(const InputGen &g, size_t base, size_t count, DType t,
+                      void *out) {
   parallelFor(count, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; i++) {
-      double acc = g.value(0, i);
-      for (int r = 1; r < g.nranks; r++) acc = applyOp(g.op, acc, g.value(r, i));
-      out[i] = (float)acc;
+      double acc = g.value(0, base + i);
+      for (int r = 1; r < g.nranks; r++) acc = applyOp(g.op, acc, g.value(r, base + i));
+      storeFromFloat(t, out, i, (float)acc);
     }
   });
 }
 
-// To add a collective: describe its buffers and bus-bandwidth factor here,
-// write its reference (expected output of one rank from InputGen::value),
-// and set checkable. The benchmark loop is collective-agnostic.
+static void allReduceRef(const InputGen &g, int, size_t count, DType t, void *out) {
+  reduceRef(g, 0, count, t, out);
+}
+// Rank r receives the reduction of block r of every rank's input.
+static void reduceScatterRef(const InputGen &g, int rank, size_t count, DType t,
+                             void *out) {
+  reduceRef(g, count * (size_t)rank, count, t, out);
+}
+// Block p of every output is rank p's input.
+static void allGatherRef(const InputGen &g, int, size_t count, DType t, void *out) {
+  const size_t n = (size_t)g.nranks;
+  parallelFor(n * count, [&](size_t b, size_t e) {
+    for (size_t j = b; j < e; j++)
+      storeBits(t, out, j, g.bitsOf((int)(j / count), j % count, t));
+  });
+}
+// Block p of rank r's output is block r of rank p's input.
+static void allToAllRef(const InputGen &g, int rank, size_t count, DType t,
+                        void *out) {
+  const size_t n = (size_t)g.nranks;
+  parallelFor(n * count, [&](size_t b, size_t e) {
+    for (size_t j = b; j < e; j++)
+      storeBits(t, out, j,
+                g.bitsOf((int)(j / count), (size_t)rank * count + j % count, t));
+  });
+}
+static void broadcastRef(const InputGen &g, int, size_t count, DType t, void *out) {
+  parallelFor(count, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; i++) storeBits(t, out, i, g.bitsOf(g.root, i, t));
+  });
+}
+
+// To add a collective: describe its buffers, in-place layout and
+// bus-bandwidth factor here and write its reference (expected output of one
+// rank from InputGen). The benchmark loop is collective-agnostic.
 static const Collective kCollectives[] = {
-    {"AllReduce", true, true, allReduceFactor, identity, identity, sameBytes,
-     true, allReduceRef},
-    // count = elements each rank contributes (NCCL's sendcount).
-    {"AllGather", false, false, gatherFactor, identity, timesRanks,
-     gatheredBytes, true, nullptr},
-    // count = elements each rank receives (NCCL's recvcount).
-    {"ReduceScatter", true, false, gatherFactor, timesRanks, identity,
-     gatheredBytes, false, nullptr},
-    // count = elements sent to each peer.
-    {"AllToAll", false, false, gatherFactor, timesRanks, timesRanks,
-     gatheredBytes, false, nullptr},
+    // kind, name, reduction, rooted, rootOutputOnly, hasInplace,
+    // busFactor, inCount, outCount, dataBytes,
+    // inplaceInOffset, inplaceOutOffset, sameOutput, reference
+    {CollKind::AllReduce, "AllReduce", true, false, false, true,
+     allReduceFactor, identity, identity, sameBytes,
+     atZero, atZero, true, allReduceRef},
+    // count = elements each rank contributes (NCCL's sendcount); in place:
+    // input = output + rank * count.
+    {CollKind::AllGather, "AllGather", false, false, false, true,
+     gatherFactor, identity, timesRanks, gatheredBytes,
+     atRankBlock, atZero, true, allGatherRef},
+    // count = elements each rank receives (NCCL's recvcount); in place:
+    // output = input + rank * count.
+    {CollKind::ReduceScatter, "ReduceScatter", true, false, false, true,
+     gatherFactor, timesRanks, identity, gatheredBytes,
+     atZero, atRankBlock, false, reduceScatterRef},
+    // count = elements sent to each peer; no in-place form.
+    {CollKind::AllToAll, "AllToAll", false, false, false, false,
+     gatherFactor, timesRanks, timesRanks, gatheredBytes,
+     atZero, atZero, false, allToAllRef},
+    // count elements from the root's input to every output.
+    {CollKind::Broadcast, "Broadcast", false, true, false, true,
+     rootedFactor, identity, identity, sameBytes,
+     atZero, atZero, true, broadcastRef},
+    // count elements; only the root's output is defined.
+    {CollKind::Reduce, "Reduce", true, true, true, true,
+     rootedFactor, identity, identity, sameBytes,
+     atZero, atZero, true, allReduceRef},
 };
 
 const Collective *findCollective(const std::string &name) {
   for (const Collective &c : kCollectives)
     if (strcasecmp(c.name, name.c_str()) == 0) return &c;
   return nullptr;
+}
+
+std::string collectiveNames() {
+  std::string s;
+  for (const Collective &c : kCollectives) {
+    if (!s.empty()) s += ", ";
+    s += c.name;
+  }
+  return s;
 }
 
 }  // namespace cclperf

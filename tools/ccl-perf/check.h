@@ -1,12 +1,17 @@
 // check.h - test data, reference results and collective descriptions.
 //
-// Inputs are integer valued and chosen so that every partial result is
-// exactly representable in float32, float16 and bfloat16 for up to 64 ranks
-// (whatever order the algorithm reduces in):
+// Reductions (AllReduce, ReduceScatter, Reduce) get integer valued inputs,
+// chosen so that every partial result is exactly representable in float32,
+// float16 and bfloat16 for up to 64 ranks (whatever order the algorithm
+// reduces in); results are compared as float:
 //   sum      values in [-4, 4]                 |result| <= 256
 //   prod     +-1, and +-2 on a window of k ranks (k <= 8, mostly 0)
 //                                              |result| <= 256
 //   max/min  values in [-100, 100]
+// Byte-moving collectives (AllGather, AllToAll, Broadcast) must be exact for
+// any data: their inputs are arbitrary bit patterns (NaNs, infinities,
+// subnormals and negative zero included) and results are compared bit for
+// bit.
 // Element values are a hash of (key, rank, index), so any rank's input and
 // the reference can be computed independently and in parallel.
 #ifndef CCL_PERF_CHECK_H
@@ -28,28 +33,43 @@ struct InputGen {
   uint64_t key = 0;
   Op op = Op::Sum;
   int nranks = 1;
-  // Input element `i` of `rank`.
+  int root = 0;
+  // true: arbitrary bit patterns (byte-moving collectives); false: the
+  // exact-integer scheme of `op` (reductions).
+  bool bits = false;
+  // Input element `i` of `rank` in the exact-integer scheme.
   double value(int rank, size_t i) const;
-  // Writes `count` elements of `rank`'s input as `t` into dst.
+  // Input element `i` of `rank` in the bit-pattern scheme: the low
+  // dtypeSize(t) bytes; never the poison pattern of t.
+  uint32_t bitsOf(int rank, size_t i, DType t) const;
+  // Writes `count` elements of `rank`'s input (elements 0 .. count-1) as `t`
+  // into dst, in the scheme `bits` selects.
   void fill(int rank, DType t, void *dst, size_t count) const;
 };
 
-// A key for the checked run number `run` of a session seeded with `seed`.
-uint64_t makeKey(uint64_t seed, uint64_t run);
+// A key for the checked call number `call` of a session seeded with `seed`.
+uint64_t makeKey(uint64_t seed, uint64_t call);
 
 // Fills count elements with a NaN pattern (so unwritten output is wrong).
 void fillPoison(DType t, void *dst, size_t count);
 
-// Number of elements of `out` (type t) that differ from ref (as float).
-size_t countMismatches(DType t, const void *out, const float *ref, size_t count);
+// Number of elements of `out` that differ from `ref` (both `count` elements
+// of type t). bits: compared bit for bit; else as float (NaN is wrong).
+// *first gets the index of the first mismatch (count if none).
+size_t countMismatches(DType t, bool bits, const void *out, const void *ref,
+                       size_t count, size_t *first);
 
 // What ccl-perf knows about a collective: buffer sizes, bus-bandwidth factor
-// (nccl-tests' definitions) and the reference result.
+// (nccl-tests' definitions), the in-place layout (NCCL's) and the reference.
+enum class CollKind { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, Reduce };
+
 struct Collective {
+  CollKind kind;
   const char *name;  // as in ccl_plan::collective
-  bool reduction;    // takes a reduction operator
-  // Whether ccl-perf can check it yet (reference implemented).
-  bool checkable;
+  bool reduction;    // takes a reduction operator (exact-integer data)
+  bool rooted;       // has a root (Broadcast, Reduce): ccl_plan::root
+  bool rootOutputOnly;  // only the root's output is defined (Reduce)
+  bool hasInplace;   // has an in-place form (AllToAll has none)
   // busbw = algbw * busFactor(nranks).
   double (*busFactor)(int nranks);
   // Elements of each rank's input / output buffer for a call with `count`.
@@ -57,14 +77,32 @@ struct Collective {
   size_t (*outCount)(size_t count, int nranks);
   // Bytes that define algbw (nccl-tests: the larger of input and output).
   size_t (*dataBytes)(size_t count, int nranks, size_t esize);
-  // Whether every rank has the same expected output.
+  // In place, input and output lie in one buffer of
+  // max(inCount, outCount) elements, at these element offsets (AllGather:
+  // input = output + rank * count; ReduceScatter: output = input + rank *
+  // count; else both at 0).
+  size_t (*inplaceInOffset)(size_t count, int nranks, int rank);
+  size_t (*inplaceOutOffset)(size_t count, int nranks, int rank);
+  // Whether every rank with a defined output expects the same output.
   bool sameOutput;
-  // Expected output of `rank` (outCount elements) as float.
-  void (*reference)(const InputGen &gen, int rank, size_t count, float *out);
+  // Expected output of `rank` (outCount elements of type t) into out.
+  void (*reference)(const InputGen &gen, int rank, size_t count, DType t,
+                    void *out);
+
+  bool outputDefined(int rank, int root) const {
+    return !rootOutputOnly || rank == root;
+  }
+  // Elements of the one buffer of an in-place call.
+  size_t inplaceCount(size_t count, int nranks) const {
+    size_t i = inCount(count, nranks), o = outCount(count, nranks);
+    return i > o ? i : o;
+  }
 };
 
 // nullptr if unknown. Names are matched case-insensitively.
 const Collective *findCollective(const std::string &name);
+// "AllReduce, AllGather, ..." for messages.
+std::string collectiveNames();
 
 }  // namespace cclperf
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -109,16 +110,25 @@ struct Env {
   bool cuda = false;
   int n = 1;
   const Collective *coll = nullptr;
+  int root = 0;  // Broadcast, Reduce: the plan's root
   std::vector<cclComm_t> comms;
   const cu::Driver *drv = nullptr;
   std::vector<int> devices;
   std::vector<cu::CUcontext> ctxs;
   std::vector<cu::CUstream> streams;  // nullptr on host
   std::vector<cu::CUevent> evStart, evStop;
-  std::vector<void *> send, recv;  // per rank, from cclMemAlloc
-  std::vector<unsigned char> hostBuf;
-  std::vector<float> ref;
-  uint64_t checkedRuns = 0;
+  // Per rank, from cclMemAlloc: the working buffers (timed runs, and the
+  // buffers every call reuses in the back-to-back check). recv is large
+  // enough for an in-place call (max of input and output).
+  std::vector<void *> send, recv;
+  // Per rank: the back-to-back check's buffers (see checkedRun).
+  std::vector<void *> arena;
+  size_t arenaBytes = 0;
+  // Host buffers of the largest buffer's size: staging, reference, poison.
+  std::vector<unsigned char> hostBuf, refBuf, poisonBuf;
+  bool poisonValid = false;
+  DType poisonType = DType::F32;
+  uint64_t checkedCalls = 0;
 
   bool cu(cu::CUresult r, const char *what, int rank, std::string *err) const {
     if (r == 0) return true;
@@ -128,6 +138,16 @@ struct Env {
   }
   bool setRank(int r, std::string *err) const {
     return !cuda || cu(drv->cuCtxSetCurrent(ctxs[r]), "cuCtxSetCurrent", r, err);
+  }
+  cclStream_t stream(int r) const { return cuda ? (cclStream_t)streams[r] : nullptr; }
+  // The host poison pattern of t, at least `count` elements.
+  const void *poison(DType t) {
+    if (!poisonValid || poisonType != t) {
+      fillPoison(t, poisonBuf.data(), poisonBuf.size() / dtypeSize(t));
+      poisonType = t;
+      poisonValid = true;
+    }
+    return poisonBuf.data();
   }
 };
 
@@ -145,6 +165,14 @@ class Backend {
   virtual bool syncAll(std::string *err) = 0;
 };
 
+// `msg` without the first "(rank R)", so that the same asynchronous error
+// reported through several ranks compares equal.
+static std::string withoutRank(const std::string &msg, int r) {
+  std::string tag = "(rank " + std::to_string(r) + ")";
+  size_t at = msg.find(tag);
+  return at == std::string::npos ? msg : msg.substr(0, at) + msg.substr(at + tag.size());
+}
+
 class CclBackend : public Backend {
  public:
   CclBackend(Env &env, EntryFn fn) : env_(env), fn_(fn) {}
@@ -154,7 +182,7 @@ class CclBackend : public Backend {
     for (int r = 0; r < env_.n; r++) {
       if (!env_.setRank(r, err)) return false;
       int rc = fn_(env_.comms[r], in[r], out[r], count, (cclDataType_t)t,
-                   (cclRedOp_t)op, env_.cuda ? (cclStream_t)env_.streams[r] : nullptr);
+                   (cclRedOp_t)op, env_.stream(r));
       if (rc != cclSuccess) {
         *err = cclError(("ccl_" + env_.opt.algo).c_str(), r, (cclResult_t)rc);
         return false;
@@ -162,17 +190,32 @@ class CclBackend : public Backend {
     }
     return true;
   }
+  // Every rank is synchronised; an error that several ranks report (an
+  // aborted communicator) is reported once, with the ranks that saw it.
   bool syncAll(std::string *err) override {
     bool ok = true;
+    std::string first;
+    std::vector<int> same;
     for (int r = 0; r < env_.n; r++) {
-      cclResult_t rc = cclCommSynchronize(
-          env_.comms[r], env_.cuda ? (cclStream_t)env_.streams[r] : nullptr);
-      if (rc != cclSuccess) {
-        std::string e = cclError("cclCommSynchronize", r, rc);
-        if (ok) *err = e;
-        else *err += "\n  " + e;
+      cclResult_t rc = cclCommSynchronize(env_.comms[r], env_.stream(r));
+      if (rc == cclSuccess) continue;
+      const char *last = cclGetLastError();
+      std::string norm = withoutRank(last ? last : "", r);
+      std::string e = cclError("cclCommSynchronize", r, rc);
+      if (ok) {
+        *err = e;
+        first = norm;
         ok = false;
+      } else if (norm == first) {
+        same.push_back(r);
+      } else {
+        *err += "\n  " + e;
       }
+    }
+    if (!same.empty()) {
+      *err += "\n  (rank";
+      *err += same.size() > 1 ? "s " : " ";
+      *err += joinInts(same) + " reported the same error)";
     }
     return ok;
   }
@@ -194,14 +237,42 @@ class NcclBackend : public Backend {
                  size_t count, DType t, Op op, std::string *err) override {
     static const int kType[] = {nccl::ncclFloat32, nccl::ncclFloat16,
                                 nccl::ncclBfloat16};
+    const int dt = kType[(int)t];
     nccl::ncclResult_t rc = nc_->ncclGroupStart();
     if (rc != 0) return fail("ncclGroupStart", -1, rc, err);
     for (int r = 0; r < env_.n; r++) {
-      rc = nc_->ncclAllReduce(in[r], out[r], count, kType[(int)t], (int)op,
-                              comms_[r], env_.streams[r]);
+      void *s = env_.streams[r];
+      nccl::ncclComm_t c = comms_[r];
+      const char *what = "?";
+      switch (env_.coll->kind) {
+        case CollKind::AllReduce:
+          what = "ncclAllReduce";
+          rc = nc_->ncclAllReduce(in[r], out[r], count, dt, (int)op, c, s);
+          break;
+        case CollKind::AllGather:
+          what = "ncclAllGather";
+          rc = nc_->ncclAllGather(in[r], out[r], count, dt, c, s);
+          break;
+        case CollKind::ReduceScatter:
+          what = "ncclReduceScatter";
+          rc = nc_->ncclReduceScatter(in[r], out[r], count, dt, (int)op, c, s);
+          break;
+        case CollKind::AllToAll:  // resolved, or refused before the sweep
+          what = "ncclAlltoAll";
+          rc = nc_->ncclAlltoAll(in[r], out[r], count, dt, c, s);
+          break;
+        case CollKind::Broadcast:
+          what = "ncclBroadcast";
+          rc = nc_->ncclBroadcast(in[r], out[r], count, dt, env_.root, c, s);
+          break;
+        case CollKind::Reduce:
+          what = "ncclReduce";
+          rc = nc_->ncclReduce(in[r], out[r], count, dt, (int)op, env_.root, c, s);
+          break;
+      }
       if (rc != 0) {
         nc_->ncclGroupEnd();
-        return fail("ncclAllReduce", r, rc, err);
+        return fail(what, r, rc, err);
       }
     }
     rc = nc_->ncclGroupEnd();
@@ -244,12 +315,10 @@ struct Graphs {
   }
 };
 
-// Captures `iters` calls of every rank, each rank's on its own stream, into
-// one graph per rank.
-static bool captureGraphs(Env &env, Backend &b, int iters,
-                          const std::vector<void *> &in,
-                          const std::vector<void *> &out, size_t count, DType t,
-                          Op op, Graphs *g, std::string *err) {
+// Captures what `queue` puts on the ranks' streams (each rank's work on its
+// own stream) into one graph per rank.
+static bool captureGraphs(Env &env, const std::function<bool(std::string *)> &queue,
+                          Graphs *g, std::string *err) {
   const cu::Driver *d = env.drv;
   g->env = &env;
   g->execs.assign(env.n, nullptr);
@@ -262,7 +331,7 @@ static bool captureGraphs(Env &env, Backend &b, int iters,
                 "cuStreamBeginCapture", r, err);
     if (ok) begun++;
   }
-  for (int i = 0; i < iters && ok; i++) ok = b.launchAll(in, out, count, t, op, err);
+  if (ok) ok = queue(err);
   std::vector<cu::CUgraph> graphs(env.n, nullptr);
   for (int r = 0; r < begun; r++) {
     std::string e;
@@ -296,7 +365,7 @@ static bool launchGraphs(Env &env, const Graphs &g, std::string *err) {
   return true;
 }
 
-// --- One measurement ---------------------------------------------------------
+// --- Copies ------------------------------------------------------------------
 
 static bool copyIn(Env &env, int r, void *dst, const void *src, size_t bytes,
                    std::string *err) {
@@ -305,57 +374,266 @@ static bool copyIn(Env &env, int r, void *dst, const void *src, size_t bytes,
   return rc == cclSuccess;
 }
 
-// Regenerates the inputs, poisons the outputs, runs the collective once
-// (eagerly or as a graph replay) and counts wrong output elements.
-static bool checkedRun(Env &env, Backend &b, size_t count, DType t, Op op,
-                       bool inplace, bool graph, size_t *wrong, std::string *err) {
-  const int n = env.n;
-  const size_t es = dtypeSize(t);
-  const size_t ic = env.coll->inCount(count, n), oc = env.coll->outCount(count, n);
-  InputGen gen;
-  gen.key = makeKey(env.opt.seed, ++env.checkedRuns);
-  gen.op = op;
-  gen.nranks = n;
-  std::vector<void *> in(n), out(n);
-  for (int r = 0; r < n; r++) {
-    out[r] = env.recv[r];
-    in[r] = inplace ? env.recv[r] : env.send[r];
-    if (!inplace) {
-      fillPoison(t, env.hostBuf.data(), oc);
-      if (!copyIn(env, r, out[r], env.hostBuf.data(), oc * es, err)) return false;
-    }
-    gen.fill(r, t, env.hostBuf.data(), ic);
-    if (!copyIn(env, r, in[r], env.hostBuf.data(), ic * es, err)) return false;
-  }
-  if (graph) {
-    Graphs g;
-    if (!captureGraphs(env, b, 1, in, out, count, t, op, &g, err)) return false;
-    if (!launchGraphs(env, g, err) || !b.syncAll(err)) return false;
-  } else {
-    if (!b.launchAll(in, out, count, t, op, err) || !b.syncAll(err)) return false;
-  }
-  *wrong = 0;
-  for (int r = 0; r < n; r++) {
-    if (r == 0 || !env.coll->sameOutput) env.coll->reference(gen, r, count, env.ref.data());
-    cclResult_t rc = cclMemcpyFromDevice(env.comms[r], env.hostBuf.data(), out[r], oc * es);
+static bool copyOut(Env &env, int r, void *dst, const void *src, size_t bytes,
+                    std::string *err) {
+  cclResult_t rc = cclMemcpyFromDevice(env.comms[r], dst, src, bytes);
+  if (rc != cclSuccess) *err = cclError("cclMemcpyFromDevice", r, rc);
+  return rc == cclSuccess;
+}
+
+// Queued on the rank's stream (host: its worker), ordered with the calls.
+static bool copyAsync(Env &env, int r, void *dst, const void *src, size_t bytes,
+                      std::string *err) {
+  if (!env.setRank(r, err)) return false;
+  cclResult_t rc = cclMemcpyAsync(env.comms[r], dst, src, bytes, env.stream(r));
+  if (rc != cclSuccess) *err = cclError("cclMemcpyAsync", r, rc);
+  return rc == cclSuccess;
+}
+
+// --delay: on before the checked calls, off for the timed ones.
+static bool setDelays(Env &env, bool on, std::string *err) {
+  for (const Delay &d : env.opt.delays) {
+    cclResult_t rc = cclCommDebugSetDelay(env.comms[d.rank], d.block,
+                                          on ? d.us * 1000 : 0);
     if (rc != cclSuccess) {
-      *err = cclError("cclMemcpyFromDevice", r, rc);
+      *err = cclError("cclCommDebugSetDelay", d.rank, rc);
       return false;
     }
-    *wrong += countMismatches(t, env.hostBuf.data(), env.ref.data(), oc);
   }
   return true;
 }
 
+// --- The back-to-back check --------------------------------------------------
+
+struct RowSpec {
+  size_t count = 0;
+  DType t = DType::F32;
+  Op op = Op::Sum;
+};
+
+enum class BufMode { Separate, Reused };
+
+static const char *modeName(BufMode m) {
+  return m == BufMode::Separate ? "separate buffers" : "reused buffers";
+}
+
+static size_t roundUp(size_t x, size_t a) { return (x + a - 1) / a * a; }
+// Buffers carved from the arena start at multiples of this.
+static const size_t kAlign = 256;
+
+// Bytes of one buffer of the check for a row: its largest buffer (an
+// in-place call's buffer holds both input and output).
+static size_t slotBytes(const Env &env, const RowSpec &row) {
+  return roundUp(env.coll->inplaceCount(row.count, env.n) * dtypeSize(row.t), kAlign);
+}
+
+// K for a row: the arena holds 2K + 1 buffers of slotBytes (see checkedRun).
+static int rowCalls(const Env &env, size_t slot) {
+  size_t fit = env.arenaBytes / slot;
+  size_t k = fit >= 3 ? (fit - 1) / 2 : 1;
+  return (int)std::min<size_t>((size_t)env.opt.calls, k);
+}
+
+// Element offsets of a rank's input and output in the buffer of a call.
+static size_t inOffset(const Env &env, size_t count, bool inplace, int r) {
+  return inplace ? env.coll->inplaceInOffset(count, env.n, r) : 0;
+}
+static size_t outOffset(const Env &env, size_t count, bool inplace, int r) {
+  return inplace ? env.coll->inplaceOutOffset(count, env.n, r) : 0;
+}
+
+static std::string fmtElem(DType t, bool bits, const void *buf, size_t i) {
+  char s[48];
+  if (bits && dtypeSize(t) == 4) {
+    uint32_t v;
+    std::memcpy(&v, (const char *)buf + 4 * i, 4);
+    std::snprintf(s, sizeof s, "0x%08x", v);
+  } else if (bits) {
+    uint16_t v;
+    std::memcpy(&v, (const char *)buf + 2 * i, 2);
+    std::snprintf(s, sizeof s, "0x%04x", v);
+  } else {
+    std::snprintf(s, sizeof s, "%g", (double)loadAsFloat(t, buf, i));
+  }
+  return s;
+}
+
+// "0,1,2,5" (at most 16 entries, then "...").
+static std::string listInts(const std::vector<int> &v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); i++) {
+    if (i == 16) return s + ",...";
+    s += (i ? "," : "") + std::to_string(v[i]);
+  }
+  return s;
+}
+
+// One checked run: K calls per rank, queued rank after rank (call k of
+// every rank, then call k + 1) with no host synchronisation in between
+// (eagerly, or captured into one CUDA graph per rank and replayed once),
+// then one synchronisation and a check of all K results. Every call gets
+// fresh data. Buffers, per rank, from its arena (slot = slotBytes):
+//   A[k] = slot k, B[k] = slot K + k, P = slot 2K.
+// Separate: call k reads A[k] and writes B[k] (in place: works in B[k]).
+// Reused:  every call uses the working buffers send/recv; before call k,
+//   cclMemcpyAsync refills the input from A[k] (and the output with poison
+//   from P; in place: the whole buffer from A[k]); after it, the output is
+//   copied to B[k]. All on the rank's stream, no host synchronisation.
+// Adds the wrong values (over every rank's defined output of every call) to
+// *wrong and a line describing them to *notes.
+static bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
+                       bool graph, BufMode mode, int K, size_t *wrong,
+                       std::vector<std::string> *notes, std::string *err) {
+  const int n = env.n;
+  const DType t = row.t;
+  const size_t es = dtypeSize(t), count = row.count;
+  const Collective &coll = *env.coll;
+  const size_t ic = coll.inCount(count, n), oc = coll.outCount(count, n);
+  const size_t len = coll.inplaceCount(count, n);  // in-place buffer
+  const size_t slot = slotBytes(env, row);
+  const bool bits = !coll.reduction;
+  auto A = [&](int r, int k) { return (char *)env.arena[r] + (size_t)k * slot; };
+  auto B = [&](int r, int k) { return (char *)env.arena[r] + (size_t)(K + k) * slot; };
+  auto P = [&](int r) { return (char *)env.arena[r] + (size_t)(2 * K) * slot; };
+
+  std::vector<InputGen> gens(K);
+  for (InputGen &g : gens) {
+    g.key = makeKey(env.opt.seed, ++env.checkedCalls);
+    g.op = row.op;
+    g.nranks = n;
+    g.root = env.root;
+    g.bits = bits;
+  }
+
+  // 1. Stage every call's data (host copies complete on return; every
+  // stream is idle here).
+  unsigned char *host = env.hostBuf.data();
+  const void *poison = env.poison(t);
+  for (int r = 0; r < n; r++) {
+    const size_t io = inOffset(env, count, inplace, r);
+    for (int k = 0; k < K; k++) {
+      if (inplace) {  // the whole buffer: poison, the input at its offset
+        std::memcpy(host, poison, len * es);
+        gens[k].fill(r, t, host + io * es, ic);
+        if (!copyIn(env, r, mode == BufMode::Separate ? B(r, k) : A(r, k), host,
+                    len * es, err))
+          return false;
+        if (mode == BufMode::Reused && !copyIn(env, r, B(r, k), poison, oc * es, err))
+          return false;
+      } else {
+        gens[k].fill(r, t, host, ic);
+        if (!copyIn(env, r, A(r, k), host, ic * es, err) ||
+            !copyIn(env, r, B(r, k), poison, oc * es, err))
+          return false;
+      }
+    }
+    if (mode == BufMode::Reused && !inplace &&
+        !copyIn(env, r, P(r), poison, oc * es, err))
+      return false;
+  }
+
+  // 2. Queue the K calls of every rank.
+  auto queue = [&](std::string *e) {
+    std::vector<void *> in(n), out(n);
+    for (int k = 0; k < K; k++) {
+      for (int r = 0; r < n; r++) {
+        const size_t io = inOffset(env, count, inplace, r) * es;
+        const size_t oo = outOffset(env, count, inplace, r) * es;
+        if (mode == BufMode::Separate) {
+          in[r] = inplace ? B(r, k) + io : A(r, k);
+          out[r] = B(r, k) + oo;
+        } else {
+          char *work = (char *)env.recv[r];
+          in[r] = inplace ? work + io : env.send[r];
+          out[r] = work + oo;
+          bool queued = inplace
+                            ? copyAsync(env, r, work, A(r, k), len * es, e)
+                            : copyAsync(env, r, env.send[r], A(r, k), ic * es, e) &&
+                                  copyAsync(env, r, work, P(r), oc * es, e);
+          if (!queued) return false;
+        }
+      }
+      if (!b.launchAll(in, out, count, t, row.op, e)) return false;
+      if (mode == BufMode::Reused)
+        for (int r = 0; r < n; r++)
+          if (!copyAsync(env, r, B(r, k), out[r], oc * es, e)) return false;
+    }
+    return true;
+  };
+  if (graph) {
+    Graphs g;
+    if (!captureGraphs(env, queue, &g, err)) return false;
+    if (!launchGraphs(env, g, err) || !b.syncAll(err)) return false;
+  } else {
+    if (!queue(err) || !b.syncAll(err)) return false;
+  }
+
+  // 3. Check every call's defined outputs.
+  size_t bad = 0, firstAt = 0;
+  int firstCall = -1, firstRank = -1;
+  std::string firstGot, firstWant;
+  std::vector<int> badCalls, badRanks;
+  std::vector<bool> rankBad(n, false);
+  unsigned char *ref = env.refBuf.data();
+  for (int k = 0; k < K; k++) {
+    bool haveRef = false, callBad = false;
+    for (int r = 0; r < n; r++) {
+      if (!coll.outputDefined(r, env.root)) continue;
+      const char *src = mode == BufMode::Separate
+                            ? B(r, k) + outOffset(env, count, inplace, r) * es
+                            : B(r, k);
+      if (!copyOut(env, r, host, src, oc * es, err)) return false;
+      if (!haveRef || !coll.sameOutput) coll.reference(gens[k], r, count, t, ref);
+      haveRef = true;
+      size_t first = oc;
+      size_t w = countMismatches(t, bits, host, ref, oc, &first);
+      if (!w) continue;
+      if (firstCall < 0) {
+        firstCall = k;
+        firstRank = r;
+        firstAt = first;
+        firstGot = fmtElem(t, bits, host, first);
+        firstWant = fmtElem(t, bits, ref, first);
+      }
+      bad += w;
+      callBad = true;
+      rankBad[r] = true;
+    }
+    if (callBad) badCalls.push_back(k);
+  }
+  *wrong += bad;
+  if (bad) {
+    for (int r = 0; r < n; r++)
+      if (rankBad[r]) badRanks.push_back(r);
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "%s, %s, %s: %zu wrong in call%s %s of %d, rank%s %s; first: call "
+                  "%d rank %d element %zu is %s, expected %s",
+                  inplace ? "in-place" : "out-of-place", modeName(mode),
+                  graph ? "graph" : "eager", bad, badCalls.size() > 1 ? "s" : "",
+                  listInts(badCalls).c_str(), K, badRanks.size() > 1 ? "s" : "",
+                  listInts(badRanks).c_str(), firstCall, firstRank, firstAt,
+                  firstGot.c_str(), firstWant.c_str());
+    notes->push_back(line);
+  }
+  return true;
+}
+
+// --- Timing ------------------------------------------------------------------
+
 // Average time of one iteration in microseconds.
-static bool timedRun(Env &env, Backend &b, size_t count, DType t, Op op,
-                     bool inplace, double *us, std::string *err) {
+static bool timedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
+                     double *us, std::string *err) {
   const int n = env.n;
   const int iters = env.opt.iters;
+  const size_t count = row.count, es = dtypeSize(row.t);
+  const DType t = row.t;
+  const Op op = row.op;
   std::vector<void *> in(n), out(n);
   for (int r = 0; r < n; r++) {
-    out[r] = env.recv[r];
-    in[r] = inplace ? env.recv[r] : env.send[r];
+    char *work = (char *)env.recv[r];
+    in[r] = inplace ? work + inOffset(env, count, true, r) * es : env.send[r];
+    out[r] = work + outOffset(env, count, inplace, r) * es;
   }
   for (int i = 0; i < env.opt.warmup; i++)
     if (!b.launchAll(in, out, count, t, op, err)) return false;
@@ -375,7 +653,12 @@ static bool timedRun(Env &env, Backend &b, size_t count, DType t, Op op,
   const int G = env.opt.graphLaunches;
   Graphs g;
   if (G > 0) {
-    if (!captureGraphs(env, b, iters, in, out, count, t, op, &g, err)) return false;
+    auto queue = [&](std::string *e) {
+      for (int i = 0; i < iters; i++)
+        if (!b.launchAll(in, out, count, t, op, e)) return false;
+      return true;
+    };
+    if (!captureGraphs(env, queue, &g, err)) return false;
     if (env.opt.warmup > 0 && (!launchGraphs(env, g, err) || !b.syncAll(err)))
       return false;
   }
@@ -428,7 +711,7 @@ struct SweepResult {
   std::vector<Row> rows;
   size_t wrong = 0;
   bool failed = false;
-  std::string error;
+  std::string error;  // what failed, with its context (printed once)
   double avgBusbw() const {
     double sum = 0;
     int k = 0;
@@ -462,9 +745,13 @@ static void printTableHeader(const char *title) {
   std::fflush(stdout);
 }
 
-static void printRow(const Row &row, bool check) {
+static const char *redopColumn(const Env &env, Op op) {
+  return env.coll->reduction ? opName(op) : "none";  // as nccl-tests
+}
+
+static void printRow(const Env &env, const Row &row, bool check) {
   std::printf("%12zu  %12zu  %8s  %6s", row.bytes, row.count,
-              dtypeTableName(row.t), opName(row.op));
+              dtypeTableName(row.t), redopColumn(env, row.op));
   for (const PlaceResult &p : row.place) {
     if (!p.ran) {
       std::printf("  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
@@ -486,25 +773,52 @@ struct RowFilter {
   std::function<bool(size_t bytes, std::string *)> size;
 };
 
+// The (dtype, op) pairs of the sweep. A collective without a reduction runs
+// once per dtype, with the first operator of -o (else of sum, prod, max,
+// min) the plan has a kernel for: the operator does not change its result.
+static std::vector<std::pair<DType, Op>> sweepCombos(const Env &env, const Backend &b,
+                                                     const RowFilter &filter) {
+  const Options &o = env.opt;
+  std::vector<std::pair<DType, Op>> combos;
+  for (DType t : o.dtypes) {
+    if (env.coll->reduction) {
+      for (Op op : o.ops) {
+        std::string why;
+        if (filter.combo && !filter.combo(t, op, &why)) {
+          std::printf("# %s: skipping %s %s: %s\n", b.label(), dtypeName(t),
+                      opName(op), why.c_str());
+          continue;
+        }
+        combos.push_back({t, op});
+      }
+      continue;
+    }
+    std::vector<Op> candidates = o.ops;
+    for (Op op : {Op::Sum, Op::Prod, Op::Max, Op::Min}) candidates.push_back(op);
+    bool found = false;
+    std::string why;
+    for (Op op : candidates)
+      if (!filter.combo || filter.combo(t, op, &why)) {
+        combos.push_back({t, op});
+        found = true;
+        break;
+      }
+    if (!found)
+      std::printf("# %s: skipping %s: %s\n", b.label(), dtypeName(t), why.c_str());
+  }
+  return combos;
+}
+
+// `delays`: apply --delay around the checked calls (cclc only).
 static SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
-                         const char *title) {
+                         const char *title, bool delays) {
   SweepResult res;
   const Options &o = env.opt;
   const int n = env.n;
-  const bool canInplace = env.coll->inCount(1, n) == env.coll->outCount(1, n);
-  std::vector<std::pair<DType, Op>> combos;
-  for (DType t : o.dtypes)
-    for (Op op : o.ops) {
-      if (!env.coll->reduction && op != o.ops.front()) continue;
-      std::string why;
-      if (filter.combo && !filter.combo(t, op, &why)) {
-        std::printf("# %s: skipping %s %s: %s\n", b.label(), dtypeName(t),
-                    opName(op), why.c_str());
-        continue;
-      }
-      combos.push_back({t, op});
-    }
+  std::vector<std::pair<DType, Op>> combos = sweepCombos(env, b, filter);
   printTableHeader(title);
+  size_t lastNoteBytes = 0;
+  int lastNoteCalls = 0;
   for (size_t bytes : sweepSizes(o)) {
     for (auto [t, op] : combos) {
       Row row;
@@ -512,39 +826,57 @@ static SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
       row.op = op;
       size_t es = dtypeSize(t);
       row.count = std::max<size_t>(1, bytes / es);
-      size_t ic = env.coll->inCount(row.count, n), oc = env.coll->outCount(row.count, n);
+      RowSpec spec{row.count, t, op};
       row.bytes = env.coll->dataBytes(row.count, n, es);
       std::string why;
-      if (filter.size && !filter.size(std::max(ic, oc) * es, &why)) {
+      if (filter.size && !filter.size(row.count * es, &why)) {
         std::printf("%12zu  %12zu  %8s  %6s  skipped: %s\n", row.bytes, row.count,
-                    dtypeTableName(t), opName(op), why.c_str());
+                    dtypeTableName(t), redopColumn(env, op), why.c_str());
         continue;
       }
+      const size_t slot = slotBytes(env, spec);
+      const int K = o.check ? rowCalls(env, slot) : 0;
+      if (o.check && K < o.calls && (row.bytes != lastNoteBytes || K != lastNoteCalls)) {
+        std::printf("# back-to-back check of %zu-byte rows: K = %d call%s instead of "
+                    "%d (2K + 1 buffers of %zu bytes per rank must fit in the "
+                    "check's %zu bytes, --check-mem)\n",
+                    row.bytes, K, K > 1 ? "s" : "", o.calls, slot, env.arenaBytes);
+        lastNoteBytes = row.bytes;
+        lastNoteCalls = K;
+      }
+      std::vector<std::string> notes;
       for (int p = 0; p < 2; p++) {
         bool inplace = p == 1;
-        if (inplace && !canInplace) continue;
+        if (inplace && !env.coll->hasInplace) continue;  // N/A column
         PlaceResult &pr = row.place[p];
         std::string err;
         bool ok = true;
         if (o.check) {
-          size_t w = 0;
-          ok = checkedRun(env, b, row.count, t, op, inplace, false, &w, &err);
-          pr.wrong += w;
-          if (ok && env.cuda && o.graphLaunches > 0) {
-            ok = checkedRun(env, b, row.count, t, op, inplace, true, &w, &err);
-            pr.wrong += w;
-          }
+          ok = !delays || setDelays(env, true, &err);
+          for (BufMode mode : {BufMode::Separate, BufMode::Reused})
+            for (bool graph : {false, true}) {
+              if (graph && !(env.cuda && o.graphLaunches > 0)) continue;
+              if (ok)
+                ok = checkedRun(env, b, spec, inplace, graph, mode, K, &pr.wrong,
+                                &notes, &err);
+            }
+          if (ok && delays) ok = setDelays(env, false, &err);
         }
-        if (ok) ok = timedRun(env, b, row.count, t, op, inplace, &pr.us, &err);
+        if (ok) ok = timedRun(env, b, spec, inplace, &pr.us, &err);
         if (!ok) {
-          printRow(row, o.check);
+          printRow(env, row, o.check);
           res.rows.push_back(row);
           res.failed = true;
-          res.error = err;
-          std::printf("# ERROR: %s %zu B %s %s %s: %s\n", b.label(), row.bytes,
-                      dtypeName(t), opName(op), inplace ? "in-place" : "out-of-place",
-                      commented(err).c_str());
+          char ctx[160];
+          std::snprintf(ctx, sizeof ctx, "%s %zu B %s %s %s", b.label(), row.bytes,
+                        dtypeName(t), redopColumn(env, op),
+                        inplace ? "in-place" : "out-of-place");
+          res.error = std::string(ctx) + ": " + err;
+          // The one report of the error: here, beside its row, and on stderr.
+          std::printf("# ERROR: %s\n", commented(res.error).c_str());
           std::fflush(stdout);
+          std::fprintf(stderr, "ccl-perf: error: %s\n", res.error.c_str());
+          std::fflush(stderr);
           return res;
         }
         pr.ran = true;
@@ -553,7 +885,8 @@ static SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
         res.wrong += pr.wrong;
       }
       res.rows.push_back(row);
-      printRow(row, o.check);
+      printRow(env, row, o.check);
+      for (const std::string &note : notes) std::printf("#   wrong: %s\n", note.c_str());
     }
   }
   return res;
@@ -638,18 +971,43 @@ int main(int argc, char **argv) {
   }
   if (opt.compareNccl && !env.cuda)
     fatal("--compare nccl needs the cuda target (" + targetWhy + ")");
-  if (env.cuda && opt.nranks > drv->deviceCount)
+  if (!opt.devices.empty() && !env.cuda)
+    fatal("--devices " + joinInts(opt.devices) +
+          " is a CUDA option: the host target runs its ranks as threads of this "
+          "process (target host: " + targetWhy + ")");
+  if (env.cuda && opt.devices.empty() && opt.nranks > drv->deviceCount)
     fatal("-g " + std::to_string(opt.nranks) + " needs " + std::to_string(opt.nranks) +
-          " GPUs; the CUDA driver sees " + std::to_string(drv->deviceCount));
+          " GPUs; the CUDA driver sees " + std::to_string(drv->deviceCount) +
+          " (--devices puts several ranks on one GPU)");
+  for (int d : opt.devices)
+    if (d >= drv->deviceCount)
+      fatal("--devices " + joinInts(opt.devices) + ": GPU " + std::to_string(d) +
+            " does not exist; the CUDA driver sees " + std::to_string(drv->deviceCount));
+  const std::string sharedGpus = sharedDevices(opt.devices);
 
   std::string collName = plan && plan->collective ? plan->collective : "AllReduce";
   env.coll = findCollective(collName);
-  if (!env.coll) fatal("unknown collective '" + collName + "' in the plan of " + opt.algo);
-  if (opt.check && !env.coll->checkable)
-    fatal(std::string("ccl-perf cannot check ") + env.coll->name +
-          " results yet; run with -c 0");
-  if (opt.compareNccl && std::string(env.coll->name) != "AllReduce")
-    fatal(std::string("--compare nccl supports AllReduce only, not ") + env.coll->name);
+  if (!env.coll)
+    fatal("unknown collective '" + collName + "' in the plan of " + opt.algo +
+          " (ccl-perf knows " + collectiveNames() + ")");
+  if (env.coll->rooted && plan) {
+    // ccl_plan::root exists since plan ABI 3.
+    env.root = plan->abi_version >= 3 ? (int)plan->root : 0;
+    if (env.root >= opt.nranks)
+      fatal("the plan of " + opt.algo + " has root " + std::to_string(env.root) +
+            ", which is not a rank of -g " + std::to_string(opt.nranks));
+  }
+
+  // NCCL early, so that a missing entry point stops the run before it starts.
+  const nccl::Nccl *nc = nullptr;
+  if (opt.compareNccl) {
+    std::string why;
+    nc = nccl::loadNccl(&why);
+    if (!nc) fatal(why);
+    if (env.coll->kind == CollKind::AllToAll && !nc->ncclAlltoAll)
+      fatal("--compare nccl: NCCL " + nc->versionString() + " (" + nc->path +
+            ") has no ncclAlltoAll (added in NCCL 2.28)");
+  }
 
   const ccl_variant *variant = nullptr;
   if (plan) {
@@ -662,14 +1020,22 @@ int main(int argc, char **argv) {
       fatal("the " + std::string(targetName(planTarget)) + " plan of " + opt.algo +
             " has no variant for " + std::to_string(opt.nranks) + " ranks (it has:" +
             have + ")");
+    for (const Delay &d : opt.delays)
+      if (d.block >= (int)variant->nblocks)
+        fatal("--delay " + std::to_string(d.rank) + ":" + std::to_string(d.block) + "=" +
+              std::to_string(d.us) + ": the " + std::to_string(opt.nranks) +
+              "-rank variant of " + opt.algo + " has " +
+              std::to_string(variant->nblocks) + " thread blocks per rank");
   }
 
   // Header.
   std::printf("# ccl-perf: benchmark and check of a cclc-generated library\n");
   std::printf("# library   : %s\n", opt.lib.c_str());
   if (plan)
-    std::printf("# algorithm : %s (%s, %s, %s; source %s)\n", opt.algo.c_str(),
-                env.coll->name, plan->inplace ? "in-place" : "out-of-place",
+    std::printf("# algorithm : %s (%s%s, %s, %s; source %s)\n", opt.algo.c_str(),
+                env.coll->name,
+                env.coll->rooted ? (" root " + std::to_string(env.root)).c_str() : "",
+                plan->inplace ? "in-place" : "out-of-place",
                 plan->protocol == CCL_PROTO_LL ? "LL" : "Simple",
                 plan->source ? plan->source : "?");
   else
@@ -687,9 +1053,31 @@ int main(int argc, char **argv) {
     if (opt.stepFactor > 1) std::snprintf(step, sizeof step, "%g(factor)", opt.stepFactor);
     else std::snprintf(step, sizeof step, "%zu(bytes)", opt.stepBytes);
     std::printf("# nRanks %d minBytes %zu maxBytes %zu step: %s warmup iters: %d "
-                "iters: %d validation: %d graph: %d seed: %llu\n",
+                "iters: %d validation: %d graph: %d seed: %llu calls: %d\n",
                 opt.nranks, opt.minBytes, opt.maxBytes, step, opt.warmup, opt.iters,
-                opt.check ? 1 : 0, opt.graphLaunches, (unsigned long long)opt.seed);
+                opt.check ? 1 : 0, opt.graphLaunches, (unsigned long long)opt.seed,
+                opt.calls);
+  }
+  if (opt.check)
+    std::printf("# check     : K = %d call%s per rank back to back (no host "
+                "synchronisation between them), then one check of all %d results; "
+                "two buffer modes, #wrong sums both: separate buffers per call, and "
+                "the same buffers refilled with cclMemcpyAsync%s\n",
+                opt.calls, opt.calls > 1 ? "s" : "", opt.calls,
+                env.cuda && opt.graphLaunches > 0 ? "; eager and as a CUDA graph" : "");
+  for (const Delay &d : opt.delays) {
+    std::string block = d.block < 0 ? "every thread block" : "thread block " +
+                                                                std::to_string(d.block);
+    std::printf("# delay     : rank %d, %s: %llu us at the start of every checked call "
+                "(--delay, cclCommDebugSetDelay); timed calls run without it\n",
+                d.rank, block.c_str(), (unsigned long long)d.us);
+  }
+  if (!opt.devices.empty()) {
+    std::printf("# devices   : %s (--devices)\n", joinInts(opt.devices).c_str());
+    if (!sharedGpus.empty())
+      std::printf("# devices   : several ranks share GPU %s: the timings are not link "
+                  "timings (the ranks share one GPU's SMs and memory)\n",
+                  sharedGpus.c_str());
   }
   if (!env.cuda && opt.graphLaunches > 0)
     std::printf("# note: -G %d ignored on the host target (no CUDA graphs)\n",
@@ -697,9 +1085,9 @@ int main(int argc, char **argv) {
 
   // Communicators.
   env.comms.assign(env.n, nullptr);
-  cclResult_t rc = cclCommInitAllInProcess(env.comms.data(), env.n,
-                                           env.cuda ? cclTargetCuda : cclTargetHost,
-                                           nullptr);
+  cclResult_t rc = cclCommInitAllInProcess(
+      env.comms.data(), env.n, env.cuda ? cclTargetCuda : cclTargetHost,
+      env.cuda && !opt.devices.empty() ? opt.devices.data() : nullptr);
   if (rc != cclSuccess) fatal(cclError("cclCommInitAllInProcess", -1, rc));
   if (opt.timeoutSet || opt.skipRank >= 0) {
     uint64_t ms = opt.timeoutSet ? opt.timeoutMs : 2000;
@@ -707,6 +1095,13 @@ int main(int argc, char **argv) {
       if ((rc = cclCommSetTimeout(env.comms[r], ms)) != cclSuccess)
         fatal(cclError("cclCommSetTimeout", r, rc));
     std::printf("# timeout   : %llu ms\n", (unsigned long long)ms);
+  }
+  for (const Delay &d : opt.delays) {
+    uint64_t ms = opt.timeoutSet ? opt.timeoutMs : opt.skipRank >= 0 ? 2000 : 0;
+    if (ms && d.us >= ms * 1000)
+      std::printf("# note      : the delay of rank %d (%llu us) is not shorter than "
+                  "the timeout (%llu ms): expect the other ranks to time out\n",
+                  d.rank, (unsigned long long)d.us, (unsigned long long)ms);
   }
   if (opt.skipRank >= 0) {
     rc = cclCommDebugSkipLaunches(env.comms[opt.skipRank], 1);
@@ -752,23 +1147,43 @@ int main(int argc, char **argv) {
                 env.devices[r], name);
   }
 
-  // Buffers, sized for the largest message of every dtype.
-  size_t maxIn = 0, maxOut = 0;
+  // Working buffers, sized for the largest message of every dtype (recv
+  // holds an in-place call's input and output).
+  size_t maxIn = 0, maxBuf = 0;
   for (DType t : opt.dtypes) {
     size_t es = dtypeSize(t);
     size_t count = std::max<size_t>(1, opt.maxBytes / es);
     maxIn = std::max(maxIn, env.coll->inCount(count, env.n) * es);
-    maxOut = std::max(maxOut, env.coll->outCount(count, env.n) * es);
-    env.ref.resize(std::max(env.ref.size(), env.coll->outCount(count, env.n)));
+    maxBuf = std::max(maxBuf, env.coll->inplaceCount(count, env.n) * es);
   }
-  env.hostBuf.resize(std::max(maxIn, maxOut));
   env.send.assign(env.n, nullptr);
   env.recv.assign(env.n, nullptr);
   for (int r = 0; r < env.n; r++) {
     if ((rc = cclMemAlloc(env.comms[r], &env.send[r], maxIn)) != cclSuccess)
       fatal(cclError("cclMemAlloc", r, rc));
-    if ((rc = cclMemAlloc(env.comms[r], &env.recv[r], maxOut)) != cclSuccess)
+    if ((rc = cclMemAlloc(env.comms[r], &env.recv[r], maxBuf)) != cclSuccess)
       fatal(cclError("cclMemAlloc", r, rc));
+  }
+  // The back-to-back check's buffers: 2K + 1 of the largest buffer's size
+  // per rank, at most --check-mem (K is reduced for rows that do not fit;
+  // at least 3 buffers, K = 1, whatever the cap).
+  env.arena.assign(env.n, nullptr);
+  if (opt.check) {
+    const size_t cap = opt.checkMem ? opt.checkMem
+                                    : env.cuda ? kCheckMemCuda : kCheckMemHost;
+    const size_t slot = roundUp(maxBuf, kAlign);
+    const size_t want = (2 * (size_t)opt.calls + 1) * slot;
+    env.arenaBytes = std::max(std::min(cap, want), 3 * slot);
+    if (3 * slot > cap)
+      std::printf("# note      : the largest rows need 3 buffers of %zu bytes per "
+                  "rank (K = 1), more than --check-mem %zu\n", slot, cap);
+    for (int r = 0; r < env.n; r++)
+      if ((rc = cclMemAlloc(env.comms[r], &env.arena[r], env.arenaBytes)) != cclSuccess)
+        fatal(cclError("cclMemAlloc", r, rc) + " (back-to-back check buffers, " +
+              std::to_string(env.arenaBytes) + " bytes; see --check-mem and -k)");
+    env.hostBuf.resize(slot);
+    env.refBuf.resize(slot);
+    env.poisonBuf.resize(slot);
   }
 
   // What the plan supports.
@@ -785,6 +1200,7 @@ int main(int argc, char **argv) {
   }
   if (plan && plan->max_bytes) {
     uint64_t maxBytes = plan->max_bytes;
+    // max_bytes bounds count * element size (plan.h).
     filter.size = [maxBytes](size_t bytes, std::string *why) {
       if (bytes <= maxBytes) return true;
       *why = "larger than the plan's max_bytes " + std::to_string(maxBytes);
@@ -800,15 +1216,12 @@ int main(int argc, char **argv) {
                                       ? ", CUDA graphs x" + std::to_string(opt.graphLaunches)
                                       : std::string(env.cuda ? ", eager" : "")) +
                       ")";
-  SweepResult mine = sweep(env, cclb, filter, title.c_str());
+  SweepResult mine = sweep(env, cclb, filter, title.c_str(), true);
   failed |= mine.failed || mine.wrong > 0;
 
   SweepResult theirs;
   bool ranNccl = false;
   if (opt.compareNccl && !mine.failed) {
-    std::string why;
-    const nccl::Nccl *nc = nccl::loadNccl(&why);
-    if (!nc) fatal(why);
     std::vector<nccl::ncclComm_t> ncomms(env.n, nullptr);
     nccl::ncclResult_t nr = nc->ncclCommInitAll(ncomms.data(), env.n, env.devices.data());
     if (nr != 0) fatal("ncclCommInitAll failed: " + nc->errorText(nr));
@@ -816,7 +1229,8 @@ int main(int argc, char **argv) {
                 nc->path.c_str());
     NcclBackend nb(env, nc, std::move(ncomms));
     RowFilter all;
-    std::string ntitle = "NCCL AllReduce (" + std::to_string(env.n) + " ranks" +
+    std::string ntitle = "NCCL " + std::string(env.coll->name) + " (" +
+                         std::to_string(env.n) + " ranks" +
                          (opt.graphLaunches > 0
                               ? ", CUDA graphs x" + std::to_string(opt.graphLaunches)
                               : std::string(", eager")) +
@@ -824,7 +1238,7 @@ int main(int argc, char **argv) {
     // Only the (dtype, op) pairs and sizes cclc ran, for a like-for-like table.
     all.combo = filter.combo;
     all.size = filter.size;
-    theirs = sweep(env, nb, all, ntitle.c_str());
+    theirs = sweep(env, nb, all, ntitle.c_str(), false);
     ranNccl = true;
     failed |= theirs.failed || theirs.wrong > 0;
   }
@@ -863,19 +1277,18 @@ int main(int argc, char **argv) {
   }
 
   if (mine.failed || (ranNccl && theirs.failed)) {
-    // The communicator is aborted (or in an unknown state): report and leave
-    // without tearing it down.
-    std::printf("# FAILED: %s\n", commented(mine.failed ? mine.error : theirs.error).c_str());
+    // The communicator is aborted (or in an unknown state): leave without
+    // tearing it down. The error itself was printed where it happened.
+    std::printf("# FAILED: %s stopped at the error above\n",
+                mine.failed ? "the cclc run" : "the NCCL run");
     std::fflush(stdout);
-    std::fprintf(stderr, "ccl-perf: error: %s\n",
-                 (mine.failed ? mine.error : theirs.error).c_str());
-    std::fflush(stderr);
     _exit(1);
   }
 
   for (int r = 0; r < env.n; r++) {
     cclMemFree(env.comms[r], env.send[r]);
     cclMemFree(env.comms[r], env.recv[r]);
+    if (env.arena[r]) cclMemFree(env.comms[r], env.arena[r]);
     if (env.cuda) {
       env.setRank(r, &err);
       drv->cuEventDestroy(env.evStart[r]);

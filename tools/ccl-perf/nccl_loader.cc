@@ -115,10 +115,16 @@ const Nccl *loadNccl(std::string *why) {
         sym(h, &n.ncclCommInitAll, "ncclCommInitAll", why) &&
         sym(h, &n.ncclCommDestroy, "ncclCommDestroy", why) &&
         sym(h, &n.ncclAllReduce, "ncclAllReduce", why) &&
+        sym(h, &n.ncclAllGather, "ncclAllGather", why) &&
+        sym(h, &n.ncclReduceScatter, "ncclReduceScatter", why) &&
+        sym(h, &n.ncclBroadcast, "ncclBroadcast", why) &&
+        sym(h, &n.ncclReduce, "ncclReduce", why) &&
         sym(h, &n.ncclGroupStart, "ncclGroupStart", why) &&
         sym(h, &n.ncclGroupEnd, "ncclGroupEnd", why) &&
         sym(h, &n.ncclGetErrorString, "ncclGetErrorString", why)))
     return nullptr;
+  n.ncclAlltoAll = reinterpret_cast<decltype(n.ncclAlltoAll)>(
+      dlsym(h, "ncclAlltoAll"));  // optional (NCCL >= 2.28)
   n.ncclGetVersion(&n.version);
   loaded = true;
   return &n;

@@ -27,6 +27,22 @@ struct Nccl {
   ncclResult_t (*ncclAllReduce)(const void *sendbuff, void *recvbuff,
                                 size_t count, int datatype, int op,
                                 ncclComm_t comm, void *stream) = nullptr;
+  ncclResult_t (*ncclAllGather)(const void *sendbuff, void *recvbuff,
+                                size_t sendcount, int datatype,
+                                ncclComm_t comm, void *stream) = nullptr;
+  ncclResult_t (*ncclReduceScatter)(const void *sendbuff, void *recvbuff,
+                                    size_t recvcount, int datatype, int op,
+                                    ncclComm_t comm, void *stream) = nullptr;
+  // NCCL 2.28 and later only; nullptr when the library lacks it.
+  ncclResult_t (*ncclAlltoAll)(const void *sendbuff, void *recvbuff,
+                               size_t count, int datatype, ncclComm_t comm,
+                               void *stream) = nullptr;
+  ncclResult_t (*ncclBroadcast)(const void *sendbuff, void *recvbuff,
+                                size_t count, int datatype, int root,
+                                ncclComm_t comm, void *stream) = nullptr;
+  ncclResult_t (*ncclReduce)(const void *sendbuff, void *recvbuff,
+                             size_t count, int datatype, int op, int root,
+                             ncclComm_t comm, void *stream) = nullptr;
   ncclResult_t (*ncclGroupStart)() = nullptr;
   ncclResult_t (*ncclGroupEnd)() = nullptr;
   const char *(*ncclGetErrorString)(ncclResult_t result) = nullptr;

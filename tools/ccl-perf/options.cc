@@ -52,6 +52,22 @@ const char kUsage[] =
     "                             the run must fail with a timeout report\n"
     "                             (timeout defaults to 2000 ms then)\n"
     "  --seed N                   seed of the test data (default 1)\n"
+    "  -k, --calls K              back-to-back check: K calls per rank with no\n"
+    "                             host synchronisation between them, then one\n"
+    "                             check of all K results (default 8; 1 = one\n"
+    "                             call, synchronised, checked)\n"
+    "  --check-mem SIZE           device memory per rank for the K buffer pairs\n"
+    "                             of the check; K is reduced for rows that do\n"
+    "                             not fit (default 1G on cuda, 256M on host)\n"
+    "  --delay R[:B]=US           debug: thread block B of rank R (every block\n"
+    "                             without :B) spins US microseconds at the start\n"
+    "                             of every checked call (cclCommDebugSetDelay);\n"
+    "                             repeatable. Makes missing cross-call\n"
+    "                             synchronisation show as wrong results\n"
+    "  --devices LIST             cuda: GPU ordinal of each rank, e.g. 0,0 (two\n"
+    "                             ranks share GPU 0; timings are then not link\n"
+    "                             timings). Sets -g when -g is not given\n"
+    "                             (default 0,1,...,g-1)\n"
     "  -h, --help                 this text\n"
     "\n"
     "Exit status: 0 if every call succeeded and every checked value was right,\n"
@@ -145,7 +161,7 @@ struct Flag {
 enum {
   kMin, kMax, kStepBytes, kStepFactor, kIters, kWarmup, kCheck, kNgpus,
   kGraph, kDtype, kOp, kLib, kAlgo, kTarget, kCompare, kTimeout, kSkip,
-  kSeed, kHelp,
+  kSeed, kCalls, kCheckMem, kDelay, kDevices, kHelp,
 };
 
 const Flag kFlags[] = {
@@ -158,10 +174,68 @@ const Flag kFlags[] = {
     {0, "algo", kAlgo},           {0, "target", kTarget},
     {0, "compare", kCompare},     {0, "timeout-ms", kTimeout},
     {0, "skip-rank", kSkip},      {0, "seed", kSeed},
+    {'k', "calls", kCalls},       {0, "check-mem", kCheckMem},
+    {0, "delay", kDelay},         {0, "devices", kDevices},
     {'h', "help", kHelp},
 };
 
+/// "R[:B]=US" -> Delay. false if malformed.
+bool parseDelay(const std::string &s, Delay *d) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos) return false;
+  std::string who = s.substr(0, eq), us = s.substr(eq + 1);
+  size_t colon = who.find(':');
+  long long v = 0;
+  if (!parseInt(who.substr(0, colon), 0, 1 << 20, &v)) return false;
+  d->rank = (int)v;
+  d->block = -1;
+  if (colon != std::string::npos) {
+    if (!parseInt(who.substr(colon + 1), 0, 1 << 20, &v)) return false;
+    d->block = (int)v;
+  }
+  // At most one minute per call.
+  if (!parseInt(us, 0, 60ll * 1000 * 1000, &v)) return false;
+  d->us = (uint64_t)v;
+  return true;
+}
+
+/// "0,0,1" -> {0, 0, 1}. false if malformed or empty.
+bool parseIntList(const std::string &s, std::vector<int> *out) {
+  out->clear();
+  size_t pos = 0;
+  for (;;) {
+    size_t comma = s.find(',', pos);
+    long long v = 0;
+    if (!parseInt(s.substr(pos, comma == std::string::npos ? std::string::npos
+                                                           : comma - pos),
+                  0, 1 << 20, &v))
+      return false;
+    out->push_back((int)v);
+    if (comma == std::string::npos) return true;
+    pos = comma + 1;
+  }
+}
+
 }  // namespace
+
+std::string joinInts(const std::vector<int> &v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
+std::string sharedDevices(const std::vector<int> &devices) {
+  std::vector<int> shared;
+  for (size_t i = 0; i < devices.size(); i++) {
+    bool repeated = false, seen = false;
+    for (size_t j = 0; j < devices.size(); j++) {
+      if (j != i && devices[j] == devices[i]) repeated = true;
+      if (j < i && devices[j] == devices[i]) seen = true;
+    }
+    if (repeated && !seen) shared.push_back(devices[i]);
+  }
+  return joinInts(shared);
+}
 
 bool parseSize(const std::string &s, size_t *out) {
   if (s.empty()) return false;
@@ -197,6 +271,7 @@ std::vector<size_t> sweepSizes(const Options &o) {
 
 Options parseOptions(int argc, char **argv) {
   Options o;
+  bool nranksSet = false;
   for (int i = 1; i < argc; i++) {
     std::string arg = argv[i];
     const Flag *flag = nullptr;
@@ -262,6 +337,7 @@ Options parseOptions(int argc, char **argv) {
       case kNgpus:
         if (!parseInt(value, 1, 1024, &n)) die("bad " + what + ": " + value);
         o.nranks = (int)n;
+        nranksSet = true;
         break;
       case kGraph:
         if (!parseInt(value, 0, 1 << 30, &n)) die("bad " + what + ": " + value);
@@ -300,12 +376,52 @@ Options parseOptions(int argc, char **argv) {
           die("bad " + what + ": " + value);
         o.seed = (uint64_t)n;
         break;
+      case kCalls:
+        if (!parseInt(value, 1, 4096, &n)) die("bad " + what + " (1 to 4096): " + value);
+        o.calls = (int)n;
+        break;
+      case kCheckMem:
+        if (!parseSize(value, &o.checkMem) || o.checkMem == 0)
+          die("bad size for " + what + ": " + value);
+        break;
+      case kDelay: {
+        Delay d;
+        if (!parseDelay(value, &d))
+          die("bad " + what + " (RANK[:BLOCK]=MICROSECONDS, e.g. 1=20000 or "
+              "1:0=20000): " + value);
+        o.delays.push_back(d);
+        break;
+      }
+      case kDevices:
+        if (!parseIntList(value, &o.devices) || o.devices.size() > 1024)
+          die("bad " + what + " (comma-separated GPU ordinals, e.g. 0,0): " + value);
+        break;
     }
   }
   if (o.lib.empty()) die("--lib is required");
   if (o.algo.empty()) die("--algo is required");
   if (o.minBytes > o.maxBytes) die("-b (minbytes) is larger than -e (maxbytes)");
   if (o.stepFactor <= 1 && o.stepBytes == 0) die("-i (stepbytes) must be > 0 when -f is 1");
+  if (!o.devices.empty()) {
+    if (!nranksSet)
+      o.nranks = (int)o.devices.size();
+    else if ((int)o.devices.size() != o.nranks)
+      die("--devices " + joinInts(o.devices) + " names " +
+          std::to_string(o.devices.size()) + " ranks but -g is " +
+          std::to_string(o.nranks));
+    std::string shared = sharedDevices(o.devices);
+    if (o.compareNccl && !shared.empty())
+      die("--compare nccl needs one GPU per rank (NCCL cannot run several "
+          "ranks on one GPU), but --devices " + joinInts(o.devices) +
+          " puts several ranks on GPU " + shared);
+  }
+  for (const Delay &d : o.delays)
+    if (d.rank >= o.nranks)
+      die("--delay " + std::to_string(d.rank) + (d.block >= 0 ? ":" + std::to_string(d.block) : "") +
+          "=" + std::to_string(d.us) + ": rank " + std::to_string(d.rank) +
+          " is not a rank (-g " + std::to_string(o.nranks) + ")");
+  if (!o.delays.empty() && !o.check)
+    die("--delay acts on the checked calls only; it has no effect with -c 0");
   if (o.skipRank >= o.nranks)
     die("--skip-rank " + std::to_string(o.skipRank) + " is not a rank (-g " +
         std::to_string(o.nranks) + ")");

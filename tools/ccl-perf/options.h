@@ -12,6 +12,14 @@ namespace cclperf {
 
 enum class TargetChoice { Auto, Host, Cuda };
 
+// --delay R[:B]=US: rank R's thread block B (every block when B is -1) spins
+// US microseconds at the start of every checked call.
+struct Delay {
+  int rank = 0;
+  int block = -1;
+  uint64_t us = 0;
+};
+
 struct Options {
   size_t minBytes = 32 << 20;
   size_t maxBytes = 32 << 20;
@@ -32,7 +40,23 @@ struct Options {
   uint64_t timeoutMs = 0;
   int skipRank = -1;
   uint64_t seed = 1;
+  // Back-to-back check: calls per rank per checked run (-k).
+  int calls = 8;
+  // Device memory per rank for the back-to-back check's buffers; 0: the
+  // target's default (kCheckMemCuda, kCheckMemHost).
+  size_t checkMem = 0;
+  std::vector<Delay> delays;
+  // --devices: CUDA ordinal of each rank (empty: 0 .. nranks-1).
+  std::vector<int> devices;
 };
+
+constexpr size_t kCheckMemCuda = size_t(1) << 30;
+constexpr size_t kCheckMemHost = size_t(256) << 20;
+
+// "0,0,1": devices that more than one rank uses ("" when none does).
+std::string sharedDevices(const std::vector<int> &devices);
+// "0,0,1".
+std::string joinInts(const std::vector<int> &v);
 
 // Parses argv. On --help prints the usage and exits 0; on an error prints
 // the message and exits 1 (the process exits; no exceptions).
