@@ -176,6 +176,8 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
                            opName(var->kernels[k].redop)));
   } else {
     cclResult_t r = cudaPrepareModules(s, pp.get());
+    if (r == cclSuccess)
+      r = cudaCheckCoResidency(s, pp.get(), -1);
     if (r != cclSuccess)
       return fail(r, cclGetLastError());
   }

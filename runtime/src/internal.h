@@ -119,6 +119,9 @@ struct RankState {
   CUstream internalStream = nullptr; // non-blocking, for ctx updates
   int ccMajor = 0, ccMinor = 0;
   int smCount = 0; ///< streaming multiprocessors (co-residency bound)
+  // The ranks on this rank's GPU, in rank order, this one included
+  // (several ranks may share a GPU: docs/runtime.md).
+  std::vector<int> sameDevice;
   CUdeviceptr abortFlagDev = 0, errorDev = 0; // host-mapped, as seen here
 };
 
@@ -137,6 +140,9 @@ struct PreparedRank {
   void *signalTable = nullptr; // device: uint64_t *[num_channels]
   CUmodule module = nullptr;
   std::vector<CUfunction> functions; // per variant kernel
+  // The fewest blocks of the variant's threads_per_block that one SM holds
+  // at once, over this rank's kernels (cuOccupancyMaxActiveBlocksPerMultiprocessor).
+  int blocksPerSM = 0;
 };
 
 struct PreparedPlan {
@@ -236,6 +242,14 @@ cclResult_t cudaInitComm(Shared *s, const int *devices);
 cclResult_t cudaPrepareModules(Shared *s, PreparedPlan *pp);
 void cudaUnloadModules(Shared *s, PreparedPlan *pp);
 cclResult_t cudaSetCurrent(Shared *s, int rank, const char *fn);
+// Fails with cclUnsupported when the blocks of all the ranks on one GPU
+// cannot be resident at once (every GPU, or only `rank`'s when rank >= 0).
+cclResult_t cudaCheckCoResidency(Shared *s, const PreparedPlan *pp,
+                                 int rank);
+// Fails with cclInvalidArgument when `stream` is a default stream and the
+// rank shares its GPU with other ranks (their kernels would serialise).
+cclResult_t cudaCheckStream(Shared *s, int rank, cclStream_t stream,
+                            const char *what);
 // Writes bytes [offset, offset + size) of the rank's device context from
 // `src` (on the rank's internal stream, waiting for it: it never waits for
 // kernels on the caller's streams).
