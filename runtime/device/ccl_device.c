@@ -236,7 +236,45 @@ CCL_INLINE void ccl_st16(char *p, ccl_u32x4 v) {
 /* Kernel start / end, barrier.                                             */
 /* ------------------------------------------------------------------------ */
 
+/* The start delay (cclCommDebugSetDelay, a test hook): thread 0 of a
+ * selected block spins on the clock for ctx->delay_ns, then the block
+ * barriers, like a wait. Only thread 0 reads the setting, so a host update
+ * racing with the kernel start cannot split the block; every block reaches
+ * the barrier either way (it costs one block barrier per call). The spin
+ * gives up early when the communicator is aborted. */
+CCL_INLINE void ccl_start_delay(const ccl_dev_ctx *ctx) {
+  if (ccl_tid() == 0) {
+    uint64_t delay = *(volatile const uint64_t *)&ctx->delay_ns;
+    uint32_t sel = *(volatile const uint32_t *)&ctx->delay_block;
+    if (delay != 0 &&
+        (sel == CCL_DELAY_ALL_BLOCKS || sel == ccl_block_id())) {
+      uint64_t start = ccl_clock_ns();
+      for (;;) {
+        uint64_t waited = ccl_clock_ns() - start;
+        if (waited >= delay || *ctx->abort_flag)
+          break;
+#if defined(CCL_HOST)
+        /* Sleep through most of it (leave the CPU to the other ranks'
+         * threads), spin (yielding) through the last 100 us. */
+        uint64_t left = delay - waited;
+        if (left > 200000u) {
+          uint64_t ns = left - 100000u;
+          if (ns > 10000000u)
+            ns = 10000000u;
+          struct ccl_timespec ts = {0, (long)ns};
+          nanosleep(&ts, 0);
+        } else {
+          sched_yield();
+        }
+#endif
+      }
+    }
+  }
+  ccl_block_barrier();
+}
+
 uint32_t __ccl_begin(const ccl_dev_ctx *ctx) {
+  ccl_start_delay(ctx);
   return *(volatile const uint32_t *)&ctx->epoch[0];
 }
 

@@ -25,7 +25,12 @@
 extern "C" {
 #endif
 
-/* Start of a kernel: returns the epoch of this call (same for all blocks). */
+/* Start of a kernel: returns the epoch of this call (same for all blocks).
+ * When ctx->delay_ns is not 0 (cclCommDebugSetDelay) and this block is
+ * ctx->delay_block (or that is CCL_DELAY_ALL_BLOCKS), thread 0 first spins
+ * for delay_ns on the clock the timeouts use; every block then passes one
+ * block barrier. On the host the block is the one set with
+ * __ccl_host_set_block, so a host kernel sets it before calling this. */
 uint32_t __ccl_begin(const ccl_dev_ctx *ctx);
 /* End of a kernel: the last block to finish advances the epoch. */
 void __ccl_end(const ccl_dev_ctx *ctx);

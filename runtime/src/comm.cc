@@ -1,6 +1,8 @@
-// comm.cc - communicators, plan preparation, launches, memory, errors
-// (docs/runtime.md).
+// comm.cc - communicators, plan preparation, memory, synchronisation
+// (docs/runtime.md). Launches and asynchronous copies are in launch.cc, the
+// exported C functions in api.cc.
 #include <cinttypes>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
@@ -57,10 +59,6 @@ bool scratchBytes(const ccl_plan *p, const ccl_scratch_info &si,
   }
   *out = best;
   return true;
-}
-
-std::string planName(const ccl_plan *p) {
-  return p && p->algorithm ? p->algorithm : "(unnamed)";
 }
 
 void releasePlan(Shared *s, PreparedPlan *pp) {
@@ -178,9 +176,17 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
                            opName(var->kernels[k].redop)));
   } else {
     cclResult_t r = cudaPrepareModules(s, pp.get());
+    if (r == cclSuccess)
+      r = cudaCheckCoResidency(s, pp.get(), -1);
     if (r != cclSuccess)
       return fail(r, cclGetLastError());
   }
+  uint64_t staging = 0;
+  if (!stagingBytes(p, s->nranks, &staging))
+    return fail(cclInvalidArgument,
+                format("its staging buffer (%d x %" PRIu64
+                       " bytes) is too large to address",
+                       s->nranks, p->max_bytes));
   // Scratch buffers of every rank (the tables need all of them).
   std::vector<uint64_t> sizes(var->num_scratch);
   for (uint32_t b = 0; b < var->num_scratch; b++)
@@ -205,10 +211,14 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
     }
   }
   // Simple-protocol counters of every rank (the signal tables need all of
-  // them): zeroed here, never reset afterwards.
+  // them): set here, never reset afterwards. All start at 0 except the
+  // signal counter of a channel with credit (ABI 3), which starts at the
+  // credit on the channel's destination rank: its first `credit` waits
+  // return at once.
   const size_t nchan = var->num_channels;
   const size_t syncWords =
       2 * nchan + 2 * (size_t)var->num_semaphores + var->num_barriers;
+  std::vector<uint64_t> initial(syncWords);
   for (int r = 0; r < s->nranks && syncWords; r++) {
     PreparedRank &pr = pp->ranks[r];
     cclResult_t res = devAlloc(s, r, syncWords * sizeof(uint64_t), &pr.sync,
@@ -218,8 +228,16 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
                                    .c_str());
     if (res != cclSuccess)
       return fail(res, cclGetLastError());
-    if ((res = devZero(s, r, pr.sync, syncWords * sizeof(uint64_t))) !=
-        cclSuccess)
+    bool credited = false;
+    for (size_t c = 0; c < nchan; c++) {
+      const ccl_channel_info &ch = var->channels[c];
+      initial[c] = ch.dst == (uint32_t)r ? ch.credit : 0;
+      credited |= initial[c] != 0;
+    }
+    res = credited ? devUpload(s, r, pr.sync, initial.data(),
+                               syncWords * sizeof(uint64_t))
+                   : devZero(s, r, pr.sync, syncWords * sizeof(uint64_t));
+    if (res != cclSuccess)
       return fail(res, cclGetLastError());
   }
   for (int r = 0; r < s->nranks; r++) {
@@ -260,8 +278,8 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
       return fail(res, cclGetLastError());
     if ((res = devZero(s, r, pr.epoch, 2 * sizeof(uint32_t))) != cclSuccess)
       return fail(res, cclGetLastError());
-    if (!p->inplace && p->max_bytes) {
-      if ((res = devAlloc(s, r, p->max_bytes, &pr.staging,
+    if (staging) {
+      if ((res = devAlloc(s, r, staging, &pr.staging,
                           format("staging buffer of rank %d", r).c_str())) !=
           cclSuccess)
         return fail(res, cclGetLastError());
@@ -274,6 +292,8 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
     c.nblocks = var->nblocks;
     c.num_scratch = var->num_scratch;
     c.timeout_ns = rs.timeoutNs;
+    c.delay_ns = rs.delayNs;
+    c.delay_block = rs.delayBlock;
     c.epoch = static_cast<uint32_t *>(pr.epoch);
     c.scratch = static_cast<void *const *>(pr.scratchTable);
     c.num_channels = var->num_channels;
@@ -367,6 +387,12 @@ void teardown(Shared *s) {
   delete s;
 }
 
+} // namespace
+
+std::string planName(const ccl_plan *p) {
+  return p && p->algorithm ? p->algorithm : "(unnamed)";
+}
+
 // Describes the communicator's asynchronous error (the abort flag is set).
 std::string describeAsyncError(Shared *s) {
   volatile ccl_error_record *e = s->error;
@@ -447,7 +473,6 @@ cclResult_t checkComm(cclComm_t comm, const char *fn) {
   return cclSuccess;
 }
 
-} // namespace
 
 // ---------------------------------------------------------------------------
 // Device memory helpers.
@@ -583,11 +608,11 @@ cclResult_t devDownload(Shared *s, int rank, void *dst, const void *src,
                               s->ranks[rank]->internalStream));
 }
 
-} // namespace cclrt
-
-using namespace cclrt;
-
-extern "C" {
+// ---------------------------------------------------------------------------
+// The public API: the bodies of the ccl* functions, which api.cc exports
+// (it catches exceptions at the boundary).
+// ---------------------------------------------------------------------------
+namespace api {
 
 cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
                                     cclTarget_t target, const int *devices) {
@@ -671,11 +696,11 @@ cclResult_t cclCommDestroy(cclComm_t comm) {
   return cclSuccess;
 }
 
+namespace {
 /// The common shape of the getters: check the handle and the out pointer,
 /// then store what `get` reads from the communicator.
-extern "C++" {
 template <typename T, typename Get>
-static cclResult_t commQuery(cclComm_t comm, T *out, const char *fn,
+cclResult_t commQuery(cclComm_t comm, T *out, const char *fn,
                              const char *what, Get get) {
   cclResult_t r = checkComm(comm, fn);
   if (r != cclSuccess)
@@ -685,7 +710,7 @@ static cclResult_t commQuery(cclComm_t comm, T *out, const char *fn,
   *out = get(comm);
   return cclSuccess;
 }
-} // extern "C++"
+} // namespace
 
 cclResult_t cclCommRank(cclComm_t comm, int *rank) {
   return commQuery(comm, rank, "cclCommRank", "rank",
@@ -783,9 +808,64 @@ cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms) {
       __atomic_store_n(&pr.ctx->timeout_ns, ns, __ATOMIC_RELAXED);
     } else {
       pr.ctx->timeout_ns = ns;
-      r = cudaSetTimeout(s, rank, &pr, ns);
+      r = cudaUpdateCtx(s, rank, &pr, offsetof(ccl_dev_ctx, timeout_ns), &ns,
+                        sizeof ns);
       if (r != cclSuccess)
         return setError(r, format("cclCommSetTimeout(rank %d, algorithm "
+                                  "%s): ",
+                                  rank, planName(pp.plan).c_str()) +
+                               cclGetLastError());
+    }
+  }
+  return cclSuccess;
+}
+
+cclResult_t cclCommDebugSetDelay(cclComm_t comm, int block,
+                                 uint64_t delay_ns) {
+  cclResult_t r = checkComm(comm, "cclCommDebugSetDelay");
+  if (r != cclSuccess)
+    return r;
+  Shared *s = comm->shared;
+  const int rank = comm->rank;
+  if (block < -1)
+    return setError(cclInvalidArgument,
+                    format("cclCommDebugSetDelay(rank %d): block is %d; it "
+                           "must be a thread block index (0, 1, ...) or -1 "
+                           "for every block",
+                           rank, block));
+  const uint32_t sel = block == -1 ? CCL_DELAY_ALL_BLOCKS : (uint32_t)block;
+  CtxGuard guard(s);
+  // Like cclCommSetTimeout: the rank's setting (for plans prepared later)
+  // and the context of every prepared plan (read by __ccl_begin at run
+  // time, so CUDA graph replays see it too).
+  std::lock_guard<std::mutex> prep(s->prepMu);
+  s->ranks[rank]->delayNs = delay_ns;
+  s->ranks[rank]->delayBlock = sel;
+  std::lock_guard<std::mutex> lk(s->plansMu);
+  for (auto &kv : s->plans) {
+    PreparedPlan &pp = *kv.second;
+    if (pp.status != PreparedPlan::kReady)
+      continue;
+    PreparedRank &pr = pp.ranks[rank];
+    if (s->target == cclTargetHost) {
+      // Off first, so that a block starting meanwhile never pairs the new
+      // delay with the old block (or the reverse).
+      __atomic_store_n(&pr.ctx->delay_ns, 0, __ATOMIC_RELAXED);
+      __atomic_store_n(&pr.ctx->delay_block, sel, __ATOMIC_RELAXED);
+      __atomic_store_n(&pr.ctx->delay_ns, delay_ns, __ATOMIC_RELEASE);
+    } else {
+      pr.ctx->delay_ns = delay_ns;
+      pr.ctx->delay_block = sel;
+      // delay_ns, delay_block and reserved1: one 16-byte write.
+      static_assert(offsetof(ccl_dev_ctx, delay_block) ==
+                            offsetof(ccl_dev_ctx, delay_ns) + 8 &&
+                        sizeof(ccl_dev_ctx) ==
+                            offsetof(ccl_dev_ctx, delay_ns) + 16,
+                    "the delay fields end the context");
+      r = cudaUpdateCtx(s, rank, &pr, offsetof(ccl_dev_ctx, delay_ns),
+                        &pr.ctx->delay_ns, 16);
+      if (r != cclSuccess)
+        return setError(r, format("cclCommDebugSetDelay(rank %d, algorithm "
                                   "%s): ",
                                   rank, planName(pp.plan).c_str()) +
                                cclGetLastError());
@@ -881,151 +961,5 @@ cclResult_t cclMemcpyFromDevice(cclComm_t comm, void *dst, const void *src,
   return cclSuccess;
 }
 
-cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
-                        void *output, size_t count, cclDataType_t dtype,
-                        cclRedOp_t op, cclStream_t stream) {
-  if (!comm)
-    return setError(cclInvalidArgument,
-                    format("cclrtLaunch(algorithm %s): comm is NULL",
-                           planName(plan).c_str()));
-  const int rank = comm->rank;
-  if (!plan)
-    return setError(cclInvalidArgument,
-                    format("cclrtLaunch(rank %d): plan is NULL", rank));
-  const std::string alg = planName(plan);
-  cclResult_t r = checkComm(comm, "cclrtLaunch");
-  if (r != cclSuccess)
-    return r;
-  Shared *s = comm->shared;
-  RankState &rs = *s->ranks[rank];
-  const std::string ctx = format("cclrtLaunch(rank %d, algorithm %s)", rank,
-                                 alg.c_str());
-  if (aborted(s))
-    return setError(cclTimeout, ctx + ": the communicator was aborted by an "
-                                      "earlier failure (" +
-                                    describeAsyncError(s) +
-                                    "); destroy it and create a new one");
-  PreparedPlan *pp = nullptr;
-  {
-    std::lock_guard<std::mutex> lk(s->plansMu);
-    auto it = s->plans.find(plan);
-    if (it != s->plans.end())
-      pp = it->second.get();
-  }
-  if (!pp) {
-    if (isRegistered(plan))
-      return setError(cclInvalidUsage,
-                      ctx + ": the library was registered after the "
-                            "communicator was created; call "
-                            "cclCommLoadRegisteredPlans on every rank first");
-    return setError(cclInvalidUsage,
-                    ctx + ": the plan was never registered (the generated "
-                          "library's constructor must call "
-                          "cclrtRegisterPlan)");
-  }
-  if (pp->status != PreparedPlan::kReady)
-    return setError(pp->failCode, ctx + ": " + pp->message);
-  const size_t esize = dtypeSize(dtype);
-  if (!esize)
-    return setError(cclInvalidArgument,
-                    format("%s: unknown data type %d", ctx.c_str(), (int)dtype));
-  if (op != cclSum && op != cclProd && op != cclMax && op != cclMin)
-    return setError(cclInvalidArgument,
-                    format("%s: unknown reduction operator %d", ctx.c_str(),
-                           (int)op));
-  const ccl_variant *var = pp->variant;
-  size_t kernel = var->num_kernels;
-  for (uint32_t k = 0; k < var->num_kernels; k++)
-    if (var->kernels[k].dtype == (uint32_t)dtype &&
-        var->kernels[k].redop == (uint32_t)op) {
-      kernel = k;
-      break;
-    }
-  if (kernel == var->num_kernels) {
-    std::string list;
-    for (uint32_t k = 0; k < var->num_kernels; k++) {
-      if (k)
-        list += ", ";
-      list += dtypeName(var->kernels[k].dtype);
-      list += "/";
-      list += opName(var->kernels[k].redop);
-    }
-    return setError(cclUnsupported,
-                    format("%s: no kernel for %s/%s with %d ranks; the library "
-                           "has %s",
-                           ctx.c_str(), dtypeName(dtype), opName(op),
-                           s->nranks,
-                           list.empty() ? "no kernels" : list.c_str()));
-  }
-  uint64_t bytes;
-  if (__builtin_mul_overflow((uint64_t)count, (uint64_t)esize, &bytes) ||
-      bytes > plan->max_bytes)
-    return setError(
-        cclUnsupported,
-        format("%s: message of %zu %s elements (%s bytes) exceeds the "
-               "library's limit of %" PRIu64 " bytes per rank; recompile with "
-               "cclc --max-bytes to raise it",
-               ctx.c_str(), count, dtypeName(dtype),
-               bytes > plan->max_bytes && bytes / esize == count
-                   ? std::to_string(bytes).c_str()
-                   : "too many",
-               plan->max_bytes));
-  if (count && (!input || !output))
-    return setError(cclInvalidArgument,
-                    format("%s: %s is NULL with count %zu", ctx.c_str(),
-                           input ? "output" : "input", count));
-  if (s->target == cclTargetHost && stream)
-    return setError(cclInvalidArgument,
-                    ctx + ": stream must be NULL on the host target");
-  if (rs.skip.load(std::memory_order_relaxed))
-    return cclSuccess;
-
-  PreparedRank &pr = pp->ranks[rank];
-  void *copyDst = nullptr;
-  const void *copySrc = nullptr;
-  size_t copyBytes = 0;
-  const void *in = input;
-  void *out = output;
-  if (plan->inplace) {
-    if (input != output) {
-      copyDst = output;
-      copySrc = input;
-      copyBytes = bytes;
-      in = output;
-    }
-  } else if (input == output && bytes) {
-    copyDst = pr.staging;
-    copySrc = input;
-    copyBytes = bytes;
-    in = pr.staging;
-  }
-  rs.lastPlan.store(plan);
-  if (s->target == cclTargetHost) {
-    HostTask t{};
-    if (copyBytes) {
-      t.kind = HostTask::kCopy;
-      t.dst = copyDst;
-      t.src = copySrc;
-      t.bytes = copyBytes;
-      rs.host->enqueue(t);
-    }
-    t = HostTask{};
-    t.kind = HostTask::kKernel;
-    t.fn = var->kernels[kernel].host_fn;
-    t.ctx = pr.ctx.get();
-    t.input = in;
-    t.output = out;
-    t.count = count;
-    t.nblocks = var->nblocks;
-    rs.host->enqueue(t);
-    return cclSuccess;
-  }
-  CtxGuard guard(s);
-  r = cudaLaunch(s, rank, pp, kernel, copyDst, copySrc, copyBytes, in, out,
-                 count, stream);
-  if (r != cclSuccess)
-    return setError(r, ctx + ": " + cclGetLastError());
-  return cclSuccess;
-}
-
-} // extern "C"
+} // namespace api
+} // namespace cclrt

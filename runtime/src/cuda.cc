@@ -106,6 +106,10 @@ cclResult_t cudaInitComm(Shared *s, const int *devices) {
                              count - 1));
     s->ranks[r]->device = ord;
   }
+  for (int r = 0; r < s->nranks; r++)
+    for (int q = 0; q < s->nranks; q++)
+      if (s->ranks[q]->device == s->ranks[r]->device)
+        s->ranks[r]->sameDevice.push_back(q);
   for (int r = 0; r < s->nranks; r++) {
     RankState &rs = *s->ranks[r];
     if ((cr = d->cuDeviceGet(&rs.cuDev, rs.device)) != CUDA_SUCCESS)
@@ -133,7 +137,11 @@ cclResult_t cudaInitComm(Shared *s, const int *devices) {
         CUDA_SUCCESS)
       return cuFail("cuStreamCreate", cr, format("(device %d)", rs.device));
   }
-  // Peer access: every rank reaches every other rank's memory.
+  // Peer access: every rank reaches every other rank's memory. Ranks on
+  // the same GPU share its primary context and address each other's
+  // memory with plain device pointers; enabling peer access from a context
+  // to itself would fail, so only distinct devices are paired (once per
+  // pair of contexts; "already enabled" from a second rank is fine).
   for (int r = 0; r < s->nranks; r++) {
     RankState &rs = *s->ranks[r];
     cclResult_t res = cudaSetCurrent(s, r, "cclCommInitAllInProcess");
@@ -276,9 +284,100 @@ cclResult_t cudaPrepareModules(Shared *s, PreparedPlan *pp) {
         return cuFail("cuModuleGetFunction", cr,
                       format("(kernel %s or %s on device %d)", own.c_str(),
                              sym, rs.device));
+      const int threads =
+          var->threads_per_block ? (int)var->threads_per_block : 1;
+      int occ = 0;
+      cr = d->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+          &occ, pr.functions[k], threads, 0);
+      if (cr != CUDA_SUCCESS)
+        return cuFail("cuOccupancyMaxActiveBlocksPerMultiprocessor", cr,
+                      format("(kernel %s, %d threads per block, device %d)",
+                             sym, threads, rs.device));
+      if (k == 0 || occ < pr.blocksPerSM)
+        pr.blocksPerSM = occ;
     }
   }
   return cclSuccess;
+}
+
+namespace {
+
+std::string rankList(const std::vector<int> &ranks) {
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); i++)
+    out += (i ? ", " : "") + std::to_string(ranks[i]);
+  return out;
+}
+
+// Whether the blocks of every rank on `rank`'s GPU fit on it at once:
+// nblocks per rank, summed over the ranks there, against SMs x the fewest
+// blocks per SM of their kernels. No allocation (runs on the launch path).
+bool coResident(Shared *s, const PreparedPlan *pp, int rank,
+                uint64_t *needed, uint64_t *perSM) {
+  const RankState &rs = *s->ranks[rank];
+  int fewest = -1;
+  for (int q : rs.sameDevice)
+    if (fewest < 0 || pp->ranks[q].blocksPerSM < fewest)
+      fewest = pp->ranks[q].blocksPerSM;
+  *needed = (uint64_t)pp->variant->nblocks * rs.sameDevice.size();
+  *perSM = fewest < 0 ? 0 : (uint64_t)fewest;
+  return rs.smCount <= 0 || *needed <= (uint64_t)rs.smCount * *perSM;
+}
+
+} // namespace
+
+cclResult_t cudaCheckCoResidency(Shared *s, const PreparedPlan *pp,
+                                 int rank) {
+  for (int r = 0; r < s->nranks; r++) {
+    const RankState &rs = *s->ranks[r];
+    // Once per GPU (its first rank), or only for `rank`'s GPU.
+    if (rank >= 0 ? r != rank : rs.sameDevice.front() != r)
+      continue;
+    uint64_t needed, perSM;
+    if (coResident(s, pp, r, &needed, &perSM))
+      continue;
+    const ccl_variant *var = pp->variant;
+    const size_t n = rs.sameDevice.size();
+    return setError(
+        cclUnsupported,
+        format("device %d (%s) cannot hold the thread blocks of %s at "
+               "once: %s%u block%s of %u threads = %" PRIu64
+               " blocks must all be resident together (they wait on each "
+               "other), but device %d holds at most %" PRIu64 " (%d SMs x "
+               "%" PRIu64 " block%s per SM for these kernels); %s",
+               rs.device, rankList(rs.sameDevice).c_str(),
+               n == 1 ? "the rank" : "its ranks",
+               n == 1 ? "" : format("%zu ranks x ", n).c_str(), var->nblocks,
+               var->nblocks == 1 ? "" : "s",
+               var->threads_per_block ? var->threads_per_block : 1, needed,
+               rs.device, (uint64_t)rs.smCount * perSM, rs.smCount, perSM,
+               perSM == 1 ? "" : "s",
+               n == 1 ? "compile with fewer --instances or threads per "
+                        "block"
+                      : "put fewer ranks on the GPU, or compile with fewer "
+                        "--instances"));
+  }
+  return cclSuccess;
+}
+
+cclResult_t cudaCheckStream(Shared *s, int rank, cclStream_t stream,
+                            const char *what) {
+  const RankState &rs = *s->ranks[rank];
+  CUstream st = static_cast<CUstream>(stream);
+  if (rs.sameDevice.size() < 2 || (st && st != CCLRT_CU_STREAM_LEGACY))
+    return cclSuccess;
+  std::vector<int> others;
+  for (int q : rs.sameDevice)
+    if (q != rank)
+      others.push_back(q);
+  return setError(cclInvalidArgument,
+                  format("rank %d shares device %d with %s: queue its %s on "
+                         "a stream of its own (a non-blocking one), not on "
+                         "the legacy default stream (%s), which would "
+                         "serialise the kernels of the ranks on the GPU, "
+                         "and they wait for each other",
+                         rank, rs.device, rankList(others).c_str(), what,
+                         st ? "CU_STREAM_LEGACY" : "NULL"));
 }
 
 void cudaUnloadModules(Shared *s, PreparedPlan *pp) {
@@ -296,40 +395,45 @@ void cudaUnloadModules(Shared *s, PreparedPlan *pp) {
   }
 }
 
-cclResult_t cudaSetTimeout(Shared *s, int rank, PreparedRank *pr,
-                           uint64_t timeoutNs) {
+cclResult_t cudaUpdateCtx(Shared *s, int rank, PreparedRank *pr,
+                          size_t offset, const void *src, size_t size) {
   // devUpload runs on the rank's internal stream: it does not wait for
   // kernels queued on the caller's streams (one of them may be spinning).
-  uint64_t v = timeoutNs;
-  return devUpload(s, rank,
-                   static_cast<char *>(pr->ctxDev) +
-                       offsetof(ccl_dev_ctx, timeout_ns),
-                   &v, sizeof v);
+  return devUpload(s, rank, static_cast<char *>(pr->ctxDev) + offset, src,
+                   size);
+}
+
+cclResult_t cudaCopyAsync(Shared *s, int rank, void *dst, const void *src,
+                          size_t bytes, cclStream_t stream) {
+  const CudaDriver *d = drv();
+  RankState &rs = *s->ranks[rank];
+  cclResult_t res = cudaCheckStream(s, rank, stream, "copies");
+  if (res != cclSuccess)
+    return res;
+  CUresult cr = d->cuCtxSetCurrent(rs.cuCtx);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuCtxSetCurrent", cr, format("(device %d)", rs.device));
+  cr = d->cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
+                            reinterpret_cast<CUdeviceptr>(src), bytes,
+                            static_cast<CUstream>(stream));
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuMemcpyDtoDAsync", cr,
+                  format("(%zu bytes from %p to %p, device %d)", bytes, src,
+                         dst, rs.device));
+  return cclSuccess;
 }
 
 cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
-                       void *copyDst, const void *copySrc, size_t copyBytes,
-                       const void *input, void *output, uint64_t count,
+                       const LaunchBuffers &lb, uint64_t count,
                        cclStream_t stream) {
   const CudaDriver *d = drv();
   RankState &rs = *s->ranks[rank];
   PreparedRank &pr = pp->ranks[rank];
-  CUresult cr = d->cuCtxSetCurrent(rs.cuCtx);
-  if (cr != CUDA_SUCCESS)
-    return cuFail("cuCtxSetCurrent", cr, format("(device %d)", rs.device));
-  CUstream st = static_cast<CUstream>(stream);
-  if (copyBytes) {
-    cr = d->cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(copyDst),
-                              reinterpret_cast<CUdeviceptr>(copySrc),
-                              copyBytes, st);
-    if (cr != CUDA_SUCCESS)
-      return cuFail("cuMemcpyDtoDAsync", cr,
-                    format("(%zu bytes, device %d)", copyBytes, rs.device));
-  }
   const ccl_variant *var = pp->variant;
   // The blocks of a rank spin-wait on each other, so all of them must be
   // resident at once: at most one per SM (the verifier checks the same
-  // bound at compile time for the target it assumes).
+  // bound at compile time for the target it assumes). Checked before
+  // anything is queued.
   if (rs.smCount > 0 && var->nblocks > static_cast<uint32_t>(rs.smCount))
     return setError(cclInvalidUsage,
                     format("the plan runs %u thread blocks per rank, more "
@@ -337,9 +441,37 @@ cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
                            "on each other and must all be resident "
                            "(compile with fewer --instances)",
                            var->nblocks, rs.smCount, rs.device));
+  // All the blocks of all the ranks on this GPU must fit together
+  // (checked when the plan was prepared; checked again here, without
+  // allocating, before anything is queued).
+  uint64_t needed, perSM;
+  if (!coResident(s, pp, rank, &needed, &perSM))
+    return cudaCheckCoResidency(s, pp, rank);
+  cclResult_t res = cudaCheckStream(s, rank, stream, "launches");
+  if (res != cclSuccess)
+    return res;
+  CUresult cr = d->cuCtxSetCurrent(rs.cuCtx);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuCtxSetCurrent", cr, format("(device %d)", rs.device));
+  CUstream st = static_cast<CUstream>(stream);
+  auto copy = [&](const CopyOp &c, const char *what) -> cclResult_t {
+    if (!c.bytes)
+      return cclSuccess;
+    CUresult e = d->cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(c.dst),
+                                      reinterpret_cast<CUdeviceptr>(c.src),
+                                      c.bytes, st);
+    if (e != CUDA_SUCCESS)
+      return cuFail("cuMemcpyDtoDAsync", e,
+                    format("(%s, %" PRIu64 " bytes, device %d)", what,
+                           c.bytes, rs.device));
+    return cclSuccess;
+  };
+  res = copy(lb.pre, "copy before the kernel");
+  if (res != cclSuccess)
+    return res;
   CUdeviceptr ctxArg = reinterpret_cast<CUdeviceptr>(pr.ctxDev);
-  CUdeviceptr inArg = reinterpret_cast<CUdeviceptr>(input);
-  CUdeviceptr outArg = reinterpret_cast<CUdeviceptr>(output);
+  CUdeviceptr inArg = reinterpret_cast<CUdeviceptr>(lb.input);
+  CUdeviceptr outArg = reinterpret_cast<CUdeviceptr>(lb.output);
   uint64_t countArg = count;
   void *params[4] = {&ctxArg, &inArg, &outArg, &countArg};
   cr = d->cuLaunchKernel(pr.functions[kernel], var->nblocks, 1, 1,
@@ -350,7 +482,7 @@ cclResult_t cudaLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
                   format("(%s, %u blocks x %u threads, device %d)",
                          var->kernels[kernel].symbol, var->nblocks,
                          var->threads_per_block, rs.device));
-  return cclSuccess;
+  return copy(lb.post, "copy after the kernel");
 }
 
 cclResult_t cudaStreamSync(Shared *s, int rank, cclStream_t stream) {

@@ -96,6 +96,7 @@ Loaded *load() {
   CCLRT_RESOLVE(cuStreamDestroy)
   CCLRT_RESOLVE(cuStreamSynchronize)
   CCLRT_RESOLVE(cuLaunchKernel)
+  CCLRT_RESOLVE(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 #undef CCLRT_RESOLVE
   CUresult r = l->drv.cuInit(0);
   l->initResult = r;

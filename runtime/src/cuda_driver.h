@@ -81,7 +81,15 @@ struct CudaDriver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
+                                                          int, size_t);
 };
+
+// The legacy default stream (also what a NULL CUstream means to the
+// entry points resolved with CU_GET_PROC_ADDRESS_DEFAULT) and the
+// per-thread default stream, as cuda.h defines them.
+#define CCLRT_CU_STREAM_LEGACY (reinterpret_cast<CUstream>(0x1))
+#define CCLRT_CU_STREAM_PER_THREAD (reinterpret_cast<CUstream>(0x2))
 
 // Loads the driver once (thread-safe). Returns nullptr and sets *error to
 // the reason when it cannot be loaded or initialised.

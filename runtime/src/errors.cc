@@ -18,8 +18,12 @@ std::vector<const ccl_plan *> &registry() {
 }
 } // namespace
 
-cclResult_t setError(cclResult_t code, const std::string &msg) {
-  tlsLastError = msg;
+cclResult_t setError(cclResult_t code, const std::string &msg) noexcept {
+  try {
+    tlsLastError = msg;
+  } catch (...) {
+    tlsLastError.clear(); // out of memory: no message, the code still tells
+  }
   return code;
 }
 
@@ -148,11 +152,18 @@ size_t cclDataTypeSize(cclDataType_t dtype) { return cclrt::dtypeSize(dtype); }
 void cclrtRegisterPlan(const ccl_plan *plan) {
   if (!plan)
     return;
-  std::lock_guard<std::mutex> lk(cclrt::registryMutex());
-  for (const ccl_plan *p : cclrt::registry())
-    if (p == plan)
-      return;
-  cclrt::registry().push_back(plan);
+  try {
+    std::lock_guard<std::mutex> lk(cclrt::registryMutex());
+    for (const ccl_plan *p : cclrt::registry())
+      if (p == plan)
+        return;
+    cclrt::registry().push_back(plan);
+  } catch (const std::exception &e) {
+    // Called from a library's static constructor: nobody to return to.
+    fprintf(stderr,
+            "libcclrt: could not register the plan of algorithm %s: %s\n",
+            plan->algorithm ? plan->algorithm : "?", e.what());
+  }
 }
 
 } // extern "C"

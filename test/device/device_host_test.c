@@ -784,6 +784,53 @@ static void test_epochs(void) {
   }
 }
 
+/* The start delay of __ccl_begin (cclCommDebugSetDelay): only the selected
+ * block waits, for at least delay_ns, every call; CCL_DELAY_ALL_BLOCKS
+ * selects every block; 0 turns it off; a raised abort flag cuts it short.
+ * The epoch is still returned. */
+static uint64_t timed_begin(test_ctx *t, uint32_t block, uint32_t *epoch) {
+  __ccl_host_set_block(block);
+  uint64_t t0 = now_ns();
+  *epoch = __ccl_begin(&t->ctx);
+  return now_ns() - t0;
+}
+
+static void test_start_delay(void) {
+  const uint64_t delay = 30000000ull; /* 30 ms */
+  test_ctx t;
+  ctx_init(&t, 0, 1, 3, 0);
+  t.epoch[0] = 41;
+  uint32_t e = 0;
+  /* Off by default (the context is zeroed). */
+  CHECK(timed_begin(&t, 1, &e) < delay && e == 41);
+  t.ctx.delay_ns = delay;
+  t.ctx.delay_block = 1;
+  for (int call = 0; call < 3; call++) {
+    uint64_t d0 = timed_begin(&t, 0, &e);
+    CHECK(e == 41);
+    uint64_t d1 = timed_begin(&t, 1, &e);
+    CHECK(e == 41);
+    uint64_t d2 = timed_begin(&t, 2, &e);
+    CHECK(d1 >= delay);
+    CHECK(d0 < delay && d2 < delay);
+  }
+  t.ctx.delay_block = CCL_DELAY_ALL_BLOCKS;
+  for (uint32_t b = 0; b < 3; b++)
+    CHECK(timed_begin(&t, b, &e) >= delay);
+  /* A block id that was never set (0xFFFFFFFF) is not a block number: it
+   * is delayed only under CCL_DELAY_ALL_BLOCKS. */
+  t.ctx.delay_block = 2;
+  CHECK(timed_begin(&t, 0xFFFFFFFFu, &e) < delay);
+  /* An aborted communicator does not wait out a long delay. */
+  t.ctx.delay_ns = 60ull * 1000000000ull;
+  t.abort_flag = 1;
+  CHECK(timed_begin(&t, 2, &e) < 1000000000ull);
+  t.abort_flag = 0;
+  t.ctx.delay_ns = 0;
+  CHECK(timed_begin(&t, 2, &e) < delay);
+  __ccl_host_set_block(0xFFFFFFFFu);
+}
+
 /* ---------------------------------------------------------------------- */
 /* f16 / bf16 conversions                                                  */
 /* ---------------------------------------------------------------------- */
@@ -1231,6 +1278,8 @@ int main(void) {
   puts("timeout ok");
   test_epochs();
   puts("epochs ok");
+  test_start_delay();
+  puts("start delay ok");
   test_put_get();
   puts("put/get ok");
   test_read_reduce();

@@ -349,10 +349,11 @@ void test_inplace() {
 void test_all_threads_alive() {
   cclComm_t comms[3];
   CHECK_OK(cclCommInitAllInProcess(comms, 3, cclTargetHost, nullptr));
-  static float dummy[32];
+  // `count` is the call index: disjoint buffers of 20 elements.
+  static float dummy[40];
   for (int call = 0; call < 20; call++)
     for (int r = 0; r < 3; r++)
-      CHECK_OK(cclrtLaunch(&kBarrier, comms[r], dummy, dummy + 16, call,
+      CHECK_OK(cclrtLaunch(&kBarrier, comms[r], dummy, dummy + 20, call,
                            cclFloat32, cclSum, nullptr));
   for (int r = 0; r < 3; r++)
     CHECK_OK(cclCommSynchronize(comms[r], nullptr));

@@ -80,7 +80,9 @@ const char *cclGetErrorString(cclResult_t result);
  * of the ranks that share a GPU must be resident on it at once: plan
  * preparation and every launch check that and fail with cclUnsupported and
  * a message naming the GPU, the ranks and the blocks needed and available
- * when they would not fit. */
+ * when they would not fit. Each rank that shares a GPU must launch (and
+ * cclMemcpyAsync) on a stream of its own: NULL and CU_STREAM_LEGACY are
+ * refused with cclInvalidArgument for such ranks. */
 cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
                                     cclTarget_t target, const int *devices);
 /* Destroys one rank's handle; the shared state goes with the last one. */

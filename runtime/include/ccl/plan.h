@@ -205,7 +205,12 @@ typedef struct ccl_plan {
   uint32_t inplace;
   uint32_t chunks;
   uint32_t protocol; /* CCL_PROTO_* */
-  uint64_t max_bytes; /* largest message (input bytes per rank) supported */
+  /* Largest count * element size supported (scratch and staging are sized
+   * for it; larger calls are refused): the input bytes per rank of
+   * AllReduce, Broadcast, Reduce and AllGather, the output bytes per rank
+   * of ReduceScatter (its input is nranks times that), one peer's block of
+   * AllToAll. */
+  uint64_t max_bytes;
   const char *source; /* path of the .ccl file it was compiled from */
   uint32_t num_variants;
   const ccl_variant *variants;

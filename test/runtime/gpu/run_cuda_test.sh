@@ -16,7 +16,7 @@ NVFLAGS="-target nvptx64-nvidia-cuda -march=sm_90 -Xclang -target-feature -Xclan
 "$LLVM/clang" $NVFLAGS -emit-llvm -c "$HERE/kernels.c" -o "$OUT/kernels.bc"
 "$LLVM/llvm-link" "$OUT/kernels.bc" "$OUT/lib.bc" -o "$OUT/linked.bc"
 "$LLVM/opt" -passes='internalize,default<O3>' \
-  -internalize-public-api-list=ap_ll_f32_sum "$OUT/linked.bc" -o "$OUT/opt.bc"
+  -internalize-public-api-list=ap_ll_f32_sum,credit_f32_sum,double_block_f32_sum "$OUT/linked.bc" -o "$OUT/opt.bc"
 "$LLVM/llc" -march=nvptx64 -mcpu=sm_90 -mattr=+ptx80 "$OUT/opt.bc" -o "$OUT/ap_ll.ptx"
 rm -f "$OUT"/*.bc
 g++ -std=c++17 -O2 -fPIC -shared -fvisibility=hidden -I"$ROOT/runtime/include" \
