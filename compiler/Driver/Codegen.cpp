@@ -322,7 +322,7 @@ public:
     imageTy = StructType::create(c, {i32, ptr, ptr, i64}, "ccl_image");
     planTy = StructType::create(
         c, {i32, i32, ptr, ptr, i32, i32, i32, i64, ptr, i32, ptr, i32, ptr,
-            i32, ptr},
+            i32, ptr, i32},
         "ccl_plan");
   }
 

@@ -59,10 +59,14 @@ void ccl::buildCclPipeline(PassManager &pm, const CompileOptions &options,
   replicate.instances = options.instances;
   pm.addPass(createCclReplicate(replicate));
   pm.addPass(createCclSchedule());
-  // Re-verification of the kernel level: a scheduling, fusion or lowering
-  // bug is a compile error too.
-  if (options.verify)
-    pm.addPass(createCclVerify());
+  // Re-verification of the kernel level, across calls too: a lowering,
+  // fusion or scheduling bug is a compile error (reported as the
+  // compiler's, not the program's).
+  if (options.verify) {
+    CclVerifyOptions compiled;
+    compiled.compiled = true;
+    pm.addPass(createCclVerify(compiled));
+  }
   if (options.emit == EmitLevel::Sched || options.emit == EmitLevel::Kernel)
     return;
   pm.addPass(createCclLowerToLLVM(lowerOptions(options, target)));

@@ -23,6 +23,18 @@ def CclVerify : Pass<"ccl-verify", "mlir::ModuleOp"> {
     the earlier operations they conflict with). Vector clocks per thread
     block decide happens-before.
 
+    The machine runs several calls back to back (`calls`; by default one
+    more than the number of calls after which a location is reused: 2, or
+    3 when LL scratch alternates between two copies): a rank starts its
+    next call as soon as its own thread blocks have finished the previous
+    one, the caller reads each call's results when the rank's call returns
+    and refills its input, and signal and semaphore counters carry over
+    from call to call (they are never reset). So a scratch slot that the
+    next call overwrites before a peer has read it, a peer's buffer read
+    while the next call rewrites it, a semaphore released more often than
+    it is acquired, or an LL sender that runs two calls ahead of its
+    receiver is a compile error naming the calls involved.
+
     Rejected, with rank, buffer and chunk, the source lines of both
     operations and a counterexample trace: a wrong final value (missing and
     double-counted terms), a read of undefined data, a read of data a put
@@ -36,8 +48,10 @@ def CclVerify : Pass<"ccl-verify", "mlir::ModuleOp"> {
     of a block without a `ccl.barrier` between them. docs/semantics.md
     ("Verification") has the exact rules.
 
-    Example: an AllReduce that forgets the contribution of rank 2 fails at
-    its `ccl.ensure` with `AllReduce postcondition fails with 3 ranks:
+    Every error says for which rank counts the algorithm fails, once for
+    all of them (the details are those of the smallest). Example: an
+    AllReduce that forgets the contribution of rank 2 fails at its
+    `ccl.ensure` with `with 3 ranks: AllReduce postcondition fails:
     output[0][0] (rank 0, chunk 0) holds input[0][0] + input[1][0] but must
     hold input[0][0] + input[1][0] + input[2][0] (missing: input[2][0])`.
   }];
@@ -46,6 +60,12 @@ def CclVerify : Pass<"ccl-verify", "mlir::ModuleOp"> {
            /*default=*/"132",
            "Most thread blocks a rank may use (they must be co-resident; 132 "
            "is the SM count of an H100/H200)">,
+    Option<"calls", "calls", "int64_t", /*default=*/"0",
+           "Consecutive calls to run (0: as many as prove any number of "
+           "calls)">,
+    Option<"compiled", "compiled", "bool", /*default=*/"false",
+           "The algorithms are the compiler's lowering of programs that "
+           "verified: report a failure as a compiler error">,
   ];
 }
 

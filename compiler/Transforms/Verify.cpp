@@ -408,7 +408,8 @@ LogicalResult checkBlockBarriers(AlgorithmOp algo) {
   return success();
 }
 
-LogicalResult verifyAlgorithm(AlgorithmOp algo, int64_t maxBlocks) {
+LogicalResult verifyAlgorithm(AlgorithmOp algo, int64_t maxBlocks,
+                              int64_t calls) {
   if (failed(checkContract(algo)) || failed(checkResources(algo, maxBlocks)) ||
       failed(checkEnds(algo)) || failed(checkPacketSlots(algo)))
     return failure();
@@ -417,19 +418,96 @@ LogicalResult verifyAlgorithm(AlgorithmOp algo, int64_t maxBlocks) {
   ProgramBuilder builder(algo);
   if (failed(builder.build()))
     return failure();
-  return runMachine(builder.program());
+  return runMachine(builder.program(), calls);
+}
+
+/// An error diagnostic with its notes, held back so that the failures of
+/// one algorithm's rank counts can be reported once.
+struct HeldError {
+  Location loc;
+  std::string message;
+  std::vector<std::pair<Location, std::string>> notes;
+};
+
+/// "2", "2 and 3", "2, 3 and 8".
+std::string listOf(ArrayRef<int64_t> v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i)
+      s += i + 1 == v.size() ? " and " : ", ";
+    s += std::to_string(v[i]);
+  }
+  return s;
 }
 
 struct CclVerifyPass : public ccl::impl::CclVerifyBase<CclVerifyPass> {
   using CclVerifyBase::CclVerifyBase;
 
   void runOnOperation() override {
+    // The rank counts of an algorithm, in module order.
+    std::vector<std::string> names;
+    std::map<std::string, std::vector<AlgorithmOp>> variants;
+    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>()) {
+      auto &v = variants[algo.getName().str()];
+      if (v.empty())
+        names.push_back(algo.getName().str());
+      v.push_back(algo);
+    }
     bool ok = true;
-    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
-      if (failed(verifyAlgorithm(algo, maxBlocksPerRank)))
-        ok = false;
+    for (const std::string &name : names)
+      ok &= succeeded(verifyVariants(variants[name]));
     if (!ok)
       signalPassFailure();
+  }
+
+  /// Verifies every rank count of one algorithm and reports each failure
+  /// once, with the rank counts that fail at the same operation.
+  LogicalResult verifyVariants(ArrayRef<AlgorithmOp> algos) {
+    MLIRContext *ctx = &getContext();
+    // Failing rank counts and their first error, grouped by where it is.
+    std::vector<std::pair<std::vector<int64_t>, HeldError>> groups;
+    for (AlgorithmOp algo : algos) {
+      std::optional<HeldError> held;
+      {
+        ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+          if (d.getSeverity() != DiagnosticSeverity::Error)
+            return failure(); // not ours to hold
+          if (!held) {
+            held = HeldError{d.getLocation(), d.str(), {}};
+            for (Diagnostic &note : d.getNotes())
+              held->notes.push_back({note.getLocation(), note.str()});
+          }
+          return success();
+        });
+        if (succeeded(verifyAlgorithm(algo, maxBlocksPerRank, calls)))
+          continue;
+      }
+      if (!held)
+        held = HeldError{algo.getLoc(), "verification failed", {}};
+      auto it = llvm::find_if(groups, [&](const auto &g) {
+        return g.second.loc == held->loc;
+      });
+      if (it == groups.end())
+        groups.push_back({{algo.getNranks()}, *held});
+      else
+        it->first.push_back(algo.getNranks());
+    }
+    for (auto &[nranks, err] : groups) {
+      InFlightDiagnostic d = emitError(err.loc);
+      if (compiled)
+        d << "internal compiler error: the compiled form of algorithm '"
+          << AlgorithmOp(algos.front()).getName()
+          << "' fails verification although the program verified; this is a "
+             "bug in cclc, not in the program (please report it): ";
+      d << "with " << listOf(nranks)
+        << (nranks.size() == 1 && nranks[0] == 1 ? " rank" : " ranks");
+      if (nranks.size() > 1)
+        d << " (the details are for " << nranks.front() << ")";
+      d << ": " << err.message;
+      for (auto &[loc, text] : err.notes)
+        d.attachNote(loc) << text;
+    }
+    return success(groups.empty());
   }
 };
 

@@ -7,17 +7,25 @@
 // joins, so a read on the destination is ordered after the put only through
 // signal + wait (or the flags of LL packets).
 //
+// Several calls run back to back. A rank's call boundary is one more thread
+// per rank: when every block of the rank has finished call k, the boundary
+// joins them and the puts they issued, checks the rank's postcondition for
+// call k (the caller reads its results), refills its input for call k+1
+// (the caller writes it) and releases the blocks into call k+1. Nothing
+// else connects consecutive calls, so a slot that call k+1 reuses before a
+// peer is done with it in call k is an unordered pair of accesses, like any
+// race. Signal, semaphore and barrier counters carry over from call to call
+// (they are never reset); LL scratch alternates between two copies by call
+// parity, as the runtime does.
+//
+// The diagnostics live in VerifyReport.cpp.
+//
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Transforms/VerifyMachine.h"
+#include "compiler/Transforms/VerifyMachineImpl.h"
 
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/TypeSwitch.h"
-
-#include <deque>
-#include <optional>
-#include <set>
 
 using namespace mlir;
 
@@ -37,7 +45,7 @@ Loc locOf(ChunkRefAttr ref, int64_t i) {
   return {ref.getBuffer().str(), ref.getRank(), ref.getIndex() + i};
 }
 
-std::string render(const Value &v) {
+std::string render(const Value &v, int call) {
   if (v.empty())
     return "nothing";
   std::string s;
@@ -46,8 +54,10 @@ std::string render(const Value &v) {
       s += " + ";
     if (n != 1)
       s += std::to_string(n) + " x ";
-    s += "input[" + std::to_string(key.first) + "][" +
-         std::to_string(key.second) + "]";
+    s += "input[" + std::to_string(key.rank) + "][" +
+         std::to_string(key.chunk) + "]";
+    if (key.call != call)
+      s += " of call " + std::to_string(key.call + 1);
   }
   return s;
 }
@@ -126,157 +136,290 @@ bool isChunkLevel(Operation *op) {
   return false;
 }
 
+/// The channels `op` signals, in the order it signals them: a signal, a put
+/// with `signal`, and the forward channels of a fused operation whose
+/// result it forwards with a signal (Simple forwards; LL forwards carry
+/// their flags instead).
+SmallVector<StringRef> detail::signalledChannels(Operation *op) {
+  SmallVector<StringRef> out;
+  if (auto s = dyn_cast<SignalOp>(op))
+    out.push_back(s.getChannel());
+  if (auto p = dyn_cast<PutOp>(op); p && p.getWithSignal())
+    out.push_back(p.getChannel());
+  auto chans = op->getAttrOfType<ArrayAttr>("fwd_channels");
+  bool packets = isa<PutPacketsOp, ReducePacketsOp>(op);
+  if (chans && !packets &&
+      (op->hasAttr("with_signal") || op->hasAttr("fwd_signal")))
+    for (Attribute c : chans)
+      out.push_back(cast<FlatSymbolRefAttr>(c).getValue());
+  return out;
+}
+
+int callsToModel(const Program &program) {
+  AlgorithmOp algo = program.algo;
+  int rotation = 1;
+  if (algo.isLL() && !algo.getBody().getOps<ScratchOp>().empty())
+    rotation = 2; // LL scratch: two copies, by call parity
+  // A credited channel's wait matches a signal `credit` signals back, which
+  // is ceil(credit / signals per call) calls back.
+  std::map<std::string, int64_t> signals;
+  for (const BlockQueue &q : program.blocks)
+    for (const Step &s : q.steps)
+      if (s.barrier < 0)
+        for (StringRef c : detail::signalledChannels(s.op))
+          ++signals[c.str()];
+  for (auto ch : algo.getBody().getOps<ChannelOp>()) {
+    int64_t credit = ch.getCreditOrZero(), n = signals[ch.getSymName().str()];
+    if (credit > 0 && n > 0)
+      rotation = std::max<int64_t>(rotation, (credit + n - 1) / n);
+  }
+  return rotation + 1;
+}
+
+bool CallOrder::ordered(Operation *first, Operation *second,
+                        int distance) const {
+  auto a = events.find(first), b = events.find(second);
+  if (a == events.end() || b == events.end())
+    return false;
+  // Ranks whose call end `first` happens before ...
+  llvm::BitVector reach(nranks);
+  for (int64_t c = 0; c < nranks; ++c) {
+    const std::vector<uint32_t> &end = ends[c];
+    if (a->second.thread < end.size() && end[a->second.thread] >= a->second.clock)
+      reach.set(c);
+  }
+  // ... then through the whole calls in between: rank c's next call starts
+  // after its end, and some rank d's end of that call may follow that start.
+  for (int k = 1; k < distance; ++k) {
+    llvm::BitVector next(nranks);
+    for (int64_t d = 0; d < nranks; ++d)
+      for (int c : reach.set_bits())
+        if (startThread[c] < ends[d].size() && ends[d][startThread[c]] >= 1) {
+          next.set(d);
+          break;
+        }
+    reach = next;
+  }
+  return reach.anyCommon(b->second.starts);
+}
+
+namespace detail {
+
 //===----------------------------------------------------------------------===//
-// Vector clocks
+// Setting up
 //===----------------------------------------------------------------------===//
 
-namespace {
+Machine::Machine(const Program &p, int calls, CallOrder *analysis)
+    : prog(p), algo(p.algo), calls(calls > 0 ? calls : callsToModel(p)),
+      analysis(analysis), nranks(AlgorithmOp(p.algo).getNranks()) {}
 
-class VClock {
-public:
-  uint32_t get(size_t i) const { return i < c.size() ? c[i] : 0; }
-  void tick(size_t i) {
-    if (i >= c.size())
-      c.resize(i + 1, 0);
-    ++c[i];
+unsigned Machine::bufferId(StringRef name) {
+  auto [it, inserted] = bufferIds.try_emplace(name, bufferIds.size());
+  return it->second;
+}
+
+unsigned Machine::slotId(const Loc &l, int call) {
+  int half = -1;
+  if (algo.isLL() && l.buffer != "input" && l.buffer != "output")
+    half = call % 2; // LL scratch: the copy of this call's parity
+  auto key = std::make_tuple(bufferId(l.buffer), l.rank, l.chunk, half);
+  auto [it, inserted] = slotIds.try_emplace(key, slots.size());
+  if (inserted) {
+    Slot s;
+    s.loc = l;
+    s.half = half;
+    slots.push_back(std::move(s));
   }
-  void join(const VClock &o) {
-    if (o.c.size() > c.size())
-      c.resize(o.c.size(), 0);
-    for (size_t i = 0; i < o.c.size(); ++i)
-      c[i] = std::max(c[i], o.c[i]);
+  return it->second;
+}
+
+bool Machine::isPort(FlatSymbolRefAttr sym) {
+  auto it = channelIds.find(sym.getValue());
+  return it != channelIds.end() && portChannel[it->second];
+}
+
+void Machine::prepare() {
+  size_t nb = prog.blocks.size();
+  int64_t maxOrder = 0;
+  for (const BlockQueue &q : prog.blocks)
+    for (const Step &s : q.steps) {
+      maxOrder = std::max(maxOrder, s.order);
+      if (opIds.try_emplace(s.op, ops.size()).second)
+        ops.push_back(s.op);
+    }
+  stride = maxOrder + 1;
+
+  for (Operation &op : algo.getBody().front()) {
+    if (auto ch = dyn_cast<ChannelOp>(op)) {
+      channelIds[ch.getSymName()] = channels.size();
+      channels.push_back({ch.getSymName().str(), ch.getCreditOrZero(), {}, {}, 0});
+      portChannel.push_back(ch.getKind() == "port");
+    } else if (auto sw = dyn_cast<SwitchChannelOp>(op)) {
+      channelIds[sw.getSymName()] = channels.size();
+      channels.push_back({sw.getSymName().str(), 0, {}, {}, 0});
+      portChannel.push_back(false);
+    } else if (auto sem = dyn_cast<SemaphoreOp>(op)) {
+      semaphoreIds[sem.getSymName()] = semaphores.size();
+      semaphores.push_back({sem.getSymName().str(), {}, {}, 0});
+    }
   }
 
-private:
-  std::vector<uint32_t> c;
-};
+  size_t instances = ops.size() * calls;
+  executed.assign(instances, false);
+  done.assign(instances, VClock());
+  needDone.assign(ops.size(), false);
 
-/// One access to a chunk, stamped with the epoch (thread, clock) of the event
-/// that made it.
-struct Access {
-  Operation *op = nullptr;
-  size_t thread = 0;
-  uint32_t clock = 0;
-  /// The thread block that issued it (index into Program::blocks).
-  int block = -1;
-  /// The remote write of a put or a multimem broadcast.
-  bool delivery = false;
-  /// The source read of a port-channel put that no flush completed yet.
-  bool pendingPort = false;
-  /// The channel of a pending port read.
-  std::string channel;
-};
-
-struct Slot {
-  bool defined = false;
-  Value value;
-  /// The last write; none while the slot holds its initial contents.
-  std::optional<Access> lastWrite;
-  /// Reads since the last write.
-  std::vector<Access> reads;
-  /// LL packets of this call: who wrote them and the writer's clock.
-  Operation *packetWriter = nullptr;
-  VClock packetClock;
-};
-
-struct ChannelState {
-  /// Per signal issued so far: the released clock (none when relaxed).
-  std::vector<std::optional<VClock>> signals;
-  std::vector<Operation *> signalOps;
-  size_t waits = 0;
-};
-
-struct SemaphoreState {
-  std::vector<VClock> releases;
-  size_t acquires = 0;
-};
-
-class Machine {
-public:
-  explicit Machine(const Program &p) : prog(p), algo(p.algo) {}
-  LogicalResult run();
-
-private:
-  // Structure.
-  bool ready(int b, const Step &s, std::string &blockedOn);
-  void wake(const std::string &key);
-  LogicalResult exec(int b, const Step &s);
-  LogicalResult execOp(int b, Operation *op);
-  LogicalResult execForwards(int b, Operation *op);
-  LogicalResult execBarrier(const Step &s);
-
-  // Events and accesses.
-  Access event(int b, Operation *op);
-  size_t deliveryThread(int b, StringRef channel, bool isSwitch);
-  VClock &deliver(int b, StringRef channel, bool isSwitch, Access &a,
-                  Operation *op);
-  bool hb(const Access &a, const VClock &vc) const {
-    return vc.get(a.thread) >= a.clock;
+  // Threads: blocks, then the call boundary of every rank.
+  clocks.resize(nb);
+  pc.assign(nb, 0);
+  callOf.assign(nb, 0);
+  history.resize(nb);
+  parked.assign(nb, false);
+  rankBlocks.resize(nranks);
+  for (size_t b = 0; b < nb; ++b)
+    if (!prog.blocks[b].steps.empty())
+      rankBlocks[prog.blocks[b].rank].push_back(b);
+  arrived.assign(nranks, 0);
+  rankCall.assign(nranks, 0);
+  boundaryThread.resize(nranks);
+  boundaryClock.resize(nranks);
+  for (int64_t r = 0; r < nranks; ++r) {
+    boundaryThread[r] = nb + r;
+    boundaryClock[r].tick(boundaryThread[r]); // the start of call 1
   }
-  FailureOr<Value> read(const Loc &l, const Access &a, const VClock &vc,
-                        bool target = false);
-  LogicalResult write(const Loc &l, const Access &a, const VClock &vc,
-                      Value v, bool accumulate);
-  FailureOr<Value> readRange(ChunkRefAttr ref, int64_t i, const Access &a) {
-    return read(locOf(ref, i), a, clocks[a.block]);
-  }
-  void signal(int b, StringRef channel, bool relaxed, Operation *op);
-  void flush(int b, StringRef channel, const Access &a);
+  nextThread = nb + nranks;
+  for (size_t b = 0; b < nb; ++b)
+    clocks[b] = boundaryClock[prog.blocks[b].rank];
 
-  // Diagnostics.
-  std::string who(int b) const {
-    return "rank " + std::to_string(prog.blocks[b].rank) + " thread block " +
-           std::to_string(prog.blocks[b].tb);
+  // The contract, per rank, and the user buffers the program touches.
+  requiresOf.resize(nranks);
+  ensuresOf.resize(nranks);
+  userLocs.resize(nranks);
+  std::vector<std::set<Loc>> user(nranks);
+  auto addUser = [&](const Loc &l) {
+    if ((l.buffer == "input" || l.buffer == "output") && l.rank >= 0 &&
+        l.rank < nranks)
+      user[l.rank].insert(l);
+  };
+  for (RequireOp req : algo.getBody().getOps<RequireOp>()) {
+    requiresOf[req.getAt().getRank()].push_back(req);
+    addUser(locOf(req.getAt(), 0));
   }
-  std::string name(Operation *op) const {
-    return op->getName().stripDialect().str();
+  for (EnsureOp ens : algo.getBody().getOps<EnsureOp>()) {
+    ensuresOf[ens.getAt().getRank()].push_back(ens);
+    addUser(locOf(ens.getAt(), 0));
   }
-  void trace(InFlightDiagnostic &d, Operation *at, ArrayRef<int> blocks);
-  LogicalResult raceError(const Loc &l, const Access &earlier,
-                          const Access &later, bool earlierWrites,
-                          bool laterWrites);
-  LogicalResult reportStuck();
-  LogicalResult checkEnd();
-  LogicalResult checkPostcondition();
 
-  const Program &prog;
-  AlgorithmOp algo;
-  std::map<Loc, Slot> slots;
-  std::vector<VClock> clocks;
-  std::vector<size_t> pc;
-  std::vector<std::deque<Operation *>> history;
-  /// Delivery threads: (block, channel) -> thread, and their clocks.
-  std::map<std::pair<int, std::string>, size_t> deliveries;
-  std::map<size_t, VClock> deliveryClocks;
-  std::map<int, std::vector<size_t>> switchDeliveries;
-  size_t nextThread = 0;
-  std::map<std::string, ChannelState> channels;
-  std::map<std::string, SemaphoreState> semaphores;
-  /// Port puts whose source reads wait for a flush: (block, channel) ->
-  /// locations (and the put) of pending reads.
-  std::map<std::pair<int, std::string>, std::vector<std::pair<Loc, Operation *>>>
-      pendingPort;
-  llvm::DenseSet<Operation *> executed;
-  llvm::DenseSet<Operation *> needDone;
-  llvm::DenseMap<Operation *, VClock> done;
-  /// Delivery clock of the op being executed (for its `done` clock).
-  std::optional<VClock> opDelivery;
-  /// Everything the program ever writes, per chunk (for messages).
-  std::map<Loc, Operation *> someWriter;
-  std::map<Loc, Operation *> packetSenders;
-  std::map<std::string, size_t> totalSignals, totalReleases;
-  /// Scheduling: blocks whose head may run, ordered by the head's global
-  /// order, and blocks parked until an event with their key happens.
-  std::set<std::pair<int64_t, int>> candidates;
-  std::vector<bool> parked;
-  std::map<std::string, std::vector<int>> waiters;
-  void consider(int b) {
-    if (pc[b] < prog.blocks[b].steps.size())
-      candidates.insert({prog.blocks[b].steps[pc[b]].order, b});
-  }
-};
+  // What the program could ever do, for the messages and the static checks.
+  for (const BlockQueue &q : prog.blocks)
+    for (const Step &s : q.steps) {
+      if (s.barrier >= 0)
+        continue;
+      for (Operation *dep : s.deps)
+        needDone[opIndex(dep)] = true;
+      SmallVector<Loc> reads, writes;
+      footprint(s.op, reads, writes);
+      for (const Loc &l : reads)
+        addUser(l);
+      for (const Loc &l : writes) {
+        addUser(l);
+        someWriter.try_emplace(l, s.op);
+        writersOf[l].push_back(s.op);
+        if (isa<PutPacketsOp, CopyPacketsOp>(s.op))
+          packetSenders.try_emplace(l, s.op);
+      }
+      if (isa<ReducePacketsOp, UnpackPacketsOp, CopyPacketsOp>(s.op)) {
+        ChunkRefAttr src = cast<InstructionOp>(s.op).getReadRefs().front();
+        for (int64_t i = 0; i < src.getCount(); ++i) {
+          ++packetReaders[locOf(src, i)];
+          firstPacketReader.try_emplace(locOf(src, i), s.op);
+        }
+      }
+      for (StringRef c : signalledChannels(s.op))
+        ++signalsPerCall[c.str()];
+      if (auto w = dyn_cast<WaitOp>(s.op))
+        ++waitsPerCall[w.getChannel().str()];
+      if (auto rel = dyn_cast<ReleaseOp>(s.op))
+        ++releasesPerCall[rel.getSemaphore().str()];
+      if (auto acq = dyn_cast<AcquireOp>(s.op))
+        ++acquiresPerCall[acq.getSemaphore().str()];
+    }
+  for (int64_t r = 0; r < nranks; ++r)
+    userLocs[r].assign(user[r].begin(), user[r].end());
 
-} // namespace
+  crossDeps.resize(ops.size());
+  startDeps.resize(ops.size());
+  boundaryDeps.resize(nranks);
+  computeCrossCallDeps();
+
+  // Precondition of call 1: the initial contents.
+  for (RequireOp req : algo.getBody().getOps<RequireOp>()) {
+    Slot &s = slots[slotId(locOf(req.getAt(), 0), 0)];
+    s.defined = true;
+    s.value.clear();
+    s.value[{0, req.getValue().getRank(), req.getValue().getIndex()}] = 1;
+  }
+}
+
+/// Chunk-level operations (global level) carry implicit synchronisation
+/// across calls too: the compiler orders each one after the operations of
+/// the previous call that touch its chunks, and before the operations of
+/// the next call that do (docs/semantics.md, "Sequences of calls"). Their
+/// conflicts across calls are the compiler's to order, not the program's,
+/// and the kernel-level verification proves that it did.
+void Machine::computeCrossCallDeps() {
+  bool any = false;
+  for (const BlockQueue &q : prog.blocks)
+    for (const Step &s : q.steps)
+      any |= s.chunkLevel;
+  if (!any)
+    return;
+  std::vector<bool> chunkLevel(ops.size(), false);
+  std::map<Loc, std::map<unsigned, bool>> touches; // loc -> op -> writes
+  for (const BlockQueue &q : prog.blocks)
+    for (const Step &s : q.steps) {
+      if (s.barrier >= 0)
+        continue;
+      unsigned id = opIndex(s.op);
+      chunkLevel[id] = s.chunkLevel;
+      SmallVector<Loc> reads, writes;
+      footprint(s.op, reads, writes);
+      for (const Loc &l : reads)
+        touches[l].try_emplace(id, false);
+      for (const Loc &l : writes)
+        touches[l][id] = true;
+    }
+  std::vector<std::set<unsigned>> deps(ops.size());
+  std::vector<std::set<int64_t>> starts(ops.size());
+  std::vector<std::set<unsigned>> ends(nranks);
+  for (auto &[loc, users] : touches) {
+    bool user = loc.buffer == "input" || loc.buffer == "output";
+    for (auto [a, aw] : users) {
+      if (!chunkLevel[a])
+        continue;
+      if (user) {
+        starts[a].insert(loc.rank);
+        ends[loc.rank].insert(a);
+      }
+      for (auto [b, bw] : users)
+        if (aw || bw) {
+          deps[a].insert(b); // a after the previous call's b
+          deps[b].insert(a); // b after the previous call's a
+        }
+    }
+  }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    crossDeps[i].assign(deps[i].begin(), deps[i].end());
+    startDeps[i].assign(starts[i].begin(), starts[i].end());
+    for (unsigned d : deps[i])
+      needDone[d] = true;
+  }
+  for (int64_t r = 0; r < nranks; ++r) {
+    boundaryDeps[r].assign(ends[r].begin(), ends[r].end());
+    for (unsigned d : boundaryDeps[r])
+      needDone[d] = true;
+  }
+}
 
 //===----------------------------------------------------------------------===//
 // Events
@@ -289,11 +432,12 @@ Access Machine::event(int b, Operation *op) {
   a.thread = b;
   a.clock = clocks[b].get(b);
   a.block = b;
+  a.call = callOf[b];
   return a;
 }
 
-size_t Machine::deliveryThread(int b, StringRef channel, bool isSwitch) {
-  auto [it, inserted] = deliveries.try_emplace({b, channel.str()}, nextThread);
+size_t Machine::deliveryThread(int b, unsigned channel, bool isSwitch) {
+  auto [it, inserted] = deliveries.try_emplace({b, channel}, nextThread);
   if (inserted) {
     ++nextThread;
     if (isSwitch)
@@ -302,10 +446,10 @@ size_t Machine::deliveryThread(int b, StringRef channel, bool isSwitch) {
   return it->second;
 }
 
-/// Starts the remote write of a put/broadcast issued by event `a` of block
-/// `b`: after everything `b` did so far and after the earlier deliveries of
-/// the same (block, channel). Rewrites `a` into the delivery's epoch.
-VClock &Machine::deliver(int b, StringRef channel, bool isSwitch, Access &a,
+/// Starts the remote write of a put/broadcast issued by block `b`: after
+/// everything `b` did so far and after the earlier deliveries of the same
+/// (block, channel). Fills `a` with the delivery's epoch.
+VClock &Machine::deliver(int b, unsigned channel, bool isSwitch, Access &a,
                          Operation *op) {
   size_t t = deliveryThread(b, channel, isSwitch);
   VClock &vc = deliveryClocks[t];
@@ -315,6 +459,7 @@ VClock &Machine::deliver(int b, StringRef channel, bool isSwitch, Access &a,
   a.thread = t;
   a.clock = vc.get(t);
   a.block = b;
+  a.call = callOf[b];
   a.delivery = true;
   if (!opDelivery)
     opDelivery = VClock();
@@ -323,28 +468,29 @@ VClock &Machine::deliver(int b, StringRef channel, bool isSwitch, Access &a,
 }
 
 void Machine::signal(int b, StringRef channel, bool relaxed, Operation *op) {
-  ChannelState &ch = channels[channel.str()];
-  ch.signalOps.push_back(op);
-  wake("c:" + channel.str());
+  unsigned id = channelId(channel);
+  ChannelState &ch = channels[id];
+  ch.signalOps.push_back({op, callOf[b]});
   if (relaxed) {
     ch.signals.push_back(std::nullopt);
-    return;
+  } else {
+    VClock vc = clocks[b];
+    auto it = deliveries.find({b, id});
+    if (it != deliveries.end())
+      vc.join(deliveryClocks[it->second]);
+    for (size_t t : switchDeliveries[b])
+      vc.join(deliveryClocks[t]);
+    ch.signals.push_back(vc);
   }
-  VClock vc = clocks[b];
-  auto it = deliveries.find({b, channel.str()});
-  if (it != deliveries.end())
-    vc.join(deliveryClocks[it->second]);
-  for (size_t t : switchDeliveries[b])
-    vc.join(deliveryClocks[t]);
-  ch.signals.push_back(vc);
+  wake(WaitOn::Signal, id);
 }
 
 void Machine::flush(int b, StringRef channel, const Access &a) {
-  auto it = pendingPort.find({b, channel.str()});
+  auto it = pendingPort.find({b, channelId(channel)});
   if (it == pendingPort.end())
     return;
-  for (auto &[loc, put] : it->second)
-    for (Access &r : slots[loc].reads)
+  for (auto &[slot, put] : it->second)
+    for (Access &r : slots[slot].reads)
       if (r.pendingPort && r.op == put && r.block == b) {
         r.pendingPort = false;
         r.thread = a.thread;
@@ -357,105 +503,30 @@ void Machine::flush(int b, StringRef channel, const Access &a) {
 // Reads and writes
 //===----------------------------------------------------------------------===//
 
-void Machine::trace(InFlightDiagnostic &d, Operation *at,
-                    ArrayRef<int> blocks) {
-  std::string text = "counterexample, the last steps of the thread blocks "
-                     "involved:";
-  std::set<int> seen;
-  bool first = true;
-  for (int b : blocks) {
-    if (b < 0 || !seen.insert(b).second)
-      continue;
-    text += first ? " " : "; ";
-    first = false;
-    text += who(b) + " ran ";
-    if (history[b].empty()) {
-      text += "nothing yet";
-      continue;
-    }
-    bool firstOp = true;
-    for (Operation *op : history[b]) {
-      text += firstOp ? "" : ", ";
-      firstOp = false;
-      text += name(op) + " (" + lineOf(op) + ")";
-    }
-  }
-  d.attachNote(at->getLoc()) << text;
-}
-
-LogicalResult Machine::raceError(const Loc &l, const Access &earlier,
-                                 const Access &later, bool earlierWrites,
-                                 bool laterWrites) {
-  Operation *op = later.op;
-  if (earlierWrites && !laterWrites && earlier.delivery) {
-    std::string what = isa<MultimemBroadcastOp>(earlier.op)
-                           ? "multimem_broadcast"
-                           : name(earlier.op);
-    InFlightDiagnostic d =
-        op->emitError() << who(later.block) << " reads " << l.str()
-                        << " before the data is visible: the " << what
-                        << " by " << who(earlier.block) << " at "
-                        << lineOf(earlier.op)
-                        << " that writes it is not ordered before this read "
-                           "(a signal after it and a matching wait before "
-                           "the read would order it)";
-    d.attachNote(earlier.op->getLoc()) << "the " << what << " is here";
-    trace(d, op, {earlier.block, later.block});
-    return failure();
-  }
-  std::string head;
-  if (earlierWrites && laterWrites)
-    head = "write-write conflict on ";
-  else if (laterWrites)
-    head = "write-after-read race on ";
-  else
-    head = "data race on ";
-  InFlightDiagnostic d = op->emitError()
-                         << head << l.str() << ": " << who(later.block)
-                         << (laterWrites ? " writes" : " reads") << " it while "
-                         << who(earlier.block)
-                         << (earlierWrites ? " writes" : " may still read")
-                         << " it at " << lineOf(earlier.op)
-                         << ", with nothing ordering the two";
-  d.attachNote(earlier.op->getLoc()) << "the other access is here";
-  trace(d, op, {earlier.block, later.block});
-  return failure();
-}
-
-FailureOr<Value> Machine::read(const Loc &l, const Access &a, const VClock &vc,
+FailureOr<Value> Machine::read(Slot &s, const Access &a, const VClock &vc,
                                bool target) {
-  Slot &s = slots[l];
   if (s.lastWrite && !hb(*s.lastWrite, vc)) {
-    (void)raceError(l, *s.lastWrite, a, true, false);
+    (void)raceError(s, *s.lastWrite, a, true, false);
     return failure();
   }
   if (!s.defined) {
-    InFlightDiagnostic d = a.op->emitError()
-                           << (target ? "reduces into " : "reads ") << l.str()
-                           << " before anything wrote it";
-    auto it = someWriter.find(l);
-    if (it != someWriter.end() && it->second != a.op) {
-      d << ": the " << name(it->second) << " at " << lineOf(it->second)
-        << " writes it, but nothing orders that before this operation";
-      d.attachNote(it->second->getLoc()) << "the write is here";
-    }
+    (void)undefinedRead(s, a, target);
     return failure();
   }
   s.reads.push_back(a);
   return s.value;
 }
 
-LogicalResult Machine::write(const Loc &l, const Access &a, const VClock &vc,
+LogicalResult Machine::write(Slot &s, const Access &a, const VClock &vc,
                              Value v, bool accumulate) {
-  Slot &s = slots[l];
   if (s.lastWrite && !hb(*s.lastWrite, vc))
-    return raceError(l, *s.lastWrite, a, true, true);
+    return raceError(s, *s.lastWrite, a, true, true);
   for (const Access &r : s.reads) {
     if (r.pendingPort && r.op != a.op) {
       auto ch = cast<PutOp>(r.op).getChannel();
       InFlightDiagnostic d =
           a.op->emitError()
-          << "overwrites " << l.str() << " while the port-channel put at "
+          << "overwrites " << s.loc.str() << " while the port-channel put at "
           << lineOf(r.op) << " may still read it: " << who(r.block)
           << " has not flushed @" << ch << " since that put";
       d.attachNote(r.op->getLoc()) << "the put is here";
@@ -463,7 +534,7 @@ LogicalResult Machine::write(const Loc &l, const Access &a, const VClock &vc,
       return failure();
     }
     if (!r.pendingPort && !hb(r, vc))
-      return raceError(l, r, a, false, true);
+      return raceError(s, r, a, false, true);
   }
   if (accumulate) {
     for (const auto &[k, n] : v)
@@ -477,73 +548,124 @@ LogicalResult Machine::write(const Loc &l, const Access &a, const VClock &vc,
   return success();
 }
 
+void Machine::writePackets(Slot &s, Operation *op, int call, const VClock &vc) {
+  s.packetWriter = op;
+  s.packetCall = call;
+  auto it = packetReaders.find(s.loc);
+  s.packetReadsLeft = it == packetReaders.end() ? 0 : it->second;
+  s.packetClock = vc;
+  wake(WaitOn::Packets, &s - slots.data());
+}
+
 static void add(Value &into, const Value &v) {
   for (const auto &[k, n] : v)
     into[k] += n;
 }
 
 //===----------------------------------------------------------------------===//
-// Operations
+// Scheduling
 //===----------------------------------------------------------------------===//
 
-/// Keys of the events a parked block waits for.
-static std::string opKey(Operation *op) {
-  return "o:" + std::to_string(reinterpret_cast<uintptr_t>(op));
+void Machine::consider(int b) {
+  if (callOf[b] < calls && pc[b] < prog.blocks[b].steps.size())
+    candidates.insert({orderOf(b), b});
 }
 
-bool Machine::ready(int b, const Step &s, std::string &blockedOn) {
+void Machine::park(int waiter, std::pair<WaitOn, uint64_t> key) {
+  if (waiter >= 0)
+    parked[waiter] = true;
+  waiters[key].push_back(waiter);
+}
+
+void Machine::wake(WaitOn kind, uint64_t id) {
+  auto it = waiters.find({kind, id});
+  if (it == waiters.end())
+    return;
+  std::vector<int> list = std::move(it->second);
+  waiters.erase(it);
+  for (int w : list) {
+    if (w < 0) {
+      // A rank's call boundary waiting for an operation; a failure there
+      // (a postcondition, a race with the caller) stops the run.
+      if (failed(tryBoundary(-1 - w)))
+        failedInWake = true;
+      continue;
+    }
+    if (parked[w]) {
+      parked[w] = false;
+      consider(w);
+    }
+  }
+}
+
+bool Machine::ready(int b, const Step &s,
+                    std::pair<WaitOn, uint64_t> &blockedOn) {
+  int call = callOf[b];
   if (s.barrier >= 0) {
-    blockedOn = "b:" + std::to_string(s.barrier);
+    blockedOn = {WaitOn::Barrier, uint64_t(s.barrier)};
     const BarrierInstance &inst = prog.barriers[s.barrier];
     if (inst.present.size() != inst.tbs.size())
       return false;
     for (int p : inst.present) {
       const BlockQueue &q = prog.blocks[p];
-      if (pc[p] >= q.steps.size() || q.steps[pc[p]].barrier != s.barrier)
+      if (callOf[p] != call || pc[p] >= q.steps.size() ||
+          q.steps[pc[p]].barrier != s.barrier)
         return false;
     }
     return true;
   }
+  unsigned id = opIndex(s.op);
   if (s.chunkLevel)
     for (Operation *dep : s.deps)
-      if (!executed.contains(dep)) {
-        blockedOn = opKey(dep);
+      if (!executed[instance(dep, call)]) {
+        blockedOn = {WaitOn::Op, instance(dep, call)};
         return false;
       }
+  if (call > 0) {
+    for (unsigned dep : crossDeps[id])
+      if (!executed[size_t(dep) * calls + call - 1]) {
+        blockedOn = {WaitOn::Op, size_t(dep) * calls + call - 1};
+        return false;
+      }
+    for (int64_t q : startDeps[id])
+      if (rankCall[q] < call) {
+        blockedOn = {WaitOn::Boundary, uint64_t(q)};
+        return false;
+      }
+  }
   Operation *op = s.op;
   if (auto w = dyn_cast<WaitOp>(op)) {
-    blockedOn = "c:" + w.getChannel().str();
-    ChannelState &ch = channels[w.getChannel().str()];
-    return ch.signals.size() > ch.waits;
+    unsigned c = channelId(w.getChannel());
+    blockedOn = {WaitOn::Signal, c};
+    ChannelState &ch = channels[c];
+    int64_t match = int64_t(ch.waits) - ch.credit;
+    if (match < 0)
+      return true;
+    if (int64_t(ch.signals.size()) <= match)
+      return false;
+    // Without credit every call consumes its own signals: a wait whose
+    // match is a later call's signal has none of its own call (it would
+    // wait forever, or take the next call's signal: both wrong).
+    return ch.credit > 0 || ch.signalOps[match].second == call;
   }
   if (auto acq = dyn_cast<AcquireOp>(op)) {
-    blockedOn = "s:" + acq.getSemaphore().str();
-    SemaphoreState &sem = semaphores[acq.getSemaphore().str()];
-    return sem.releases.size() > sem.acquires;
+    unsigned sem = semaphoreIds.lookup(acq.getSemaphore());
+    blockedOn = {WaitOn::Semaphore, sem};
+    SemaphoreState &state = semaphores[sem];
+    return state.releases.size() > state.acquires &&
+           state.releaseCalls[state.acquires] == call;
   }
   if (isa<ReducePacketsOp, UnpackPacketsOp, CopyPacketsOp>(op)) {
     ChunkRefAttr src = cast<InstructionOp>(op).getReadRefs().front();
-    for (int64_t i = 0; i < src.getCount(); ++i)
-      if (!slots[locOf(src, i)].packetWriter) {
-        blockedOn = "p:" + locOf(src, i).str();
+    for (int64_t i = 0; i < src.getCount(); ++i) {
+      unsigned slot = slotId(locOf(src, i), call);
+      if (!slots[slot].packetWriter || slots[slot].packetCall != call) {
+        blockedOn = {WaitOn::Packets, slot};
         return false;
       }
-  }
-  (void)b;
-  return true;
-}
-
-void Machine::wake(const std::string &key) {
-  auto it = waiters.find(key);
-  if (it == waiters.end())
-    return;
-  std::vector<int> blocks = std::move(it->second);
-  waiters.erase(it);
-  for (int b : blocks)
-    if (parked[b]) {
-      parked[b] = false;
-      consider(b);
     }
+  }
+  return true;
 }
 
 LogicalResult Machine::execBarrier(const Step &s) {
@@ -555,44 +677,173 @@ LogicalResult Machine::execBarrier(const Step &s) {
   }
   for (int p : inst.present) {
     clocks[p] = joined;
-    Operation *op = prog.blocks[p].steps[pc[p]].op;
-    history[p].push_back(op);
+    history[p].push_back({prog.blocks[p].steps[pc[p]].op, callOf[p]});
     if (history[p].size() > 3)
       history[p].pop_front();
-    ++pc[p];
     parked[p] = false;
-    candidates.erase({s.order, p});
+    candidates.erase({orderOf(p), p});
   }
-  waiters.erase("b:" + std::to_string(s.barrier));
+  waiters.erase({WaitOn::Barrier, uint64_t(s.barrier)});
   for (int p : inst.present)
-    consider(p);
-  return success();
+    advance(p);
+  // A barrier can end the blocks' call.
+  return tryBoundary(inst.rank);
+}
+
+void Machine::recordEvent(int b, Operation *op) {
+  if (!analysis)
+    return;
+  CallOrder::Event e;
+  e.thread = b;
+  e.clock = clocks[b].get(b);
+  e.starts.resize(nranks);
+  for (int64_t r = 0; r < nranks; ++r)
+    if (clocks[b].get(boundaryThread[r]) >= 1)
+      e.starts.set(r);
+  analysis->events[op] = std::move(e);
+}
+
+/// Moves block `b` past its current step; at the end of its queue it
+/// arrives at its rank's call boundary.
+void Machine::advance(int b) {
+  ++pc[b];
+  if (pc[b] < prog.blocks[b].steps.size()) {
+    consider(b);
+    return;
+  }
+  ++arrived[prog.blocks[b].rank];
 }
 
 LogicalResult Machine::exec(int b, const Step &s) {
   if (s.barrier >= 0)
     return execBarrier(s);
+  int call = callOf[b];
+  unsigned id = opIndex(s.op);
   if (s.chunkLevel)
     for (Operation *dep : s.deps)
-      clocks[b].join(done[dep]);
+      clocks[b].join(done[instance(dep, call)]);
+  if (call > 0) {
+    for (unsigned dep : crossDeps[id])
+      clocks[b].join(done[size_t(dep) * calls + call - 1]);
+    for (int64_t q : startDeps[id])
+      clocks[b].join(boundaryClock[q]);
+  }
   opDelivery.reset();
   if (failed(execOp(b, s.op)) || failed(execForwards(b, s.op)))
     return failure();
-  executed.insert(s.op);
-  if (needDone.contains(s.op)) {
+  size_t inst = instance(s.op, call);
+  executed[inst] = true;
+  if (needDone[id]) {
     VClock vc = clocks[b];
     if (opDelivery)
       vc.join(*opDelivery);
-    done[s.op] = vc;
+    done[inst] = std::move(vc);
   }
-  history[b].push_back(s.op);
+  recordEvent(b, s.op);
+  history[b].push_back({s.op, call});
   if (history[b].size() > 3)
     history[b].pop_front();
-  ++pc[b];
-  consider(b);
-  wake(opKey(s.op));
+  advance(b);
+  wake(WaitOn::Op, inst);
+  if (pc[b] >= prog.blocks[b].steps.size())
+    return tryBoundary(prog.blocks[b].rank);
   return success();
 }
+
+LogicalResult Machine::tryBoundary(int64_t rank) {
+  if (rankCall[rank] >= calls ||
+      arrived[rank] < int(rankBlocks[rank].size()) || rankBlocks[rank].empty())
+    return success();
+  int call = rankCall[rank];
+  for (unsigned dep : boundaryDeps[rank])
+    if (!executed[size_t(dep) * calls + call]) {
+      park(-1 - int(rank), {WaitOn::Op, size_t(dep) * calls + call});
+      return success();
+    }
+  return execBoundary(rank);
+}
+
+/// Rank `rank` finished call c: its kernel ends (its blocks' work and the
+/// puts they issued are complete), the caller reads the results and
+/// refills the input, and the blocks start call c+1.
+LogicalResult Machine::execBoundary(int64_t rank) {
+  int call = rankCall[rank];
+  // A port put's source is still being read after the kernel ends.
+  for (int b : rankBlocks[rank])
+    for (auto &[key, list] : pendingPort)
+      if (key.first == b && !list.empty()) {
+        if (analysis)
+          return failure();
+        auto put = cast<PutOp>(list.front().second);
+        return put.emitError("the port-channel put of ")
+               << slots[list.front().first].loc.str() << " on @"
+               << put.getChannel()
+               << " is never flushed: the kernel may end while the proxy "
+                  "still reads its source";
+      }
+  VClock &j = boundaryClock[rank];
+  for (int b : rankBlocks[rank]) {
+    j.join(clocks[b]);
+    for (auto &[key, t] : deliveries)
+      if (key.first == b)
+        j.join(deliveryClocks[t]);
+  }
+  for (unsigned dep : boundaryDeps[rank])
+    j.join(done[size_t(dep) * calls + call]);
+  if (analysis)
+    analysis->ends[rank] = j.raw();
+  size_t bt = boundaryThread[rank];
+  j.tick(bt);
+  Access caller;
+  caller.op = algo.getOperation();
+  caller.thread = bt;
+  caller.clock = j.get(bt);
+  caller.callerRank = rank;
+  caller.call = call;
+  if (!analysis && failed(checkPostcondition(rank, call, caller, j)))
+    return failure();
+  ++rankCall[rank];
+  if (rankCall[rank] < calls) {
+    // The caller refills the rank's buffers for the next call: the input
+    // anew, everything else of input and output undefined.
+    j.tick(bt);
+    caller.clock = j.get(bt);
+    caller.call = call + 1;
+    std::set<Loc> required;
+    for (RequireOp req : requiresOf[rank]) {
+      Loc at = locOf(req.getAt(), 0);
+      required.insert(at);
+      Value v;
+      v[{call + 1, req.getValue().getRank(), req.getValue().getIndex()}] = 1;
+      if (failed(write(slots[slotId(at, call + 1)], caller, j, v, false)))
+        return failure();
+    }
+    for (const Loc &l : userLocs[rank]) {
+      if (required.count(l))
+        continue;
+      Slot &s = slots[slotId(l, call + 1)];
+      if (failed(write(s, caller, j, Value(), false)))
+        return failure();
+      s.defined = false;
+    }
+    for (int b : rankBlocks[rank]) {
+      clocks[b] = j;
+      callOf[b] = call + 1;
+      pc[b] = 0;
+      consider(b);
+    }
+  } else {
+    for (int b : rankBlocks[rank])
+      callOf[b] = calls;
+  }
+  arrived[rank] = 0;
+  wake(WaitOn::Boundary, rank);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Operations
+//===----------------------------------------------------------------------===//
 
 /// The second half of a fused operation: its result (a put's source) is
 /// also put to each forward destination over the forward's channel, as
@@ -600,12 +851,13 @@ LogicalResult Machine::exec(int b, const Step &s) {
 /// operation carries a signal; a multimem reduce that broadcasts stores its
 /// result on every member.
 LogicalResult Machine::execForwards(int b, Operation *op) {
+  int call = callOf[b];
   if (auto mr = dyn_cast<MultimemReduceOp>(op); mr && mr.getBroadcast()) {
     Access a = event(b, op);
     ChunkRefAttr dst = mr.getDst();
     std::vector<Value> vals;
     for (int64_t i = 0; i < dst.getCount(); ++i) {
-      FailureOr<Value> v = read(locOf(dst, i), a, clocks[b]);
+      FailureOr<Value> v = readRange(dst, i, a);
       if (failed(v))
         return failure();
       vals.push_back(*v);
@@ -613,10 +865,11 @@ LogicalResult Machine::execForwards(int b, Operation *op) {
     SmallVector<Loc> members;
     addOnMembers(op, mr.getChannelAttr(), dst, members);
     Access wa;
-    VClock &dvc = deliver(b, mr.getChannel(), true, wa, op);
+    VClock &dvc = deliver(b, channelId(mr.getChannel()), true, wa, op);
     for (size_t k = 0; k < members.size(); ++k)
       if (members[k].rank != dst.getRank() &&
-          failed(write(members[k], wa, dvc, vals[k % vals.size()], false)))
+          failed(write(slots[slotId(members[k], call)], wa, dvc,
+                       vals[k % vals.size()], false)))
         return failure();
     return success();
   }
@@ -632,7 +885,7 @@ LogicalResult Machine::execForwards(int b, Operation *op) {
   Access a = event(b, op);
   std::vector<Value> vals;
   for (int64_t i = 0; i < result.getCount(); ++i) {
-    FailureOr<Value> v = read(locOf(result, i), a, clocks[b]);
+    FailureOr<Value> v = readRange(result, i, a);
     if (failed(v))
       return failure();
     vals.push_back(*v);
@@ -641,16 +894,16 @@ LogicalResult Machine::execForwards(int b, Operation *op) {
     auto dst = cast<ChunkRefAttr>(d);
     StringRef channel = cast<FlatSymbolRefAttr>(c).getValue();
     Access wa;
-    VClock &dvc = deliver(b, channel, false, wa, op);
+    VClock &dvc = deliver(b, channelId(channel), false, wa, op);
     for (int64_t i = 0; i < dst.getCount(); ++i) {
-      if (failed(write(locOf(dst, i), wa, dvc, vals[i], false)))
+      Slot &s = slotAt(dst, i, call);
+      if (packets && s.packetReadsLeft > 0 && s.packetCall >= 0 &&
+          s.packetCall < call)
+        return packetsOverwritten(s, op, b, call);
+      if (failed(write(s, wa, dvc, vals[i], false)))
         return failure();
-      if (packets) {
-        Slot &sl = slots[locOf(dst, i)];
-        sl.packetWriter = op;
-        sl.packetClock = dvc;
-        wake("p:" + locOf(dst, i).str());
-      }
+      if (packets)
+        writePackets(s, op, call, dvc);
     }
   }
   if (withSignal && !packets)
@@ -660,11 +913,7 @@ LogicalResult Machine::execForwards(int b, Operation *op) {
 }
 
 LogicalResult Machine::execOp(int b, Operation *op) {
-  auto isPort = [&](FlatSymbolRefAttr sym) {
-    auto ch = dyn_cast_or_null<ChannelOp>(
-        getEnclosingAlgorithm(op).lookupDeclaration(sym.getValue()));
-    return ch && ch.getKind() == "port";
-  };
+  int call = callOf[b];
   // Plain dst = src (or dst += src) on one thread block, element-wise.
   auto move = [&](ChunkRefAttr dst, ChunkRefAttr src,
                   bool accumulate) -> LogicalResult {
@@ -673,9 +922,10 @@ LogicalResult Machine::execOp(int b, Operation *op) {
       FailureOr<Value> v = readRange(src, i, a);
       if (failed(v))
         return failure();
-      if (accumulate && failed(read(locOf(dst, i), a, clocks[b], true)))
+      Slot &d = slotAt(dst, i, call);
+      if (accumulate && failed(read(d, a, clocks[b], true)))
         return failure();
-      if (failed(write(locOf(dst, i), a, clocks[b], *v, accumulate)))
+      if (failed(write(d, a, clocks[b], *v, accumulate)))
         return failure();
     }
     return success();
@@ -683,17 +933,16 @@ LogicalResult Machine::execOp(int b, Operation *op) {
   // A packet read: the flags order it after the packets' writer.
   auto packetRead = [&](ChunkRefAttr dst, ChunkRefAttr src, bool accumulate,
                         bool packetsOut) -> LogicalResult {
-    for (int64_t i = 0; i < src.getCount(); ++i)
-      clocks[b].join(slots[locOf(src, i)].packetClock);
+    for (int64_t i = 0; i < src.getCount(); ++i) {
+      Slot &s = slotAt(src, i, call);
+      clocks[b].join(s.packetClock);
+      --s.packetReadsLeft;
+    }
     if (failed(move(dst, src, accumulate)))
       return failure();
     if (packetsOut)
-      for (int64_t i = 0; i < dst.getCount(); ++i) {
-        Slot &s = slots[locOf(dst, i)];
-        s.packetWriter = op;
-        s.packetClock = clocks[b];
-        wake("p:" + locOf(dst, i).str());
-      }
+      for (int64_t i = 0; i < dst.getCount(); ++i)
+        writePackets(slotAt(dst, i, call), op, call, clocks[b]);
     return success();
   };
 
@@ -702,25 +951,26 @@ LogicalResult Machine::execOp(int b, Operation *op) {
         Access a = event(b, op);
         bool port = isPort(put.getChannelAttr());
         ChunkRefAttr src = put.getSrc(), dst = put.getDst();
+        unsigned ch = channelId(put.getChannel());
         std::vector<Value> vals;
         for (int64_t i = 0; i < src.getCount(); ++i) {
           Access ra = a;
           if (port) {
             ra.pendingPort = true;
-            ra.channel = put.getChannel().str();
+            ra.channel = ch;
           }
-          FailureOr<Value> v = read(locOf(src, i), ra, clocks[b]);
+          unsigned slot = slotId(locOf(src, i), call);
+          FailureOr<Value> v = read(slots[slot], ra, clocks[b]);
           if (failed(v))
             return failure();
           if (port)
-            pendingPort[{b, put.getChannel().str()}].push_back(
-                {locOf(src, i), op});
+            pendingPort[{b, ch}].push_back({slot, op});
           vals.push_back(*v);
         }
         Access wa;
-        VClock &dvc = deliver(b, put.getChannel(), false, wa, op);
+        VClock &dvc = deliver(b, ch, false, wa, op);
         for (int64_t i = 0; i < dst.getCount(); ++i)
-          if (failed(write(locOf(dst, i), wa, dvc, vals[i], false)))
+          if (failed(write(slotAt(dst, i, call), wa, dvc, vals[i], false)))
             return failure();
         if (put.getWithSignal())
           signal(b, put.getChannel(), false, op);
@@ -739,14 +989,14 @@ LogicalResult Machine::execOp(int b, Operation *op) {
           vals.push_back(*v);
         }
         Access wa;
-        VClock &dvc = deliver(b, put.getChannel(), false, wa, op);
+        VClock &dvc = deliver(b, channelId(put.getChannel()), false, wa, op);
         for (int64_t i = 0; i < dst.getCount(); ++i) {
-          if (failed(write(locOf(dst, i), wa, dvc, vals[i], false)))
+          Slot &s = slotAt(dst, i, call);
+          if (s.packetReadsLeft > 0 && s.packetCall >= 0 && s.packetCall < call)
+            return packetsOverwritten(s, op, b, call);
+          if (failed(write(s, wa, dvc, vals[i], false)))
             return failure();
-          Slot &s = slots[locOf(dst, i)];
-          s.packetWriter = op;
-          s.packetClock = dvc;
-          wake("p:" + locOf(dst, i).str());
+          writePackets(s, op, call, dvc);
         }
         return success();
       })
@@ -781,8 +1031,9 @@ LogicalResult Machine::execOp(int b, Operation *op) {
               return failure();
             add(sum, *v);
           }
-          if (failed(read(locOf(dst, i), a, clocks[b], true)) ||
-              failed(write(locOf(dst, i), a, clocks[b], sum, true)))
+          Slot &d = slotAt(dst, i, call);
+          if (failed(read(d, a, clocks[b], true)) ||
+              failed(write(d, a, clocks[b], sum, true)))
             return failure();
         }
         return success();
@@ -794,13 +1045,13 @@ LogicalResult Machine::execOp(int b, Operation *op) {
         int64_t n = o.getSrc().getCount();
         std::vector<Value> sums(n);
         for (size_t k = 0; k < reads.size(); ++k) {
-          FailureOr<Value> v = read(reads[k], a, clocks[b]);
+          FailureOr<Value> v = read(slots[slotId(reads[k], call)], a, clocks[b]);
           if (failed(v))
             return failure();
           add(sums[k % n], *v);
         }
         for (int64_t i = 0; i < n; ++i)
-          if (failed(write(locOf(o.getDst(), i), a, clocks[b], sums[i],
+          if (failed(write(slotAt(o.getDst(), i, call), a, clocks[b], sums[i],
                            false)))
             return failure();
         return success();
@@ -818,9 +1069,10 @@ LogicalResult Machine::execOp(int b, Operation *op) {
         SmallVector<Loc> reads, writes;
         footprint(op, reads, writes);
         Access wa;
-        VClock &dvc = deliver(b, o.getChannel(), true, wa, op);
+        VClock &dvc = deliver(b, channelId(o.getChannel()), true, wa, op);
         for (size_t k = 0; k < writes.size(); ++k)
-          if (failed(write(writes[k], wa, dvc, vals[k % n], false)))
+          if (failed(write(slots[slotId(writes[k], call)], wa, dvc,
+                           vals[k % n], false)))
             return failure();
         return success();
       })
@@ -830,10 +1082,13 @@ LogicalResult Machine::execOp(int b, Operation *op) {
         return success();
       })
       .Case<WaitOp>([&](WaitOp w) {
-        ChannelState &ch = channels[w.getChannel().str()];
-        const std::optional<VClock> &sig = ch.signals[ch.waits++];
-        if (sig && !w.getRelaxed())
-          clocks[b].join(*sig);
+        ChannelState &ch = channels[channelId(w.getChannel())];
+        int64_t match = int64_t(ch.waits++) - ch.credit;
+        if (match >= 0) {
+          const std::optional<VClock> &sig = ch.signals[match];
+          if (sig && !w.getRelaxed())
+            clocks[b].join(*sig);
+        }
         event(b, op);
         return success();
       })
@@ -844,12 +1099,15 @@ LogicalResult Machine::execOp(int b, Operation *op) {
       })
       .Case<ReleaseOp>([&](ReleaseOp r) {
         event(b, op);
-        semaphores[r.getSemaphore().str()].releases.push_back(clocks[b]);
-        wake("s:" + r.getSemaphore().str());
+        unsigned sem = semaphoreIds.lookup(r.getSemaphore());
+        semaphores[sem].releases.push_back(clocks[b]);
+        semaphores[sem].releaseCalls.push_back(callOf[b]);
+        wake(WaitOn::Semaphore, sem);
         return success();
       })
       .Case<AcquireOp>([&](AcquireOp acq) {
-        SemaphoreState &sem = semaphores[acq.getSemaphore().str()];
+        SemaphoreState &sem =
+            semaphores[semaphoreIds.lookup(acq.getSemaphore())];
         clocks[b].join(sem.releases[sem.acquires++]);
         event(b, op);
         return success();
@@ -861,280 +1119,68 @@ LogicalResult Machine::execOp(int b, Operation *op) {
 }
 
 //===----------------------------------------------------------------------===//
-// Deadlocks and end-of-call checks
+// The run
 //===----------------------------------------------------------------------===//
-
-static std::string ordinal(size_t k) { return "#" + std::to_string(k); }
-
-LogicalResult Machine::reportStuck() {
-  struct Stuck {
-    int block;
-    const Step *step;
-    bool missing;
-    std::string why;
-    Operation *note = nullptr; // an operation worth pointing at
-  };
-  std::vector<Stuck> stuck;
-  for (size_t b = 0; b < prog.blocks.size(); ++b) {
-    if (pc[b] >= prog.blocks[b].steps.size())
-      continue;
-    const Step &s = prog.blocks[b].steps[pc[b]];
-    Stuck st{int(b), &s, false, "", nullptr};
-    Operation *op = s.op;
-    if (s.barrier >= 0) {
-      const BarrierInstance &inst = prog.barriers[s.barrier];
-      st.why = "at the thread-block barrier";
-      int64_t absent = -1, behind = -1;
-      for (int64_t t : inst.tbs) {
-        auto it = llvm::find_if(inst.present, [&](int p) {
-          return prog.blocks[p].tb == t;
-        });
-        if (it == inst.present.end()) {
-          if (absent < 0)
-            absent = t;
-        } else if (pc[*it] >= prog.blocks[*it].steps.size() ||
-                   prog.blocks[*it].steps[pc[*it]].barrier != s.barrier) {
-          if (behind < 0)
-            behind = t;
-        }
-      }
-      if (absent >= 0) {
-        st.missing = true;
-        st.why += ": thread block " + std::to_string(absent) +
-                  " never reaches it";
-      } else {
-        st.why += ": thread block " + std::to_string(behind) +
-                  " is itself stuck before it (cyclic wait)";
-      }
-    } else if (s.chunkLevel &&
-               llvm::any_of(s.deps, [&](Operation *d) {
-                 return !executed.contains(d);
-               })) {
-      Operation *dep = *llvm::find_if(
-          s.deps, [&](Operation *d) { return !executed.contains(d); });
-      st.why = "before this chunk-level " + name(op) +
-               ": it must run after the " + name(dep) + " at " +
-               lineOf(dep) +
-               ", which is itself behind a wait that never completes "
-               "(cyclic wait)";
-      st.note = dep;
-    } else if (auto w = dyn_cast<WaitOp>(op)) {
-      std::string ch = w.getChannel().str();
-      size_t k = channels[ch].waits + 1;
-      st.why = "for signal " + ordinal(k) + " on channel @" + ch;
-      size_t total = totalSignals[ch];
-      if (total < k) {
-        st.missing = true;
-        st.why += ": no operation signals it";
-        if (total)
-          st.why += " (the channel has " + std::to_string(total) +
-                    " signal" + (total == 1 ? "" : "s") + " in all)";
-      } else {
-        st.why += ": the signal is itself behind a wait that never "
-                  "completes (cyclic wait)";
-      }
-    } else if (auto acq = dyn_cast<AcquireOp>(op)) {
-      std::string sem = acq.getSemaphore().str();
-      size_t k = semaphores[sem].acquires + 1;
-      st.why = "on semaphore @" + sem + " (acquire " + ordinal(k) + ")";
-      size_t total = totalReleases[sem];
-      if (total < k) {
-        st.missing = true;
-        st.why += ": no operation releases it";
-        if (total)
-          st.why += " (the semaphore has " + std::to_string(total) +
-                    " release" + (total == 1 ? "" : "s") + " in all)";
-      } else {
-        st.why += ": the release is itself behind a wait that never "
-                  "completes (cyclic wait)";
-      }
-    } else {
-      ChunkRefAttr src = cast<InstructionOp>(op).getReadRefs().front();
-      Loc missing = locOf(src, 0);
-      for (int64_t i = 0; i < src.getCount(); ++i)
-        if (!slots[locOf(src, i)].packetWriter) {
-          missing = locOf(src, i);
-          break;
-        }
-      st.why = "for packets in " + missing.str();
-      if (!packetSenders.count(missing)) {
-        st.missing = true;
-        st.why += ": no operation sends them";
-      } else {
-        st.why += ": the send is itself behind a wait that never completes "
-                  "(cyclic wait)";
-      }
-    }
-    stuck.push_back(st);
-  }
-  if (stuck.empty())
-    return success();
-  auto first = llvm::find_if(stuck, [](const Stuck &s) { return s.missing; });
-  const Stuck &main = first != stuck.end() ? *first : stuck.front();
-  Operation *at = main.step->op;
-  InFlightDiagnostic d = at->emitError()
-                         << who(main.block) << " would wait forever "
-                         << main.why;
-  std::vector<int> involved{main.block};
-  if (!main.missing) {
-    for (const Stuck &s : stuck) {
-      if (&s == &main)
-        continue;
-      d.attachNote(s.step->op->getLoc()) << who(s.block) << " is stuck here";
-      involved.push_back(s.block);
-    }
-  }
-  trace(d, at, involved);
-  return failure();
-}
-
-LogicalResult Machine::checkEnd() {
-  // Port puts whose source may still be read when the kernel ends.
-  for (auto &[key, list] : pendingPort) {
-    if (list.empty())
-      continue;
-    auto put = cast<PutOp>(list.front().second);
-    return put.emitError("the port-channel put of ")
-           << list.front().first.str() << " on @" << put.getChannel()
-           << " is never flushed: the kernel may end while the proxy still "
-              "reads its source";
-  }
-  // Signals no wait consumed stay in the semaphore for the next call.
-  for (auto &[name, ch] : channels)
-    if (ch.signals.size() > ch.waits) {
-      Operation *sig = ch.signalOps[ch.waits];
-      return sig->emitError("signal ")
-             << ordinal(ch.waits + 1) << " on channel @" << name
-             << " has no matching wait: a later call would see a stale "
-                "signal";
-    }
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// Contract
-//===----------------------------------------------------------------------===//
-
-LogicalResult Machine::checkPostcondition() {
-  int64_t n = algo.getNranks();
-  for (EnsureOp ensure : algo.getBody().getOps<EnsureOp>()) {
-    Loc at = locOf(ensure.getAt(), 0);
-    Value want;
-    for (Attribute t : ensure.getTerms()) {
-      auto ref = cast<ChunkRefAttr>(t);
-      want[{ref.getRank(), ref.getIndex()}] += 1;
-    }
-    const Slot &s = slots[at];
-    if (s.defined && s.value == want)
-      continue;
-    // Reported at the algorithm (the user's file); the contract line, which
-    // may be in the built-in prelude, is a note.
-    InFlightDiagnostic d = algo.emitError()
-                           << algo.getCollective() << " postcondition fails "
-                           << "with " << n << " rank" << (n == 1 ? "" : "s")
-                           << ": " << at.str() << " (rank " << at.rank
-                           << ", chunk " << at.chunk << ") ";
-    if (!s.defined) {
-      d << "is never written, but must hold " << render(want);
-      d.attachNote(ensure.getLoc()) << "the postcondition is stated here";
-      return failure();
-    }
-    d << "holds " << render(s.value) << " but must hold " << render(want);
-    std::string missing, twice, extra;
-    for (const auto &[k, cnt] : want) {
-      auto it = s.value.find(k);
-      int64_t have = it == s.value.end() ? 0 : it->second;
-      if (have < cnt)
-        missing += (missing.empty() ? "" : ", ") +
-                   render(Value{{k, cnt - have}});
-    }
-    for (const auto &[k, cnt] : s.value) {
-      auto it = want.find(k);
-      int64_t need = it == want.end() ? 0 : it->second;
-      if (cnt <= need)
-        continue;
-      std::string &list = need ? twice : extra;
-      list += (list.empty() ? "" : ", ") + render(Value{{k, cnt - need}});
-    }
-    if (!missing.empty())
-      d << " (missing: " << missing << ")";
-    if (!twice.empty())
-      d << " (counted more than once: " << twice << ")";
-    if (!extra.empty())
-      d << " (not part of it: " << extra << ")";
-    if (s.lastWrite)
-      d.attachNote(s.lastWrite->op->getLoc()) << "last written here";
-    d.attachNote(ensure.getLoc()) << "the postcondition is stated here";
-    return failure();
-  }
-  return success();
-}
 
 LogicalResult Machine::run() {
-  size_t nblocks = prog.blocks.size();
-  clocks.resize(nblocks);
-  pc.assign(nblocks, 0);
-  history.resize(nblocks);
-  nextThread = nblocks;
+  prepare();
+  if (!analysis && failed(checkBalance()))
+    return failure();
 
-  // What the program could ever do, for the messages.
-  for (const BlockQueue &q : prog.blocks)
-    for (const Step &s : q.steps) {
-      if (s.barrier >= 0)
-        continue;
-      for (Operation *dep : s.deps)
-        needDone.insert(dep);
-      SmallVector<Loc> reads, writes;
-      footprint(s.op, reads, writes);
-      for (const Loc &l : writes) {
-        someWriter.try_emplace(l, s.op);
-        if (isa<PutPacketsOp, CopyPacketsOp>(s.op))
-          packetSenders.try_emplace(l, s.op);
-      }
-      if (auto sig = dyn_cast<SignalOp>(s.op))
-        ++totalSignals[sig.getChannel().str()];
-      if (auto put = dyn_cast<PutOp>(s.op))
-        if (put.getWithSignal())
-          ++totalSignals[put.getChannel().str()];
-      if (auto rel = dyn_cast<ReleaseOp>(s.op))
-        ++totalReleases[rel.getSemaphore().str()];
-    }
-
-  // Precondition.
-  for (RequireOp req : algo.getBody().getOps<RequireOp>()) {
-    Slot &s = slots[locOf(req.getAt(), 0)];
-    s.defined = true;
-    s.value.clear();
-    s.value[{req.getValue().getRank(), req.getValue().getIndex()}] = 1;
-  }
-
-  // Run the ready operation that comes first in global program order, until
-  // every queue is empty or nothing can go on. A block whose head cannot
-  // run is parked until the event it waits for (a signal on the channel, a
-  // release, packets in the slot, an operation running) happens.
-  parked.assign(nblocks, false);
-  for (size_t b = 0; b < nblocks; ++b)
+  // Run the ready operation that comes first in global program order (of
+  // the earliest call), until every queue is empty or nothing can go on. A
+  // block whose head cannot run is parked until the event it waits for (a
+  // signal on the channel, a release, packets in the slot, an operation
+  // running, a rank starting its next call) happens.
+  // A rank with no operations returns from each call at once.
+  for (int64_t r = 0; r < nranks; ++r)
+    if (rankBlocks[r].empty())
+      while (rankCall[r] < calls)
+        if (failed(execBoundary(r)))
+          return failure();
+  for (size_t b = 0; b < prog.blocks.size(); ++b)
     consider(b);
   while (!candidates.empty()) {
     auto [order, b] = *candidates.begin();
     candidates.erase(candidates.begin());
     const Step &s = prog.blocks[b].steps[pc[b]];
-    std::string key;
+    std::pair<WaitOn, uint64_t> key;
     if (!ready(b, s, key)) {
-      parked[b] = true;
-      waiters[key].push_back(b);
+      park(b, key);
       continue;
     }
-    if (failed(exec(b, s)))
+    if (failed(exec(b, s)) || failedInWake)
       return failure();
+  }
+  if (analysis) {
+    for (int64_t r = 0; r < nranks; ++r)
+      if (rankCall[r] < calls && !rankBlocks[r].empty())
+        return failure();
+    return success();
   }
   if (failed(reportStuck()) || failed(checkEnd()))
     return failure();
-  return checkPostcondition();
+  return success();
 }
 
-LogicalResult runMachine(const Program &program) {
-  return Machine(program).run();
+} // namespace detail
+
+LogicalResult runMachine(const Program &program, int calls) {
+  return detail::Machine(program, calls, nullptr).run();
+}
+
+std::optional<CallOrder> analyzeCallOrder(const Program &program) {
+  AlgorithmOp algo = program.algo;
+  CallOrder order;
+  order.nranks = algo.getNranks();
+  order.ends.resize(order.nranks);
+  for (int64_t r = 0; r < order.nranks; ++r)
+    order.startThread.push_back(program.blocks.size() + r);
+  ScopedDiagnosticHandler quiet(algo.getContext(),
+                                [](Diagnostic &) { return success(); });
+  if (failed(detail::Machine(program, 1, &order).run()))
+    return std::nullopt;
+  return order;
 }
 
 } // namespace verify

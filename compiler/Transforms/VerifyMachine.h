@@ -3,8 +3,12 @@
 // The state and the execution engine that `--ccl-verify` (Verify.cpp) runs
 // an algorithm on: every chunk slot holds a multiset of input chunks, every
 // (rank, thread block) runs its queue of operations in program order, and
-// vector clocks decide which accesses happen before which. See the
-// "Verification" section of docs/semantics.md for the rules.
+// vector clocks decide which accesses happen before which. The machine runs
+// several consecutive calls of the algorithm back to back, the way a
+// training loop or a CUDA graph issues them: a rank starts call k+1 as soon
+// as its own thread blocks have finished call k, whatever its peers are
+// doing. See the "Verification" and "Sequences of calls" sections of
+// docs/semantics.md for the rules.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CCL_TRANSFORMS_VERIFYMACHINE_H
@@ -12,10 +16,13 @@
 
 #include "ccl/Dialect/CclDialect.h"
 
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -43,11 +50,26 @@ struct Loc {
 /// Chunk `i` of a chunk range.
 Loc locOf(ChunkRefAttr ref, int64_t i);
 
-/// A symbolic value: how often each input chunk (rank, chunk) was folded in.
-using Value = std::map<std::pair<int64_t, int64_t>, int64_t>;
+/// One input chunk of one call: `input[rank][chunk]` as the caller passed it
+/// to call `call` (0-based).
+struct Term {
+  int call = 0;
+  int64_t rank = 0;
+  int64_t chunk = 0;
+  bool operator<(const Term &o) const {
+    return std::tie(call, rank, chunk) < std::tie(o.call, o.rank, o.chunk);
+  }
+  bool operator==(const Term &o) const {
+    return call == o.call && rank == o.rank && chunk == o.chunk;
+  }
+};
 
-/// `input[0][0] + 2 x input[1][0]`, or `nothing`.
-std::string render(const Value &v);
+/// A symbolic value: how often each input chunk was folded in.
+using Value = std::map<Term, int64_t>;
+
+/// `input[0][0] + 2 x input[1][0]`, or `nothing`. Terms of a call other
+/// than `call` say which call they come from (`input[0][0] of call 1`).
+std::string render(const Value &v, int call = 0);
 
 /// The chunks an operation reads and writes, one entry per chunk (the
 /// written chunks of an accumulating operation are also read). A
@@ -94,7 +116,7 @@ struct BarrierInstance {
   std::vector<int> present;
 };
 
-/// An algorithm as the machine sees it.
+/// An algorithm as the machine sees it: the queues of one call.
 struct Program {
   AlgorithmOp algo;
   /// Blocks sorted by (rank, thread block).
@@ -102,12 +124,55 @@ struct Program {
   std::vector<BarrierInstance> barriers;
 };
 
-/// Runs `program` symbolically from the `ccl.require` state: checks
-/// undefined reads, happens-before (races, data not yet visible, port
-/// sources overwritten before a flush), waits that never complete, signals
-/// left over and unflushed port puts, then compares the final state with
-/// every `ccl.ensure`. Emits the first failure and returns failure.
-mlir::LogicalResult runMachine(const Program &program);
+/// How many consecutive calls prove `program` for any number of calls: one
+/// more than the number of calls after which a location is reused (LL
+/// scratch alternates between two copies, so 3; everything else 2), and
+/// at least one more than the calls a credited channel looks back.
+int callsToModel(const Program &program);
+
+/// Runs `calls` consecutive calls of `program` symbolically (0: as many as
+/// callsToModel says). Each rank's calls run back to back: its next call
+/// starts when all its thread blocks finished the previous one (and the
+/// puts they issued landed), with nothing waiting for the other ranks.
+/// Checks undefined reads, happens-before within and across calls (races,
+/// data not yet visible, port sources overwritten before a flush, a slot
+/// reused by a later call before an earlier call is done with it, results
+/// still being written when a rank's call returns), waits that never
+/// complete, per-call balance of signals and semaphores, unflushed port
+/// puts, and every `ccl.ensure` at the end of every call on its rank.
+/// Emits the first failure and returns failure.
+mlir::LogicalResult runMachine(const Program &program, int calls = 0);
+
+/// What one call orders, for reasoning about consecutive calls without
+/// running them: for every operation, which ranks' starts of the call
+/// happen before it, and which ranks' ends of the call it happens before.
+/// Calls are connected only through those boundaries (a rank starts its
+/// next call when its own blocks are done), so these decide whether an
+/// operation of one call happens before an operation some calls later.
+struct CallOrder {
+  /// True when `first` of call e happens before `second` of call
+  /// e + `distance` (distance >= 1), for every e.
+  bool ordered(mlir::Operation *first, mlir::Operation *second,
+               int distance) const;
+
+  struct Event {
+    size_t thread = 0;
+    uint32_t clock = 0;
+    /// Ranks whose call start happens before the operation.
+    llvm::BitVector starts;
+  };
+  int64_t nranks = 0;
+  /// Thread of rank r's call boundary.
+  std::vector<size_t> startThread;
+  /// Clock of the end of rank r's call: its blocks and their deliveries.
+  std::vector<std::vector<uint32_t>> ends;
+  /// The last event of every operation on its thread block.
+  llvm::DenseMap<mlir::Operation *, Event> events;
+};
+
+/// Runs one call of `program` without emitting diagnostics and returns
+/// what it orders; none when the call itself fails verification.
+std::optional<CallOrder> analyzeCallOrder(const Program &program);
 
 } // namespace verify
 } // namespace ccl

@@ -68,6 +68,9 @@ struct Value {
   /// Semaphore: symbol.
   std::string name;
   int64_t src = 0, dst = 0, id = 0; ///< Channel
+  /// Channel: signals it holds before the first call (`credit = n`), -1
+  /// when the constructor does not say.
+  int64_t credit = -1;
   /// OnRank: first chunk of the buffer as the program names it inside the
   /// buffer that holds it (in-place aliasing), its chunk count, and that
   /// name (for messages).
@@ -291,6 +294,11 @@ private:
   std::vector<std::map<std::string, Value>> scopes;
   llvm::StringMap<int64_t> scratchSlots;
   llvm::StringMap<Operation *> symbols;
+  /// Channel (kind, src, dst, id) -> the credit a constructor gave it, and
+  /// where.
+  std::map<std::tuple<std::string, int64_t, int64_t, int64_t>,
+           std::pair<int64_t, Location>>
+      credits;
   int64_t semaphores = 0;
   /// Freshness: per chunk slot, the stamp and place of its last write.
   struct Write {
@@ -442,6 +450,7 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
   scopes.clear();
   scratchSlots.clear();
   symbols.clear();
+  credits.clear();
   semaphores = 0;
   writes.clear();
   returning = false;
@@ -1308,8 +1317,9 @@ FailureOr<Value> Evaluator::call(const Expr &e) {
   if (auto it = functions.find(e.name); it != functions.end())
     return callFunction(*it->second, e);
 
-  // Keyword arguments: only `id` of channel constructors.
-  const Expr *idExpr = nullptr;
+  // Keyword arguments: `id` of channel constructors, `credit` of memory
+  // and port channels.
+  const Expr *idExpr = nullptr, *creditExpr = nullptr;
   std::vector<const Expr *> args;
   for (size_t i = 0; i < e.operands.size(); ++i) {
     const std::string &kw = e.argNames[i];
@@ -1320,6 +1330,10 @@ FailureOr<Value> Evaluator::call(const Expr &e) {
     if (kw == "id" && (e.name == "memory" || e.name == "port" ||
                        e.name == "switch")) {
       idExpr = e.operands[i].get();
+      continue;
+    }
+    if (kw == "credit" && (e.name == "memory" || e.name == "port")) {
+      creditExpr = e.operands[i].get();
       continue;
     }
     return error(e.operands[i]->loc) << "'" << e.name
@@ -1364,6 +1378,27 @@ FailureOr<Value> Evaluator::call(const Expr &e) {
     ch.src = *src;
     ch.dst = *dst;
     ch.id = id;
+    if (creditExpr) {
+      auto v = integer(*creditExpr);
+      if (failed(v))
+        return failure();
+      if (*v < 0 || *v > (int64_t(1) << 20))
+        return error(creditExpr->loc)
+               << "channel credit must be in 0..1048576, not " << *v;
+      auto key = std::make_tuple(e.name, *src, *dst, id);
+      auto [it, inserted] =
+          credits.try_emplace(key, *v, loc(creditExpr->loc));
+      if (!inserted && it->second.first != *v) {
+        InFlightDiagnostic d = error(creditExpr->loc)
+                               << "channel " << e.name << "(" << *src
+                               << " -> " << *dst << ") is given credit " << *v
+                               << " here and credit " << it->second.first
+                               << " elsewhere; a channel has one credit";
+        d.attachNote(it->second.second) << "the other credit is given here";
+        return failure();
+      }
+      ch.credit = *v;
+    }
     return ch;
   }
   if (e.name == "switch") {
@@ -1578,8 +1613,12 @@ FlatSymbolRefAttr Evaluator::channelSymbol(const Value &ch, Location l) {
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPoint(&algo.getBody().front(),
                               algo.declarationSlot(AlgorithmOp::Decl::Channel));
-    symbols[name] = ChannelOp::create(builder, l, name, ch.name, ch.src, ch.dst,
-                                      /*credit=*/nullptr);
+    auto it = credits.find(std::make_tuple(ch.name, ch.src, ch.dst, ch.id));
+    IntegerAttr credit;
+    if (it != credits.end() && it->second.first > 0)
+      credit = builder.getI64IntegerAttr(it->second.first);
+    symbols[name] =
+        ChannelOp::create(builder, l, name, ch.name, ch.src, ch.dst, credit);
   }
   return FlatSymbolRefAttr::get(ctx, name);
 }

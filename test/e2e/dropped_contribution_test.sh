@@ -28,7 +28,7 @@ if cclc "$WORK/broken.ccl" --target=host --nranks=3 --dtype=float32 -o "$WORK/b.
   echo "cclc accepted a program that drops a contribution"; exit 1
 fi
 cat "$WORK/err"
-grep -q "AllReduce postcondition fails with 3 ranks: output\[0\]\[0\]" "$WORK/err"
+grep -q "with 3 ranks: AllReduce postcondition fails: output\[0\]\[0\]" "$WORK/err"
 grep -q "missing: input\[1\]\[0\]" "$WORK/err"
 cclc "$WORK/broken.ccl" --no-verify --target=host --nranks=3 --dtype=float32 -o "$WORK/b.so"
 set +e

@@ -78,7 +78,10 @@ ccl.algorithm @ring_n3 attributes {chunks = 3 : i64, collective = "AllReduce", n
 // -----
 
 // Tests that a channel-level ReduceScatter (put, put with signal, put with
-// signal and flush over port channels, signal, wait, local reduce) is proven.
+// signal and flush, separate signals, waits, local reduce) is proven, with
+// the acknowledgements that make consecutive calls safe: a receiver signals
+// a credited channel back once it has reduced a slot, and the sender waits
+// for that before it fills the slot again (the first call finds the credit).
 ccl.algorithm @rs_n3 attributes {chunks = 3 : i64, collective = "ReduceScatter", name = "rs", nranks = 3 : i64, protocol = "Simple", output_chunks = 1 : i64} {
   ccl.scratch @recv slots 3
   ccl.channel @c_0_1 "port" 0 -> 1
@@ -87,6 +90,12 @@ ccl.algorithm @rs_n3 attributes {chunks = 3 : i64, collective = "ReduceScatter",
   ccl.channel @c_1_2 "memory" 1 -> 2
   ccl.channel @c_2_0 "port" 2 -> 0
   ccl.channel @c_2_1 "memory" 2 -> 1
+  ccl.channel @a_0_1 "memory" 0 -> 1 credit 1
+  ccl.channel @a_0_2 "memory" 0 -> 2 credit 1
+  ccl.channel @a_1_0 "memory" 1 -> 0 credit 1
+  ccl.channel @a_1_2 "memory" 1 -> 2 credit 1
+  ccl.channel @a_2_0 "memory" 2 -> 0 credit 1
+  ccl.channel @a_2_1 "memory" 2 -> 1 credit 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.require <"input"[0] [2 : 1]> holds <"input"[0] [2 : 1]>
@@ -96,28 +105,40 @@ ccl.algorithm @rs_n3 attributes {chunks = 3 : i64, collective = "ReduceScatter",
   ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
   ccl.require <"input"[2] [1 : 1]> holds <"input"[2] [1 : 1]>
   ccl.require <"input"[2] [2 : 1]> holds <"input"[2] [2 : 1]>
+  ccl.wait @a_1_0 tb 0
   ccl.put @c_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [1 : 1]> signal flush
+  ccl.wait @a_2_0 tb 0
   ccl.put @c_0_2 tb 0 <"recv"[2] [0 : 1]> = <"input"[0] [2 : 1]>
   ccl.signal @c_0_2 tb 0
+  ccl.wait @a_0_1 tb 0
   ccl.put @c_1_0 tb 0 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]> signal
+  ccl.wait @a_2_1 tb 0
   ccl.put @c_1_2 tb 0 <"recv"[2] [1 : 1]> = <"input"[1] [2 : 1]> signal
+  ccl.wait @a_0_2 tb 0
   ccl.put @c_2_0 tb 0 <"recv"[0] [2 : 1]> = <"input"[2] [0 : 1]> signal flush
+  ccl.wait @a_1_2 tb 0
   ccl.put @c_2_1 tb 0 <"recv"[1] [2 : 1]> = <"input"[2] [1 : 1]> signal
   ccl.copy tb 1 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.wait @c_1_0 tb 1
   ccl.reduce tb 1 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
+  ccl.signal @a_0_1 tb 1
   ccl.wait @c_2_0 tb 1
   ccl.reduce tb 1 <"output"[0] [0 : 1]> from <"recv"[0] [2 : 1]>
+  ccl.signal @a_0_2 tb 1
   ccl.copy tb 1 <"output"[1] [0 : 1]> = <"input"[1] [1 : 1]>
   ccl.wait @c_0_1 tb 1
   ccl.reduce tb 1 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
+  ccl.signal @a_1_0 tb 1
   ccl.wait @c_2_1 tb 1
   ccl.reduce tb 1 <"output"[1] [0 : 1]> from <"recv"[1] [2 : 1]>
+  ccl.signal @a_1_2 tb 1
   ccl.copy tb 1 <"output"[2] [0 : 1]> = <"input"[2] [2 : 1]>
   ccl.wait @c_0_2 tb 1
   ccl.reduce tb 1 <"output"[2] [0 : 1]> from <"recv"[2] [0 : 1]>
+  ccl.signal @a_2_0 tb 1
   ccl.wait @c_1_2 tb 1
   ccl.reduce tb 1 <"output"[2] [0 : 1]> from <"recv"[2] [1 : 1]>
+  ccl.signal @a_2_1 tb 1
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
   ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>, #ccl.chunk<"input"[1] [1 : 1]>, #ccl.chunk<"input"[2] [1 : 1]>]
   ccl.ensure <"output"[2] [0 : 1]> = [#ccl.chunk<"input"[0] [2 : 1]>, #ccl.chunk<"input"[1] [2 : 1]>, #ccl.chunk<"input"[2] [2 : 1]>]
@@ -126,7 +147,9 @@ ccl.algorithm @rs_n3 attributes {chunks = 3 : i64, collective = "ReduceScatter",
 // -----
 
 // Tests that an AllGather in which each rank gets its peers' chunks after a
-// wait for their signal (the peer copied its chunk before signalling) is proven.
+// wait for their signal (the peer copied its chunk before signalling) is
+// proven; each reader tells the owner when it is done, and the owner's call
+// ends only then (the caller may reuse the output as soon as it returns).
 ccl.algorithm @ag_get_n3 attributes {chunks = 1 : i64, collective = "AllGather", name = "ag_get", nranks = 3 : i64, protocol = "Simple", output_chunks = 3 : i64} {
   ccl.channel @m_0_1 "memory" 0 -> 1
   ccl.channel @m_0_2 "memory" 0 -> 2
@@ -134,6 +157,12 @@ ccl.algorithm @ag_get_n3 attributes {chunks = 1 : i64, collective = "AllGather",
   ccl.channel @m_1_2 "memory" 1 -> 2
   ccl.channel @m_2_0 "memory" 2 -> 0
   ccl.channel @m_2_1 "memory" 2 -> 1
+  ccl.channel @k_0_1 "memory" 0 -> 1
+  ccl.channel @k_0_2 "memory" 0 -> 2
+  ccl.channel @k_1_0 "memory" 1 -> 0
+  ccl.channel @k_1_2 "memory" 1 -> 2
+  ccl.channel @k_2_0 "memory" 2 -> 0
+  ccl.channel @k_2_1 "memory" 2 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
@@ -148,16 +177,28 @@ ccl.algorithm @ag_get_n3 attributes {chunks = 1 : i64, collective = "AllGather",
   ccl.signal @m_2_1 tb 0
   ccl.wait @m_1_0 tb 2
   ccl.get @m_0_1 tb 2 <"output"[0] [1 : 1]> = <"output"[1] [1 : 1]>
+  ccl.signal @k_0_1 tb 2
   ccl.wait @m_2_0 tb 3
   ccl.get @m_0_2 tb 3 <"output"[0] [2 : 1]> = <"output"[2] [2 : 1]>
+  ccl.signal @k_0_2 tb 3
   ccl.wait @m_0_1 tb 1
   ccl.get @m_1_0 tb 1 <"output"[1] [0 : 1]> = <"output"[0] [0 : 1]>
+  ccl.signal @k_1_0 tb 1
   ccl.wait @m_2_1 tb 3
   ccl.get @m_1_2 tb 3 <"output"[1] [2 : 1]> = <"output"[2] [2 : 1]>
+  ccl.signal @k_1_2 tb 3
   ccl.wait @m_0_2 tb 1
   ccl.get @m_2_0 tb 1 <"output"[2] [0 : 1]> = <"output"[0] [0 : 1]>
+  ccl.signal @k_2_0 tb 1
   ccl.wait @m_1_2 tb 2
   ccl.get @m_2_1 tb 2 <"output"[2] [1 : 1]> = <"output"[1] [1 : 1]>
+  ccl.signal @k_2_1 tb 2
+  ccl.wait @k_1_0 tb 0
+  ccl.wait @k_2_0 tb 0
+  ccl.wait @k_0_1 tb 0
+  ccl.wait @k_2_1 tb 0
+  ccl.wait @k_0_2 tb 0
+  ccl.wait @k_1_2 tb 0
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
   ccl.ensure <"output"[0] [1 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>]
   ccl.ensure <"output"[0] [2 : 1]> = [#ccl.chunk<"input"[2] [0 : 1]>]
@@ -203,17 +244,32 @@ ccl.algorithm @handoff_n2 attributes {chunks = 2 : i64, collective = "Copy", nam
 // -----
 
 // Tests that a switch-channel AllReduce (multimem load-reduce of chunk r on
-// rank r, then a multimem store of the result to every member) is proven.
+// rank r, then a multimem store of the result to every member) is proven,
+// with a start handshake (a peer's input is read only once the peer is in
+// the same call) and an end handshake (a rank returns only once its peers'
+// stores into its output have landed).
 ccl.algorithm @nvls_n2 attributes {chunks = 2 : i64, collective = "AllReduce", name = "nvls", nranks = 2 : i64, protocol = "Simple"} {
+  ccl.channel @s_0_1 "memory" 0 -> 1
+  ccl.channel @s_1_0 "memory" 1 -> 0
+  ccl.channel @e_0_1 "memory" 0 -> 1
+  ccl.channel @e_1_0 "memory" 1 -> 0
   ccl.switch_channel @sw ranks [0, 1]
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.require <"input"[1] [1 : 1]> holds <"input"[1] [1 : 1]>
+  ccl.signal @s_0_1 tb 0
+  ccl.wait @s_1_0 tb 0
   ccl.multimem_reduce @sw tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.multimem_broadcast @sw tb 0 <"output"[0] [0 : 1]> = <"output"[0] [0 : 1]>
+  ccl.signal @e_0_1 tb 0
+  ccl.signal @s_1_0 tb 0
+  ccl.wait @s_0_1 tb 0
   ccl.multimem_reduce @sw tb 0 <"output"[1] [1 : 1]> = <"input"[1] [1 : 1]>
   ccl.multimem_broadcast @sw tb 0 <"output"[1] [1 : 1]> = <"output"[1] [1 : 1]>
+  ccl.signal @e_1_0 tb 0
+  ccl.wait @e_1_0 tb 0
+  ccl.wait @e_0_1 tb 0
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>]
   ccl.ensure <"output"[0] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>, #ccl.chunk<"input"[1] [1 : 1]>]
   ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>]
@@ -222,8 +278,10 @@ ccl.algorithm @nvls_n2 attributes {chunks = 2 : i64, collective = "AllReduce", n
 
 // -----
 
-// Tests that an AllReduce reading its peers' inputs with read_reduce is proven
-// (inputs hold their values from the start, so no wait is needed).
+// Tests that an AllReduce reading its peers' inputs with read_reduce is
+// proven: each rank tells its peers when its input holds this call's data
+// (its first signal on each channel) and when it is done reading theirs
+// (its second), and reads or returns only after the matching waits.
 ccl.algorithm @readreduce_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "readreduce", nranks = 3 : i64, protocol = "Simple"} {
   ccl.channel @m_0_1 "memory" 0 -> 1
   ccl.channel @m_0_2 "memory" 0 -> 2
@@ -234,12 +292,36 @@ ccl.algorithm @readreduce_n3 attributes {chunks = 1 : i64, collective = "AllRedu
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
+  ccl.signal @m_0_1 tb 0
+  ccl.signal @m_0_2 tb 0
+  ccl.wait @m_1_0 tb 0
+  ccl.wait @m_2_0 tb 0
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.read_reduce tb 0 <"output"[0] [0 : 1]> from [#ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>] via [@m_0_1, @m_0_2]
+  ccl.signal @m_0_1 tb 0
+  ccl.signal @m_0_2 tb 0
+  ccl.wait @m_1_0 tb 0
+  ccl.wait @m_2_0 tb 0
+  ccl.signal @m_1_0 tb 0
+  ccl.signal @m_1_2 tb 0
+  ccl.wait @m_0_1 tb 0
+  ccl.wait @m_2_1 tb 0
   ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]>
   ccl.read_reduce tb 0 <"output"[1] [0 : 1]> from [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>] via [@m_1_0, @m_1_2]
+  ccl.signal @m_1_0 tb 0
+  ccl.signal @m_1_2 tb 0
+  ccl.wait @m_0_1 tb 0
+  ccl.wait @m_2_1 tb 0
+  ccl.signal @m_2_0 tb 0
+  ccl.signal @m_2_1 tb 0
+  ccl.wait @m_0_2 tb 0
+  ccl.wait @m_1_2 tb 0
   ccl.copy tb 0 <"output"[2] [0 : 1]> = <"input"[2] [0 : 1]>
   ccl.read_reduce tb 0 <"output"[2] [0 : 1]> from [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>] via [@m_2_0, @m_2_1]
+  ccl.signal @m_2_0 tb 0
+  ccl.signal @m_2_1 tb 0
+  ccl.wait @m_0_2 tb 0
+  ccl.wait @m_1_2 tb 0
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
   ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
   ccl.ensure <"output"[2] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]

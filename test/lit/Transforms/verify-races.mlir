@@ -163,10 +163,13 @@ ccl.algorithm @twoputs_n3 attributes {chunks = 1 : i64, collective = "Gather", n
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
   // expected-note@+1 {{the other access is here}}
-  ccl.put @m_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.put @m_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
   // expected-error@+2 {{write-write conflict on recv[1][0]: rank 2 thread block 0 writes it while rank 0 thread block 0 writes it at line 166, with nothing ordering the two}}
   // expected-note@+1 {{counterexample}}
-  ccl.put @m_2_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[2] [0 : 1]>
+  ccl.put @m_2_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[2] [0 : 1]> signal
+  ccl.wait @m_0_1 tb 0
+  ccl.wait @m_2_1 tb 0
+  ccl.copy tb 0 <"output"[1] [0 : 1]> = <"recv"[1] [0 : 1]>
   ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
 }
 
@@ -180,7 +183,7 @@ ccl.algorithm @chunklater_n2 attributes {chunks = 1 : i64, collective = "Broadca
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   // expected-note@+1 {{the other access is here}}
   ccl.copy <"tmp"[1] [0 : 1]> = <"input"[0] [0 : 1]>
-  // expected-error@+2 {{data race on tmp[1][0]: rank 1 thread block 1 reads it while rank 1 thread block 0 writes it at line 182}}
+  // expected-error@+2 {{data race on tmp[1][0]: rank 1 thread block 1 reads it while rank 1 thread block 0 writes it at line 185}}
   // expected-note@+1 {{counterexample}}
   ccl.copy tb 1 <"output"[1] [0 : 1]> = <"tmp"[1] [0 : 1]>
   ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
@@ -198,7 +201,7 @@ ccl.algorithm @noflush_n2 attributes {chunks = 2 : i64, collective = "Broadcast"
   ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   // expected-note@+1 {{the put is here}}
   ccl.put @p_0_1 tb 0 <"output"[1] [0 : 1]> = <"tmp"[0] [0 : 1]> signal
-  // expected-error@+2 {{overwrites tmp[0][0] while the port-channel put at line 200 may still read it: rank 0 thread block 0 has not flushed @p_0_1 since that put}}
+  // expected-error@+2 {{overwrites tmp[0][0] while the port-channel put at line 203 may still read it: rank 0 thread block 0 has not flushed @p_0_1 since that put}}
   // expected-note@+1 {{counterexample}}
   ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [1 : 1]>
   ccl.flush @p_0_1 tb 0

@@ -20,7 +20,7 @@ ccl.algorithm @nopost_n2 attributes {chunks = 1 : i64, collective = "AllReduce",
 // Tests that a rank that never adds a peer's packets fails the postcondition
 // at its ccl.ensure, naming the missing input and where the result was last
 // written.
-// expected-error@+1 {{AllReduce postcondition fails with 2 ranks: output[1][0] (rank 1, chunk 0) holds input[1][0] but must hold input[0][0] + input[1][0] (missing: input[0][0])}}
+// expected-error@+1 {{with 2 ranks: AllReduce postcondition fails: output[1][0] (rank 1, chunk 0) holds input[1][0] but must hold input[0][0] + input[1][0] (missing: input[0][0])}}
 ccl.algorithm @dropped_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "dropped", nranks = 2 : i64, protocol = "LL"} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 "memory" 0 -> 1
@@ -41,7 +41,7 @@ ccl.algorithm @dropped_n2 attributes {chunks = 1 : i64, collective = "AllReduce"
 // -----
 
 // Tests that an output never written is reported as such.
-// expected-error@+1 {{AllReduce postcondition fails with 2 ranks: output[0][0] (rank 0, chunk 0) is never written, but must hold input[0][0] + input[1][0]}}
+// expected-error@+1 {{with 2 ranks: AllReduce postcondition fails: output[0][0] (rank 0, chunk 0) is never written, but must hold input[0][0] + input[1][0]}}
 ccl.algorithm @unwritten_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "unwritten", nranks = 2 : i64, protocol = "LL"} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
@@ -53,7 +53,7 @@ ccl.algorithm @unwritten_n2 attributes {chunks = 1 : i64, collective = "AllReduc
 // -----
 
 // Tests that a contribution added twice is reported.
-// expected-error@+1 {{AllReduce postcondition fails with 2 ranks: output[0][0] (rank 0, chunk 0) holds input[0][0] + 2 x input[1][0] but must hold input[0][0] + input[1][0] (counted more than once: input[1][0])}}
+// expected-error@+1 {{with 2 ranks: AllReduce postcondition fails: output[0][0] (rank 0, chunk 0) holds input[0][0] + 2 x input[1][0] but must hold input[0][0] + input[1][0] (counted more than once: input[1][0])}}
 ccl.algorithm @twice_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "twice", nranks = 2 : i64, protocol = "LL"} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 "memory" 0 -> 1
@@ -79,7 +79,7 @@ ccl.algorithm @twice_n2 attributes {chunks = 1 : i64, collective = "AllReduce", 
 // Broadcast from rank 0 that delivers the wrong chunk to rank 1 is reported
 // with the foreign and the missing term; a term repeated in ccl.ensure
 // counts twice.
-// expected-error@+1 {{Broadcast postcondition fails with 2 ranks: output[1][1] (rank 1, chunk 1) holds input[0][0] but must hold input[0][1] (missing: input[0][1]) (not part of it: input[0][0])}}
+// expected-error@+1 {{with 2 ranks: Broadcast postcondition fails: output[1][1] (rank 1, chunk 1) holds input[0][0] but must hold input[0][1] (missing: input[0][1]) (not part of it: input[0][0])}}
 ccl.algorithm @bcast_n2 attributes {chunks = 2 : i64, collective = "Broadcast", name = "bcast", nranks = 2 : i64, protocol = "Simple"} {
   ccl.channel @m_0_1 "memory" 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
@@ -151,7 +151,7 @@ ccl.algorithm @early_n2 attributes {chunks = 1 : i64, collective = "Broadcast", 
   ccl.channel @m_0_1 "memory" 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
-  // expected-error@+1 {{reads recv[1][0] before anything wrote it: the put at line 157 writes it, but nothing orders that before this operation}}
+  // expected-error@+1 {{with 2 ranks: rank 1 thread block 0 reads recv[1][0], which the put at line 157 writes, but this operation is not ordered after that put (a signal after the put and a matching wait before this operation would order it)}}
   ccl.copy tb 0 <"output"[1] [0 : 1]> = <"recv"[1] [0 : 1]>
   // expected-note@+1 {{the write is here}}
   ccl.put @m_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
