@@ -94,6 +94,8 @@ namespace {
 struct KernelEnv {
   Value ctx, input, output, count, epoch;
   int64_t esize = 0, nchunks = 1;
+  /// The count scratch is laid out for (the largest message's).
+  int64_t slotCount = 1;
   bool ll = false;
   StringRef dtype, redop;
   DictionaryAttr scratch;    // name -> [index, slots]
@@ -112,9 +114,13 @@ struct KernelEnv {
     env.input = entry.getArgument(1);
     env.output = entry.getArgument(2);
     env.count = entry.getArgument(3);
-    env.epoch = entry.front().getResult(0); // __ccl_begin
+    for (Operation &op : entry)
+      if (auto call = dyn_cast<LLVM::CallOp>(op);
+          call && call.getCallee() == "__ccl_begin")
+        env.epoch = call.getResult();
     env.esize = func->getAttrOfType<IntegerAttr>("ccl.esize").getInt();
     env.nchunks = func->getAttrOfType<IntegerAttr>("ccl.chunks").getInt();
+    env.slotCount = func->getAttrOfType<IntegerAttr>("ccl.slot_count").getInt();
     env.ll = func->hasAttr("ccl.ll");
     env.dtype = func->getAttrOfType<StringAttr>("ccl.dtype").getValue();
     env.redop = func->getAttrOfType<StringAttr>("ccl.redop").getValue();
@@ -182,10 +188,13 @@ FailureOr<Resolved> resolve(OpBuilder &b, Location loc, Operation *op,
     auto entry = env.scratch.getAs<ArrayAttr>(ref.getBuffer());
     int64_t bufIndex = cast<IntegerAttr>(entry[0]).getInt();
     int64_t slots = cast<IntegerAttr>(entry[1]).getInt();
+    // Slots are laid out for the largest message, not this call's count.
+    Value layoutCount = LLVM::ConstantOp::create(
+        b, loc, b.getI64Type(), b.getI64IntegerAttr(env.slotCount));
     Value ptr = callLib(
         b, loc, op, "__ccl_scratch_ptr", ptrTy,
         {env.ctx, i32(b, loc, bufIndex), i32(b, loc, ref.getRank()), index,
-         i32(b, loc, slots), env.count, nchunks, esize, env.epoch,
+         i32(b, loc, slots), layoutCount, nchunks, esize, env.epoch,
          i32(b, loc, env.ll ? 1 : 0)});
     Value elems = callLib(b, loc, op, "__ccl_scratch_elems", b.getI64Type(),
                           {env.count, nchunks, i32(b, loc, ref.getCount())});
@@ -870,7 +879,7 @@ int64_t numBlocks(AlgorithmOp algo) {
 /// thread blocks behind a switch on (rank, block), or with `onlyRank` one
 /// rank's (a per-rank kernel, named NAME_rR, switching on the block).
 void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
-                 StringRef dtype, StringRef redop,
+                 StringRef dtype, StringRef redop, uint64_t maxBytes,
                  std::optional<int64_t> onlyRank) {
   MLIRContext *ctx = b.getContext();
   Location loc = algo.getLoc();
@@ -887,6 +896,9 @@ void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
   target.markKernel(func);
   func->setAttr("ccl.esize", b.getI64IntegerAttr(dtypeSize(dtype)));
   func->setAttr("ccl.chunks", b.getI64IntegerAttr(algo.getChunks()));
+  func->setAttr("ccl.slot_count",
+                b.getI64IntegerAttr(std::max<uint64_t>(
+                    1, maxBytes / std::max(1, dtypeSize(dtype)))));
   func->setAttr("ccl.dtype", b.getStringAttr(dtype));
   func->setAttr("ccl.redop", b.getStringAttr(redop));
   if (algo.isLL())
@@ -928,15 +940,15 @@ void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
   func.getBody().push_back(exit);
 
   b.setInsertionPointToStart(entry);
+  Value block = target.blockIdIsParameter() ? entry->getArgument(4)
+                                            : target.emitBlockId(b, loc);
+  // The host has no block-index register; spin-wait error records (and the
+  // start delay of __ccl_begin) read the index the kernel was called with.
+  if (target.blockIdIsParameter())
+    callLib(b, loc, func, "__ccl_host_set_block", voidTy, {block});
   Value epoch = callLib(b, loc, func, "__ccl_begin", b.getI32Type(),
                         {entry->getArgument(0)});
   (void)epoch;
-  Value block = target.blockIdIsParameter() ? entry->getArgument(4)
-                                            : target.emitBlockId(b, loc);
-  // The host has no block-index register; spin-wait error records read the
-  // index the kernel was called with.
-  if (target.blockIdIsParameter())
-    callLib(b, loc, func, "__ccl_host_set_block", voidTy, {block});
   int64_t nblocks = numBlocks(algo);
   Value sel = block;
   if (!onlyRank) { // ctx->rank * nblocks + block
@@ -1021,6 +1033,7 @@ struct CclLowerToLLVMPass
         return signalPassFailure();
       }
       checkLowerable(algo, rep);
+      splitSlotRanges(algo);
     }
     if (!rep.ok())
       return signalPassFailure();
@@ -1033,11 +1046,11 @@ struct CclLowerToLLVMPass
       for (const std::string &d : dts)
         for (const std::string &o : ops) {
           if (!perRank) {
-            buildKernel(b, algo, *target, d, o, std::nullopt);
+            buildKernel(b, algo, *target, d, o, maxBytes, std::nullopt);
             continue;
           }
           for (int64_t r = 0; r < algo.getNranks(); ++r)
-            buildKernel(b, algo, *target, d, o, r);
+            buildKernel(b, algo, *target, d, o, maxBytes, r);
         }
     }
     for (AlgorithmOp algo : algos)

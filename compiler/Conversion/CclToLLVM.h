@@ -44,6 +44,10 @@ struct SyncLayout {
   static std::string barrierKey(int64_t rank, llvm::ArrayRef<int64_t> tbs);
 };
 
+/// Replaces every operation of `algo` that moves several chunks from or
+/// into a scratch buffer by one operation per chunk (SlotRanges.cpp).
+void splitSlotRanges(AlgorithmOp algo);
+
 /// Patterns that rewrite instruction ops (inside a kernel built by
 /// --ccl-lower-to-llvm) into calls to the device primitive library.
 void populateCclToLLVMPatterns(mlir::RewritePatternSet &patterns);

@@ -37,6 +37,7 @@ static CclLowerToLLVMOptions lowerOptions(const CompileOptions &options,
   lower.target = target.str();
   lower.dtypes.assign(options.dtypes.begin(), options.dtypes.end());
   lower.redops.assign(options.redops.begin(), options.redops.end());
+  lower.maxBytes = options.maxBytes;
   return lower;
 }
 

@@ -106,9 +106,13 @@ void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
     for (auto s : algo.getBody().getOps<ScratchOp>())
       os << "  scratch " << s.getSymName() << ": " << s.getSlots()
          << " slots\n";
-    for (auto c : algo.getBody().getOps<ChannelOp>())
+    for (auto c : algo.getBody().getOps<ChannelOp>()) {
       os << "  channel " << c.getSymName() << ": " << c.getKind() << " "
-         << c.getSrc() << " -> " << c.getDst() << "\n";
+         << c.getSrc() << " -> " << c.getDst();
+      if (c.getCreditOrZero())
+        os << ", credit " << c.getCreditOrZero();
+      os << "\n";
+    }
     for (auto c : algo.getBody().getOps<SwitchChannelOp>()) {
       os << "  switch channel " << c.getSymName() << ": ranks";
       for (int64_t r : c.getRanks())

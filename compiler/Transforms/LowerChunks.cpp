@@ -1,6 +1,7 @@
 //===- LowerChunks.cpp - chunk-level copy/reduce to one-sided ops ---------===//
 
 #include "compiler/Transforms/Passes.h"
+#include "compiler/Transforms/VerifyMachine.h"
 
 #include "ccl/Dialect/CclDialect.h"
 
@@ -12,6 +13,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace ccl {
@@ -43,6 +45,30 @@ void forEachDagDep(Operation *op, llvm::function_ref<void(int64_t)> fn) {
     if (auto edges = op->getAttrOfType<DenseI64ArrayAttr>(kind))
       for (int64_t id : edges.asArrayRef())
         fn(id);
+}
+
+/// One chunk-level copy/reduce after lowering: the source's put into the
+/// landing chunk on the destination and the destination's operation that
+/// consumes it (none when the put lands in the final destination).
+struct Transfer {
+  Operation *put = nullptr;
+  Operation *consume = nullptr;
+  ChunkRefAttr landing;
+  int64_t from = 0, to = 0, tb = 0;
+  /// Position of the chunk-level operation among the algorithm's ones.
+  size_t index = 0;
+};
+
+/// Operations that wait for something another block or rank does.
+bool isBlocking(Operation *op) {
+  return isa<WaitOp, AcquireOp, FlushOp, TbBarrierOp, ReducePacketsOp,
+             UnpackPacketsOp, CopyPacketsOp>(op);
+}
+
+/// Synchronisation a credited wait is not moved across (it may be moved
+/// across data movement, packet reads included, which it only delays).
+bool isSync(Operation *op) {
+  return isa<WaitOp, AcquireOp, FlushOp, TbBarrierOp>(op);
 }
 
 /// Rewrites one algorithm; `kind` is the channel kind for Simple transfers.
@@ -166,7 +192,11 @@ public:
     }
   }
 
-  LogicalResult run() {
+  /// Lowers every chunk-level operation into transfers (those whose index
+  /// is in `forceSlot` through a transfer slot even where they could land
+  /// directly) and records them in `transfers`.
+  LogicalResult run(const std::set<size_t> &forceSlot,
+                    std::vector<Transfer> &transfers) {
     Block &body = algo.getBody().front();
     bool chunkLevel = false, unplaced = false;
     for (Operation &op : body) {
@@ -195,10 +225,12 @@ public:
 
     // Slots of the transfer buffer: every transfer into a rank gets its own.
     std::map<int64_t, int64_t> received;
-    for (Operation *op : chunkOps) {
+    std::vector<bool> slotted(chunkOps.size());
+    for (auto [i, op] : llvm::enumerate(chunkOps)) {
       auto inst = cast<InstructionOp>(op);
       ChunkRefAttr dst = inst.getWrittenRefs().front();
-      if (needsSlot(op))
+      slotted[i] = needsSlot(op) || forceSlot.count(i);
+      if (slotted[i])
         received[dst.getRank()] += dst.getCount();
     }
     int64_t slots = 0;
@@ -209,7 +241,7 @@ public:
       xfer = declareScratch(slots);
 
     std::map<int64_t, int64_t> nextSlot;
-    for (Operation *op : chunkOps) {
+    for (auto [index, op] : llvm::enumerate(chunkOps)) {
       b.setInsertionPoint(op);
       Location loc = op->getLoc();
       auto inst = cast<InstructionOp>(op);
@@ -221,36 +253,45 @@ public:
                                      tb, loc);
       IntegerAttr tb0 = b.getI64IntegerAttr(tb);
       ChunkRefAttr landing = dst;
-      if (needsSlot(op)) {
+      if (slotted[index]) {
         int64_t &slot = nextSlot[to];
         landing = ChunkRefAttr::get(b.getContext(), xfer.getValue(), to, slot,
                                     dst.getCount());
         slot += dst.getCount();
       }
+      Transfer t;
+      t.landing = landing;
+      t.from = from;
+      t.to = to;
+      t.tb = tb;
+      t.index = index;
       if (algo.isLL()) {
-        PutPacketsOp::create(b, loc, ch, tb0, nullptr, landing, src, nullptr,
-                             nullptr);
+        t.put = PutPacketsOp::create(b, loc, ch, tb0, nullptr, landing, src,
+                                     nullptr, nullptr);
         if (isa<ReduceOp>(op))
-          ReducePacketsOp::create(b, loc, tb0, nullptr, dst, landing, nullptr,
-                                  nullptr, nullptr);
+          t.consume = ReducePacketsOp::create(b, loc, tb0, nullptr, dst,
+                                              landing, nullptr, nullptr,
+                                              nullptr);
         else
-          UnpackPacketsOp::create(b, loc, tb0, nullptr, dst, landing, nullptr,
-                                  nullptr, nullptr);
+          t.consume = UnpackPacketsOp::create(b, loc, tb0, nullptr, dst,
+                                              landing, nullptr, nullptr,
+                                              nullptr);
       } else {
         bool port = kind == "port";
-        PutOp::create(b, loc, ch, tb0, nullptr, landing, src, UnitAttr(),
-                      UnitAttr(), nullptr, nullptr);
+        t.put = PutOp::create(b, loc, ch, tb0, nullptr, landing, src,
+                              UnitAttr(), UnitAttr(), nullptr, nullptr);
         SignalOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
         if (port)
           FlushOp::create(b, loc, ch, tb0, nullptr);
         WaitOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
         if (isa<ReduceOp>(op))
-          ReduceOp::create(b, loc, tb0, nullptr, dst, landing, nullptr, nullptr,
-                           nullptr, nullptr);
+          t.consume = ReduceOp::create(b, loc, tb0, nullptr, dst, landing,
+                                       nullptr, nullptr, nullptr, nullptr);
         else if (landing != dst)
-          CopyOp::create(b, loc, tb0, nullptr, dst, landing, nullptr, nullptr,
-                         nullptr);
+          t.consume = CopyOp::create(b, loc, tb0, nullptr, dst, landing,
+                                     nullptr, nullptr, nullptr);
       }
+      transfers.push_back(t);
       op->erase();
     }
     // Everything else still unplaced runs on its lane's block.
@@ -258,6 +299,124 @@ public:
       if (auto inst = dyn_cast<InstructionOp>(op); inst && !inst.isPlaced())
         op.setAttr("tb", b.getI64IntegerAttr(block[&op]));
     return success();
+  }
+
+  /// Slots alternate between calls in LL algorithms (two copies, by call
+  /// parity), so a slot is reused two calls later; once otherwise.
+  int rotation() { return algo.isLL() ? 2 : 1; }
+
+  /// The transfers whose next use of their landing chunk is not ordered
+  /// after this call's last use of it by anything the program does: the
+  /// operations that touch the landing chunk (the consumer, for a transfer
+  /// slot) must happen before the put `rotation()` calls later. All of them
+  /// when one call cannot be analysed.
+  std::vector<const Transfer *>
+  unsafeTransfers(const std::vector<Transfer> &transfers) {
+    std::vector<const Transfer *> unsafe;
+    verify::Program program;
+    std::optional<verify::CallOrder> order;
+    if (succeeded(verify::buildProgram(algo, program)))
+      order = verify::analyzeCallOrder(program);
+    for (const Transfer &t : transfers) {
+      if (!order) {
+        unsafe.push_back(&t);
+        continue;
+      }
+      SmallVector<Operation *> users;
+      if (t.consume) {
+        users.push_back(t.consume);
+      } else {
+        algo.walk([&](InstructionOp inst) {
+          if (inst.getOperation() == t.put)
+            return;
+          SmallVector<verify::Loc> reads, writes;
+          verify::footprint(inst, reads, writes);
+          for (int64_t i = 0; i < t.landing.getCount(); ++i) {
+            verify::Loc l = verify::locOf(t.landing, i);
+            if (llvm::is_contained(reads, l) || llvm::is_contained(writes, l)) {
+              users.push_back(inst);
+              return;
+            }
+          }
+        });
+      }
+      if (llvm::any_of(users, [&](Operation *u) {
+            return !order->ordered(u, t.put, rotation());
+          }))
+        unsafe.push_back(&t);
+    }
+    return unsafe;
+  }
+
+  /// The direct landings (no transfer slot) that are not safe across calls.
+  std::set<size_t> unsafeLandings(const std::vector<Transfer> &transfers) {
+    std::set<size_t> out;
+    for (const Transfer *t : unsafeTransfers(transfers))
+      if (!t->consume)
+        out.insert(t->index);
+    return out;
+  }
+
+  /// Acknowledges every transfer whose slot the next call could overwrite
+  /// too early: after consuming the slot, the destination's block signals a
+  /// credited acknowledgement channel back to the source's block, which
+  /// waits on it before it puts into the slot again.
+  void acknowledge(const std::vector<Transfer> &transfers) {
+    std::vector<const Transfer *> unsafe = unsafeTransfers(transfers);
+    std::map<std::string, int64_t> acks; // channel -> acks per call
+    std::vector<Operation *> signals, waits;
+    for (const Transfer *t : unsafe) {
+      assert(t->consume && "direct landings are slotted when unsafe");
+      FlatSymbolRefAttr ack =
+          channel("ack", t->to, t->from, t->tb, t->put->getLoc());
+      ++acks[ack.getValue().str()];
+      IntegerAttr tb = b.getI64IntegerAttr(t->tb);
+      b.setInsertionPointAfter(t->consume);
+      signals.push_back(
+          SignalOp::create(b, t->consume->getLoc(), ack, tb, nullptr, UnitAttr()));
+      b.setInsertionPoint(t->put);
+      waits.push_back(
+          WaitOp::create(b, t->put->getLoc(), ack, tb, nullptr, UnitAttr()));
+    }
+    for (auto [name, n] : acks)
+      cast<ChannelOp>(algo.lookupDeclaration(name))
+          .setCreditAttr(b.getI64IntegerAttr(n * rotation()));
+    // Out of the way of fusion: a signal goes after the block's
+    // non-blocking operations that follow it, a wait before those that
+    // precede it (neither changes what the program computes; the wait
+    // depends only on earlier calls).
+    for (Operation *w : waits)
+      while (Operation *prev = sameBlock(w, /*forward=*/false)) {
+        if (isSync(prev))
+          break;
+        w->moveBefore(prev);
+      }
+    for (Operation *sig : signals)
+      while (Operation *next = sameBlock(sig, /*forward=*/true)) {
+        if (isBlocking(next))
+          break;
+        sig->moveAfter(next);
+      }
+  }
+
+  /// The next (or previous) operation of `op`'s thread block.
+  static Operation *sameBlock(Operation *op, bool forward) {
+    auto inst = cast<InstructionOp>(op);
+    int64_t rank = inst.getExecRank(), tb = inst.getThreadBlock();
+    for (Operation *o = forward ? op->getNextNode() : op->getPrevNode(); o;
+         o = forward ? o->getNextNode() : o->getPrevNode()) {
+      if (auto bar = dyn_cast<TbBarrierOp>(o)) {
+        if (bar.getRankAttr().getInt() == rank &&
+            llvm::is_contained(bar.getTbs(), tb))
+          return o;
+        continue;
+      }
+      auto other = dyn_cast<InstructionOp>(o);
+      if (other && other.isPlaced() && other.getExecRank() == rank &&
+          other.getThreadBlock() == tb)
+        return o;
+    }
+    return nullptr;
   }
 
 private:
@@ -291,13 +450,14 @@ private:
                                      chKind == "memory" ? "mem" : chKind, from,
                                      to, tb)
                            .str();
+    StringRef declKind = chKind == "ack" ? "memory" : chKind;
     std::string name = base;
     for (int i = 1; algo.lookupDeclaration(name); ++i)
       name = base + "_" + std::to_string(i);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(&algo.getBody().front(),
                         algo.declarationSlot(AlgorithmOp::Decl::Channel));
-    ChannelOp::create(b, loc, name, chKind, from, to, /*credit=*/nullptr);
+    ChannelOp::create(b, loc, name, declKind, from, to, /*credit=*/nullptr);
     return channels[key] = FlatSymbolRefAttr::get(b.getContext(), name);
   }
 
@@ -323,10 +483,46 @@ struct CclLowerChunksPass
           << channelKind << "'";
       return signalPassFailure();
     }
+    if (crossCall != "ack" && crossCall != "none") {
+      getOperation().emitError("--cross-call must be ack or none, not '")
+          << crossCall << "'";
+      return signalPassFailure();
+    }
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
-      if (!algo.getScheduled() &&
-          failed(ChunkLowering(algo, channelKind, maxBlocks).run()))
+      if (!algo.getScheduled() && failed(lower(algo)))
         return signalPassFailure();
+  }
+
+  LogicalResult lower(AlgorithmOp algo) {
+    std::set<size_t> forceSlot;
+    if (crossCall == "ack" && landsDirectly(algo)) {
+      // Lower a copy first to see which direct landings are safe.
+      OwningOpRef<AlgorithmOp> trial = cast<AlgorithmOp>(algo->clone());
+      std::vector<Transfer> transfers;
+      ChunkLowering lowering(*trial, channelKind, maxBlocks);
+      if (failed(lowering.run({}, transfers)))
+        return failure();
+      forceSlot = lowering.unsafeLandings(transfers);
+    }
+    std::vector<Transfer> transfers;
+    ChunkLowering lowering(algo, channelKind, maxBlocks);
+    if (failed(lowering.run(forceSlot, transfers)))
+      return failure();
+    if (crossCall == "ack" && !transfers.empty())
+      lowering.acknowledge(transfers);
+    return success();
+  }
+
+  /// A Simple chunk-level copy into a scratch buffer (it may land there
+  /// without a transfer slot).
+  static bool landsDirectly(AlgorithmOp algo) {
+    if (algo.isLL())
+      return false;
+    for (Operation &op : algo.getBody().front())
+      if (auto c = dyn_cast<CopyOp>(op); c && isChunkLevel(&op) &&
+                                         c.getDst().isScratch())
+        return true;
+    return false;
   }
 };
 

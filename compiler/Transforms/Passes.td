@@ -123,6 +123,24 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
     placed operations). Programs without chunk-level or unplaced operations
     are left alone.
 
+    Consecutive calls: a rank starts its next call as soon as its own blocks
+    are done, so the next call's put into a transfer slot could overwrite
+    data the destination has not consumed yet. The pass proves, from the
+    ordering of one call (what each rank's end of call waits for), which
+    transfers are safe anyway (as in a ring AllReduce, where every rank
+    hears from every other one before it finishes) and acknowledges the
+    others: the destination signals a credited acknowledgement channel
+    (`ack_D_S_bT`, one credit per acknowledgement of a call, two for LL
+    slots, which alternate between calls) after it consumed the slot, and
+    the source waits on it before it fills the slot again; the first call
+    finds the credit. A copy that would land directly in the destination's
+    scratch goes through a transfer slot instead when its landing is not
+    safe. The acknowledgement signal is placed after the block's
+    non-blocking operations that follow the consumption and the wait before
+    those that precede the put, so fusion still sees recv-copy-send chains.
+    `cross-call=none` leaves transfers unprotected (for testing the
+    verifier, which then rejects the program).
+
     ```mlir
     // before (rank 1 reduces rank 0's chunk into its own)
     ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
@@ -140,6 +158,9 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
            "Channel kind for Simple transfers: memory or port">,
     Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"64",
            "Most thread blocks per rank for automatically placed lanes">,
+    Option<"crossCall", "cross-call", "std::string", /*default=*/"\"ack\"",
+           "Safety of transfer slots across calls: ack (acknowledge where "
+           "needed) or none (testing only)">,
   ];
 }
 
@@ -265,6 +286,12 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
     linked and inlined later. Target differences (kernel calling convention,
     how the block index is read) come from the target's `TargetInfo`.
 
+    Scratch slots are laid out for the largest message (`max-bytes`), so a
+    slot's address does not depend on the call's `count` and consecutive
+    calls of different sizes use the same slots; an operation that moves
+    several chunks from or into scratch is split into one operation per
+    chunk first (each chunk goes to the start of its own slot).
+
     ```mlir
     llvm.func ptx_kernelcc @ccl_allpairs_ll_n2_f32_sum(%ctx: !llvm.ptr, ...)
     ```
@@ -272,6 +299,9 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
            "Target: host or sm_90">,
+    Option<"maxBytes", "max-bytes", "uint64_t", /*default=*/"1048576",
+           "Largest message the library supports (count times element "
+           "size): the scratch layout">,
     ListOption<"dtypes", "dtypes", "std::string",
                "Element types (float32, float16, bfloat16)">,
     ListOption<"redops", "redops", "std::string",

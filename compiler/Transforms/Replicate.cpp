@@ -44,7 +44,8 @@ SmallVector<StringRef> signalledChannels(Operation *op) {
 /// "comes after" relations that ends at it, where an operation comes after
 /// the previous one of each of its thread blocks and a wait comes after the
 /// operation that sends the signal it consumes (the k-th signal of a
-/// channel pairs with its k-th wait). None when the program synchronises in
+/// channel pairs with its k-th wait, or with wait k + n on a channel with
+/// credit n). None when the program synchronises in
 /// ways this does not model (semaphores, multi-block barriers, LL packets,
 /// whose flags order readers after writers) or when the relation has a
 /// cycle (a program that deadlocks; the verifier reports it).
@@ -81,9 +82,16 @@ std::optional<std::vector<int64_t>> depths(AlgorithmOp algo,
     auto it = signals.find(entry.getKey());
     if (it == signals.end())
       continue;
-    for (size_t k = 0; k < entry.getValue().size() && k < it->second.size();
+    // A channel with credit n pairs its k-th wait with signal k - n; the
+    // first n waits of a call take signals of earlier calls.
+    int64_t credit = 0;
+    if (auto ch = dyn_cast_or_null<ChannelOp>(
+            algo.lookupDeclaration(entry.getKey())))
+      credit = ch.getCreditOrZero();
+    for (size_t k = credit; k < entry.getValue().size() &&
+                            k - credit < it->second.size();
          ++k)
-      edge(it->second[k], entry.getValue()[k]);
+      edge(it->second[k - credit], entry.getValue()[k]);
   }
   std::vector<int64_t> depth(n, 0);
   SmallVector<size_t> ready;

@@ -408,6 +408,18 @@ LogicalResult checkBlockBarriers(AlgorithmOp algo) {
   return success();
 }
 
+} // namespace
+
+LogicalResult ccl::verify::buildProgram(AlgorithmOp algo, Program &program) {
+  ProgramBuilder builder(algo);
+  if (failed(builder.build()))
+    return failure();
+  program = std::move(builder.program());
+  return success();
+}
+
+namespace {
+
 LogicalResult verifyAlgorithm(AlgorithmOp algo, int64_t maxBlocks,
                               int64_t calls) {
   if (failed(checkContract(algo)) || failed(checkResources(algo, maxBlocks)) ||

@@ -751,8 +751,7 @@ LogicalResult Machine::exec(int b, const Step &s) {
 }
 
 LogicalResult Machine::tryBoundary(int64_t rank) {
-  if (rankCall[rank] >= calls ||
-      arrived[rank] < int(rankBlocks[rank].size()) || rankBlocks[rank].empty())
+  if (rankCall[rank] >= calls || arrived[rank] < int(rankBlocks[rank].size()))
     return success();
   int call = rankCall[rank];
   for (unsigned dep : boundaryDeps[rank])
@@ -838,6 +837,9 @@ LogicalResult Machine::execBoundary(int64_t rank) {
   }
   arrived[rank] = 0;
   wake(WaitOn::Boundary, rank);
+  // A rank with no operations goes straight on to its next call's end.
+  if (rankBlocks[rank].empty())
+    return tryBoundary(rank);
   return success();
 }
 
@@ -1132,12 +1134,12 @@ LogicalResult Machine::run() {
   // block whose head cannot run is parked until the event it waits for (a
   // signal on the channel, a release, packets in the slot, an operation
   // running, a rank starting its next call) happens.
-  // A rank with no operations returns from each call at once.
+  // A rank with no operations returns from each call as soon as the
+  // chunk-level operations that touch its buffers are done (at once when
+  // there are none).
   for (int64_t r = 0; r < nranks; ++r)
-    if (rankBlocks[r].empty())
-      while (rankCall[r] < calls)
-        if (failed(execBoundary(r)))
-          return failure();
+    if (rankBlocks[r].empty() && failed(tryBoundary(r)))
+      return failure();
   for (size_t b = 0; b < prog.blocks.size(); ++b)
     consider(b);
   while (!candidates.empty()) {

@@ -124,6 +124,10 @@ struct Program {
   std::vector<BarrierInstance> barriers;
 };
 
+/// The queues of one call of `algo`: global program order at the global
+/// level, the `ccl.thread_block` regions of a scheduled algorithm.
+mlir::LogicalResult buildProgram(AlgorithmOp algo, Program &program);
+
 /// How many consecutive calls prove `program` for any number of calls: one
 /// more than the number of calls after which a location is reused (LL
 /// scratch alternates between two copies, so 3; everything else 2), and

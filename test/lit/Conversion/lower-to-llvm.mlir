@@ -3,7 +3,8 @@
 
 // Tests that lowering a scheduled 2-rank all-pairs algorithm for the host
 // emits one kernel per (dtype, op), that takes the block id as a parameter,
-// brackets the work with __ccl_begin/__ccl_end and switches on
+// records it (before __ccl_begin, whose start delay reads it), brackets the
+// work with __ccl_begin/__ccl_end and switches on
 // rank * nblocks + block to one case per thread block, calling the device
 // library (__ccl_copy, __ccl_barrier, __ccl_reduce_packets_f32_sum,
 // __ccl_put_packets).
@@ -15,8 +16,8 @@
 // HOST-SAME:    %arg4: i32
 // HOST-SAME:    ccl.dtype = "float32"
 // HOST-SAME:    ccl.redop = "sum"
-// HOST:         %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
 // HOST:         llvm.call @__ccl_host_set_block(%arg4)
+// HOST:         %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
 // HOST:         llvm.switch %{{.*}} : i32, ^[[EXIT:bb[0-9]+]] [
 // HOST-NEXT:      0: ^[[R0TB0:bb[0-9]+]],
 // HOST-NEXT:      1: ^[[R0TB1:bb[0-9]+]],
@@ -42,14 +43,15 @@
 // target above keeps one kernel for all ranks.
 // SM90-NOT:   @ccl_allpairs_n2_f32_sum(
 // SM90-LABEL: llvm.func ptx_kernelcc @ccl_allpairs_n2_f32_sum_r0(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: i64)
-// SM90:         llvm.call @__ccl_begin(%arg0)
-// SM90-NOT:     __ccl_host_set_block
 // SM90:         %[[BID:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"() : () -> i32
+// SM90-NOT:     __ccl_host_set_block
+// SM90-NEXT:    llvm.call @__ccl_begin(%arg0)
 // SM90-NEXT:    llvm.switch %[[BID]] : i32
 // SM90:         llvm.call @__ccl_put_packets(
 // SM90-NOT:     llvm.call @__ccl_put_packets(
 // SM90-LABEL: llvm.func ptx_kernelcc @ccl_allpairs_n2_f32_sum_r1(
 // SM90:         %[[BID1:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"() : () -> i32
+// SM90-NEXT:    llvm.call @__ccl_begin(%arg0)
 // SM90-NEXT:    llvm.switch %[[BID1]] : i32
 // SM90:         llvm.call @__ccl_put_packets(
 // SM90-NOT:     llvm.call @__ccl_put_packets(

@@ -1,5 +1,8 @@
-// RUN: %ccl-opt %s --ccl-lower-chunks -split-input-file | FileCheck %s
-// RUN: not %ccl-opt %s --ccl-lower-chunks=channel=port -split-input-file 2>/dev/null | FileCheck %s --check-prefix=PORT
+// RUN: %ccl-opt %s --ccl-lower-chunks=cross-call=none -split-input-file | FileCheck %s
+// RUN: not %ccl-opt %s --ccl-lower-chunks="channel=port cross-call=none" -split-input-file 2>/dev/null | FileCheck %s --check-prefix=PORT
+//
+// The transfers themselves (cross-call=none: without the acknowledgements
+// that make them safe across calls, which lower-chunks-calls.mlir tests).
 
 // Tests that a cross-rank reduce becomes put + signal on the source's rank
 // and wait + local reduce from a transfer slot on the destination's rank,
