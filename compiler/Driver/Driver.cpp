@@ -50,6 +50,7 @@ void ccl::buildCclPipeline(PassManager &pm, const CompileOptions &options,
   pm.addPass(createCclChunkDag());
   CclLowerChunksOptions chunks;
   chunks.channelKind = options.channel;
+  chunks.crossCall = options.crossCall;
   pm.addPass(createCclLowerChunks(chunks));
   pm.addPass(createCclFuse());
   CclReplicateOptions tiles;

@@ -35,6 +35,9 @@ struct CompileOptions {
   bool verify = true;
   /// Channel kind for chunk-level transfers of Simple algorithms.
   std::string channel = "memory";
+  /// Protection of the compiler's transfer slots across calls: "ack", or
+  /// "none" (testing the verifier and the run-time checks only).
+  std::string crossCall = "ack";
   /// Copies of each algorithm laid side by side (ccl-replicate).
   int64_t instances = 1;
   /// Tiles per chunk, pipelined on the same thread blocks (ccl-replicate

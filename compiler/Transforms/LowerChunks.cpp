@@ -223,13 +223,19 @@ public:
                             "channels; --channel=")
              << kind << " applies to Simple algorithms";
 
-    // Slots of the transfer buffer: every transfer into a rank gets its own.
+    collectPlaced();
+
+    // Slots of the transfer buffer: every transfer into a rank gets its own
+    // (a copy into scratch that a placed operation of the destination's
+    // rank uses first goes through one too: only the destination can order
+    // itself after that operation).
     std::map<int64_t, int64_t> received;
     std::vector<bool> slotted(chunkOps.size());
     for (auto [i, op] : llvm::enumerate(chunkOps)) {
       auto inst = cast<InstructionOp>(op);
       ChunkRefAttr dst = inst.getWrittenRefs().front();
-      slotted[i] = needsSlot(op) || forceSlot.count(i);
+      slotted[i] = needsSlot(op) || forceSlot.count(i) ||
+                   !placedBefore(op, dst.getRank(), {}, refLocs(dst)).empty();
       if (slotted[i])
         received[dst.getRank()] += dst.getCount();
     }
@@ -292,12 +298,33 @@ public:
                                      nullptr, nullptr, nullptr);
       }
       transfers.push_back(t);
+      // Each half runs after the placed operations of its own rank that
+      // touch the chunks it reads or writes (docs/semantics.md, ordering
+      // rule 9), which may be on other thread blocks.
+      SmallVector<verify::Loc> dstLocs = refLocs(dst);
+      if (failed(orderAfterPlaced(op, t.put, from, tb, refLocs(src), {})) ||
+          (t.consume &&
+           failed(orderAfterPlaced(op, t.consume, to, tb,
+                                   isa<ReduceOp>(op) ? dstLocs
+                                                     : SmallVector<verify::Loc>(),
+                                   dstLocs))))
+        return failure();
       op->erase();
     }
-    // Everything else still unplaced runs on its lane's block.
+    // Everything else still unplaced runs on its lane's block, after the
+    // placed operations of other blocks it depends on.
+    SmallVector<Operation *> rest;
     for (Operation &op : body)
       if (auto inst = dyn_cast<InstructionOp>(op); inst && !inst.isPlaced())
-        op.setAttr("tb", b.getI64IntegerAttr(block[&op]));
+        rest.push_back(&op);
+    for (Operation *op : rest) {
+      op->setAttr("tb", b.getI64IntegerAttr(block[op]));
+      SmallVector<verify::Loc> reads, writes;
+      verify::footprint(op, reads, writes);
+      if (failed(orderAfterPlaced(op, op, cast<InstructionOp>(op).getExecRank(),
+                                  block[op], reads, writes)))
+        return failure();
+    }
     return success();
   }
 
@@ -420,6 +447,110 @@ public:
   }
 
 private:
+  static SmallVector<verify::Loc> refLocs(ChunkRefAttr ref) {
+    SmallVector<verify::Loc> out;
+    for (int64_t i = 0; i < ref.getCount(); ++i)
+      out.push_back(verify::locOf(ref, i));
+    return out;
+  }
+
+  /// The operations the program placed itself (before lanes got blocks),
+  /// in program order, with what they read and write.
+  struct Placed {
+    Operation *op;
+    size_t position;
+    SmallVector<verify::Loc> reads, writes;
+  };
+  void collectPlaced() {
+    placed.clear();
+    position.clear();
+    size_t i = 0;
+    for (Operation &op : algo.getBody().front()) {
+      position[&op] = i++;
+      auto inst = dyn_cast<InstructionOp>(op);
+      if (!inst || !inst.isPlaced())
+        continue;
+      Placed p{&op, position[&op], {}, {}};
+      verify::footprint(&op, p.reads, p.writes);
+      placed.push_back(std::move(p));
+    }
+  }
+
+  /// The placed operations before `op` in program order that touch chunks
+  /// of rank `rank` which `op` reads (`reads`, they write them) or writes
+  /// (`writes`, they read or write them).
+  std::vector<const Placed *> placedBefore(Operation *op, int64_t rank,
+                                           ArrayRef<verify::Loc> reads,
+                                           ArrayRef<verify::Loc> writes) {
+    std::vector<const Placed *> out;
+    auto it = position.find(op);
+    if (it == position.end())
+      return out;
+    auto touches = [](ArrayRef<verify::Loc> a, ArrayRef<verify::Loc> b) {
+      return llvm::any_of(a, [&](const verify::Loc &l) {
+        return llvm::is_contained(b, l);
+      });
+    };
+    for (const Placed &p : placed) {
+      if (p.position >= it->second)
+        break;
+      bool conflict = touches(p.writes, reads) || touches(p.writes, writes) ||
+                      touches(p.reads, writes);
+      if (conflict && (llvm::any_of(reads, [&](auto &l) { return l.rank == rank; }) ||
+                       llvm::any_of(writes, [&](auto &l) { return l.rank == rank; })))
+        out.push_back(&p);
+    }
+    return out;
+  }
+
+  /// Makes `part` (the half of lowered operation `op` that runs on thread
+  /// block `tb` of rank `rank`, reading `reads` and writing `writes`) wait
+  /// for every earlier placed operation it conflicts with on another block:
+  /// that block releases a semaphore after the operation, `part`'s block
+  /// acquires it first. An earlier operation of another rank that reaches
+  /// these chunks remotely cannot be ordered this way: an error that says
+  /// so (a limitation of the compiler, not a mistake in the program).
+  LogicalResult orderAfterPlaced(Operation *op, Operation *part, int64_t rank,
+                                 int64_t tb, ArrayRef<verify::Loc> reads,
+                                 ArrayRef<verify::Loc> writes) {
+    for (const Placed *p : placedBefore(op, rank, reads, writes)) {
+      auto dep = cast<InstructionOp>(p->op);
+      if (dep.getExecRank() != rank) {
+        InFlightDiagnostic d =
+            op->emitError("cclc cannot order this chunk-level operation after "
+                          "the ")
+            << p->op->getName().stripDialect() << " at "
+            << verify::lineOf(p->op) << " (rank " << dep.getExecRank()
+            << " reaches rank " << rank
+            << "'s chunks remotely); place this operation (tb = ...) and "
+               "synchronise the two explicitly";
+        d.attachNote(p->op->getLoc()) << "the earlier operation is here";
+        return failure();
+      }
+      if (dep.getThreadBlock() == tb && dep.getGroupSize() == 1)
+        continue; // program order on the block
+      std::string name;
+      for (int i = 0; name.empty() || algo.lookupDeclaration(name); ++i)
+        name = llvm::formatv("order_{0}_{1}", rank, semaphores++).str();
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(&algo.getBody().front(),
+                          algo.declarationSlot(AlgorithmOp::Decl::Semaphore));
+      SemaphoreOp::create(b, p->op->getLoc(), name, rank);
+      auto sym = FlatSymbolRefAttr::get(b.getContext(), name);
+      b.setInsertionPointAfter(p->op);
+      ReleaseOp::create(b, p->op->getLoc(), sym,
+                        b.getI64IntegerAttr(dep.getThreadBlock()), nullptr);
+      b.setInsertionPoint(part);
+      AcquireOp::create(b, part->getLoc(), sym, b.getI64IntegerAttr(tb),
+                        nullptr);
+    }
+    return success();
+  }
+
+  std::vector<Placed> placed;
+  llvm::DenseMap<Operation *, size_t> position;
+  int64_t semaphores = 0;
+
   /// A copy into a scratch buffer of a Simple algorithm lands directly;
   /// everything else goes through a transfer slot.
   bool needsSlot(Operation *op) {

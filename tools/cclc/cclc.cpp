@@ -65,6 +65,12 @@ static cl::list<std::string> includeDirs("I", cl::desc("Directory searched by 'i
 static cl::opt<std::string> channelKind(
     "channel", cl::desc("Channel kind for chunk-level transfers of Simple algorithms: memory or port"),
     cl::init("memory"), cl::cat(cat));
+static cl::opt<std::string> crossCallSync(
+    "cross-call-sync",
+    cl::desc("Testing only: 'none' leaves the compiler's transfer slots "
+             "unprotected across calls (the verifier then rejects the "
+             "program; with --no-verify it compiles and races)"),
+    cl::init("ack"), cl::Hidden, cl::cat(cat));
 static cl::opt<int64_t> instances(
     "instances", cl::desc("Copies of each algorithm laid side by side, each on 1/k of the data (more thread blocks)"),
     cl::init(1), cl::cat(cat));
@@ -156,6 +162,10 @@ int main(int argc, char **argv) {
   if (instances < 1 || instances > 1024)
     return fail("--instances must be in 1..1024");
   options.channel = channelKind;
+  if (crossCallSync != "ack" && crossCallSync != "none")
+    return fail("--cross-call-sync must be ack or none, not '" + crossCallSync +
+                "'");
+  options.crossCall = crossCallSync;
   options.instances = instances;
   if (tiles < 1 || tiles > 1024)
     return fail("--tiles must be in 1..1024");

@@ -114,3 +114,26 @@ ccl.algorithm @placed_n2 attributes {name = "placed", collective = "AllReduce", 
   ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]>
   ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
 }
+
+// -----
+
+// Tests that an unplaced operation that depends on a placed one of another
+// block of its rank (ordering rule 9) waits for it through a semaphore: the
+// placed block releases after its copy, the lane block acquires before its
+// reduce; an unplaced operation on chunks the placed one does not touch
+// gets none (it shares the reduce's lane: they read a common chunk).
+// CHECK-LABEL: ccl.algorithm @after_placed_n2
+// CHECK:         ccl.semaphore @order_0_0 rank 0
+// CHECK-NOT:     ccl.semaphore
+// CHECK:         ccl.copy tb 1 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+// CHECK-NEXT:    ccl.release @order_0_0 tb 1
+// CHECK-NEXT:    ccl.acquire @order_0_0 tb 2
+// CHECK-NEXT:    ccl.reduce tb 2 <"output"[0] [0 : 1]> from <"input"[0] [1 : 1]>
+// CHECK-NEXT:    ccl.copy tb 2 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+// CHECK-NEXT:    ccl.ensure
+ccl.algorithm @after_placed_n2 attributes {name = "after_placed", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+  ccl.copy tb 1 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.reduce <"output"[0] [0 : 1]> from <"input"[0] [1 : 1]>
+  ccl.copy <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[0] [1 : 1]>]
+}
