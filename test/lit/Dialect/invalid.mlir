@@ -45,6 +45,14 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 
 // -----
 
+// Tests that a channel credit must be positive (no credit: leave it out).
+ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+  // expected-error@+1 {{'ccl.channel' op attribute 'credit' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+  ccl.channel @c "memory" 0 -> 1 credit 0
+}
+
+// -----
+
 // Tests that a channel kind is memory, port or switch.
 ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
   // expected-error@+1 {{'ccl.channel' op channel kind must be memory or port, not "nvlink"}}

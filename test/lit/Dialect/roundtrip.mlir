@@ -3,7 +3,8 @@
 // Every ccl operation and the #ccl.chunk attribute print and parse back
 // unchanged, at the global level and the scheduled (kernel) level.
 
-// Tests that a global-level algorithm with scratch, channels, put_packets,
+// Tests that a global-level algorithm with scratch, channels (one with a
+// credit), put_packets,
 // copy and reduce_packets round-trips; chunk references are printed without
 // the #ccl.chunk prefix where the operand type is known.
 // CHECK-LABEL: ccl.algorithm @global_n2
@@ -12,6 +13,7 @@
 // CHECK-NEXT:    ccl.scratch @tmp slots 1 {note = "extra"}
 // CHECK-NEXT:    ccl.channel @mem_0_1 "memory" 0 -> 1
 // CHECK-NEXT:    ccl.channel @port_1_0 "port" 1 -> 0
+// CHECK-NEXT:    ccl.channel @ack_1_0 "memory" 1 -> 0 credit 2
 // CHECK-NEXT:    ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 2]> = <"input"[0] [0 : 2]>
 // CHECK-NEXT:    ccl.put_packets @port_1_0 tb 3 <"recv"[0] [2 : 1]> = <"input"[1] [1 : 1]>
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]>
@@ -23,6 +25,7 @@ ccl.algorithm @global_n2 attributes {name = "global", collective = "AllReduce", 
   ccl.scratch @tmp slots 1 {note = "extra"}
   ccl.channel @mem_0_1 "memory" 0 -> 1
   ccl.channel @port_1_0 "port" 1 -> 0
+  ccl.channel @ack_1_0 "memory" 1 -> 0 credit 2
   ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 2]> = #ccl.chunk<"input"[0][0 : 2]>
   ccl.put_packets @port_1_0 tb 3 <"recv"[0] [2 : 1]> = <"input"[1] [1 : 1]>
   ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 2]> = #ccl.chunk<"input"[0][0 : 2]>
