@@ -6,9 +6,10 @@
 # and chain shapes; ranges of chunks into scratch slots). Each is verified
 # by cclc (across calls) and then run by ccl-perf with K = 1, 2, 8 and 64
 # calls per rank issued without synchronisation (separate buffers per call
-# and reused buffers), at 2, 3, 4 and 8 ranks, float32 and bfloat16, counts
-# that are not multiples of the chunk count; K = 8 also with one rank, and
-# one thread block, delayed 2 ms per call. Every result must be exact.
+# and reused buffers), at 2, 3, 4 and 8 ranks, counts of 1, 81 and 6561
+# elements (not multiples of the chunk count), float32 (and bfloat16 at
+# K = 8); K = 8 also with rank 1, and with thread block 0 of rank 0, delayed
+# 2 ms per call. Every result must be exact.
 set -euo pipefail
 progs=("$REPO"/stdlib/allreduce/*.ccl "$REPO"/test/e2e/programs/*.ccl)
 for src in "${progs[@]}"; do
@@ -16,11 +17,13 @@ for src in "${progs[@]}"; do
   cclc "$src" --target=host --nranks=2,3,4,8 --dtype=float32,bfloat16 \
       --max-bytes=64K -o "$WORK/$name.so"
   for g in 2 3 4 8; do
-    runs=("-k 1" "-k 2" "-k 8" "-k 64" "-k 8 --delay 1=2000" "-k 8 --delay 0:0=2000")
+    runs=("-k 1 -d float32" "-k 2 -d float32" "-k 64 -d float32"
+          "-k 8 -d float32,bfloat16" "-k 8 -d float32 --delay 1=2000"
+          "-k 8 -d float32 --delay 0:0=2000")
     for args in "${runs[@]}"; do
       # shellcheck disable=SC2086
       if ! ccl-perf --lib "$WORK/$name.so" --algo "$name" --target host -g "$g" \
-          -b 4 -e 64K -f 9 -d float32,bfloat16 -n 1 -w 0 --timeout-ms 30000 \
+          -b 4 -e 26244 -f 81 -n 1 -w 0 --timeout-ms 30000 \
           $args > "$WORK/out.txt" 2>&1 ||
          ! grep -q "Out of bounds values : 0 OK" "$WORK/out.txt"; then
         echo "FAILED: $name -g $g $args"
