@@ -23,23 +23,6 @@ using namespace ccl;
 
 namespace {
 
-/// Channels `op` signals: a signal's, a put's with `signal` (and its
-/// forwards'), a forwarding operation's with `fwd_signal`.
-SmallVector<StringRef> signalledChannels(Operation *op) {
-  llvm::SetVector<StringRef> chans;
-  if (auto sig = dyn_cast<SignalOp>(op))
-    chans.insert(sig.getChannel());
-  bool withSignal = op->hasAttr("fwd_signal");
-  if (auto put = dyn_cast<PutOp>(op); put && put.getWithSignal()) {
-    chans.insert(put.getChannel());
-    withSignal = true;
-  }
-  if (auto fwd = op->getAttrOfType<ArrayAttr>("fwd_channels"); fwd && withSignal)
-    for (Attribute a : fwd)
-      chans.insert(cast<FlatSymbolRefAttr>(a).getValue());
-  return chans.takeVector();
-}
-
 /// Depth of every operation of a placed program: the longest chain of
 /// "comes after" relations that ends at it, where an operation comes after
 /// the previous one of each of its thread blocks and a wait comes after the

@@ -101,11 +101,10 @@ struct SemaphoreState {
   size_t acquires = 0;
 };
 
-/// The channels `op` signals, in the order it signals them: a signal, a put
-/// with `signal`, and the forward channels of a fused operation whose
-/// result it forwards with a signal (Simple forwards; LL forwards carry
-/// their flags instead).
-llvm::SmallVector<llvm::StringRef> signalledChannels(mlir::Operation *op);
+/// `ref` on every member of switch channel `sym` (just `ref` when `sym` is
+/// not a switch channel).
+void addOnMembers(mlir::Operation *op, mlir::FlatSymbolRefAttr sym,
+                  ChunkRefAttr ref, llvm::SmallVectorImpl<Loc> &out);
 
 /// What a parked block (or rank boundary) waits for.
 enum class WaitOn : uint8_t { Signal, Semaphore, Packets, Op, Barrier, Boundary };
@@ -171,6 +170,7 @@ private:
   void signal(int b, llvm::StringRef channel, bool relaxed,
               mlir::Operation *op);
   void flush(int b, llvm::StringRef channel, const Access &a);
+  void signalAll(int b, mlir::Operation *op);
   void recordEvent(int b, mlir::Operation *op);
 
   // Diagnostics (VerifyReport.cpp).

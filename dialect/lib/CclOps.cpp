@@ -3,6 +3,7 @@
 #include "ccl/Dialect/CclDialect.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace ccl;
@@ -11,6 +12,23 @@ using namespace ccl;
 
 AlgorithmOp ccl::getEnclosingAlgorithm(Operation *op) {
   return op ? op->getParentOfType<AlgorithmOp>() : AlgorithmOp();
+}
+
+SmallVector<StringRef> ccl::signalledChannels(Operation *op) {
+  llvm::SetVector<StringRef> chans;
+  if (auto sig = dyn_cast<SignalOp>(op))
+    chans.insert(sig.getChannel());
+  bool withSignal = op->hasAttr("fwd_signal");
+  if (auto put = dyn_cast<PutOp>(op); put && put.getWithSignal()) {
+    chans.insert(put.getChannel());
+    withSignal = true;
+  }
+  if (isa<PutPacketsOp, ReducePacketsOp>(op))
+    withSignal = false;
+  if (auto fwd = op->getAttrOfType<ArrayAttr>("fwd_channels"); fwd && withSignal)
+    for (Attribute a : fwd)
+      chans.insert(cast<FlatSymbolRefAttr>(a).getValue());
+  return chans.takeVector();
 }
 
 static bool isDeclOp(Operation &op) {
