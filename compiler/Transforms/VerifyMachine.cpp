@@ -158,13 +158,6 @@ void Machine::prepare() {
         if (isa<PutPacketsOp, CopyPacketsOp>(s.op))
           packetSenders.try_emplace(l, s.op);
       }
-      if (isa<ReducePacketsOp, UnpackPacketsOp, CopyPacketsOp>(s.op)) {
-        ChunkRefAttr src = cast<InstructionOp>(s.op).getReadRefs().front();
-        for (int64_t i = 0; i < src.getCount(); ++i) {
-          ++packetReaders[locOf(src, i)];
-          firstPacketReader.try_emplace(locOf(src, i), s.op);
-        }
-      }
       for (StringRef c : ccl::signalledChannels(s.op))
         ++signalsPerCall[c.str()];
       if (auto w = dyn_cast<WaitOp>(s.op))
@@ -381,8 +374,6 @@ LogicalResult Machine::write(Slot &s, const Access &a, const VClock &vc,
 void Machine::writePackets(Slot &s, Operation *op, int call, const VClock &vc) {
   s.packetWriter = op;
   s.packetCall = call;
-  auto it = packetReaders.find(s.loc);
-  s.packetReadsLeft = it == packetReaders.end() ? 0 : it->second;
   s.packetClock = vc;
   wake(WaitOn::Packets, &s - slots.data());
 }

@@ -75,11 +75,9 @@ struct Slot {
   std::optional<Access> lastWrite;
   /// Reads since the last write.
   std::vector<Access> reads;
-  /// LL packets: who wrote them, in which call, and the writer's clock;
-  /// how many packet reads of that call have not happened yet.
+  /// LL packets: who wrote them, in which call, and the writer's clock.
   mlir::Operation *packetWriter = nullptr;
   int packetCall = -1;
-  int packetReadsLeft = 0;
   VClock packetClock;
 };
 
@@ -189,8 +187,6 @@ private:
                                 bool laterWrites);
   mlir::LogicalResult undefinedRead(const Slot &s, const Access &a,
                                     bool target);
-  mlir::LogicalResult packetsOverwritten(const Slot &s, mlir::Operation *op,
-                                         int b, int call);
   mlir::LogicalResult checkBalance();
   mlir::LogicalResult reportStuck();
   mlir::LogicalResult checkEnd();
@@ -266,9 +262,6 @@ private:
   std::map<Loc, mlir::Operation *> someWriter;
   std::map<Loc, std::vector<mlir::Operation *>> writersOf;
   std::map<Loc, mlir::Operation *> packetSenders;
-  /// Packet reads of each location per call.
-  std::map<Loc, int> packetReaders;
-  std::map<Loc, mlir::Operation *> firstPacketReader;
   std::map<std::string, size_t> signalsPerCall, waitsPerCall,
       releasesPerCall, acquiresPerCall;
 

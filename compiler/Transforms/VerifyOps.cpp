@@ -76,9 +76,6 @@ LogicalResult Machine::execForwards(int b, Operation *op) {
     VClock &dvc = deliver(b, channelId(channel), false, wa, op);
     for (int64_t i = 0; i < dst.getCount(); ++i) {
       Slot &s = slotAt(dst, i, call);
-      if (packets && s.packetReadsLeft > 0 && s.packetCall >= 0 &&
-          s.packetCall < call)
-        return packetsOverwritten(s, op, b, call);
       if (failed(write(s, wa, dvc, vals[i], false)))
         return failure();
       if (packets)
@@ -120,11 +117,8 @@ LogicalResult Machine::execOp(int b, Operation *op) {
   // A packet read: the flags order it after the packets' writer.
   auto packetRead = [&](ChunkRefAttr dst, ChunkRefAttr src, bool accumulate,
                         bool packetsOut) -> LogicalResult {
-    for (int64_t i = 0; i < src.getCount(); ++i) {
-      Slot &s = slotAt(src, i, call);
-      clocks[b].join(s.packetClock);
-      --s.packetReadsLeft;
-    }
+    for (int64_t i = 0; i < src.getCount(); ++i)
+      clocks[b].join(slotAt(src, i, call).packetClock);
     if (failed(move(dst, src, accumulate)))
       return failure();
     if (packetsOut)
@@ -177,8 +171,6 @@ LogicalResult Machine::execOp(int b, Operation *op) {
         VClock &dvc = deliver(b, channelId(put.getChannel()), false, wa, op);
         for (int64_t i = 0; i < dst.getCount(); ++i) {
           Slot &s = slotAt(dst, i, call);
-          if (s.packetReadsLeft > 0 && s.packetCall >= 0 && s.packetCall < call)
-            return packetsOverwritten(s, op, b, call);
           if (failed(write(s, wa, dvc, vals[i], false)))
             return failure();
           writePackets(s, op, call, dvc);

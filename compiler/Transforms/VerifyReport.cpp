@@ -1,10 +1,9 @@
 //===- VerifyReport.cpp - the diagnostics of --ccl-verify -----------------===//
 //
 // How the machine of VerifyMachine.cpp reports a failure: races (within a
-// call and between consecutive calls), undefined reads, LL packets
-// overwritten by a later call before they were read, signals and
-// semaphores that do not balance within a call, waits that never complete,
-// and postconditions. Every report names ranks, thread blocks, calls (when
+// call and between consecutive calls: an LL sender two calls ahead is one),
+// undefined reads, signals and semaphores that do not balance within a
+// call, waits that never complete, and postconditions. Every report names ranks, thread blocks, calls (when
 // more than one is involved) and source lines, with a counterexample: the
 // last steps each involved thread block ran.
 //
@@ -204,27 +203,6 @@ LogicalResult Machine::undefinedRead(const Slot &s, const Access &a,
   return failure();
 }
 
-LogicalResult Machine::packetsOverwritten(const Slot &s, Operation *op, int b,
-                                          int call) {
-  Operation *reader = firstPacketReader.count(s.loc)
-                          ? firstPacketReader.at(s.loc)
-                          : s.packetWriter;
-  InFlightDiagnostic d =
-      op->emitError()
-      << who(b) << " writes the packets of " << callName(call) << " into "
-      << s.loc.str() << " before rank " << s.loc.rank << " read those of "
-      << callName(s.packetCall) << " from it (the packet read at "
-      << lineOf(reader) << "): LL scratch alternates between two copies, so "
-      << callName(call) << " reuses the copy of " << callName(s.packetCall)
-      << ", and nothing makes rank " << prog.blocks[b].rank
-      << " wait for rank " << s.loc.rank
-      << " in between (it can run two calls ahead of a rank it never hears "
-         "from)";
-  d.attachNote(reader->getLoc()) << "the packet read is here";
-  trace(d, op, {b});
-  return failure();
-}
-
 /// Signals and semaphores keep their counts from call to call (the runtime
 /// never resets them), so every call must consume what it produces.
 LogicalResult Machine::checkBalance() {
@@ -361,23 +339,15 @@ LogicalResult Machine::reportStuck() {
     } else if (isa<ReducePacketsOp, UnpackPacketsOp, CopyPacketsOp>(op)) {
       ChunkRefAttr src = cast<InstructionOp>(op).getReadRefs().front();
       Loc missing = locOf(src, 0);
-      const Slot *slot = nullptr;
       for (int64_t i = 0; i < src.getCount(); ++i) {
         const Slot &sl = slots[slotId(locOf(src, i), call)];
         if (!sl.packetWriter || sl.packetCall != call) {
           missing = locOf(src, i);
-          slot = &sl;
           break;
         }
       }
       st.why += "for packets in " + missing.str();
-      if (slot && slot->packetCall > call) {
-        st.missing = true;
-        st.why += ": " + callName(slot->packetCall) + "'s " +
-                  name(slot->packetWriter) + " at " +
-                  lineOf(slot->packetWriter) + " overwrote those of " +
-                  callName(call) + " before this read";
-      } else if (!packetSenders.count(missing)) {
+      if (!packetSenders.count(missing)) {
         st.missing = true;
         st.why += ": no operation sends them";
       } else {

@@ -555,6 +555,7 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
   }
 
   // Collective parameters: an argument, else -D, else the default.
+  SmallVector<NamedAttribute> paramAttrs;
   for (const ast::Arg &p : coll.params) {
     if (p.name.empty())
       return emitError(fileLoc(coll.file, p.loc))
@@ -580,6 +581,8 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
       return error(a.loc) << "parameter '" << p.name
                           << "' must be an integer, not " << kindName(v.kind);
     globals[p.name] = v;
+    paramAttrs.push_back(
+        builder.getNamedAttr(p.name, builder.getI64IntegerAttr(v.a)));
   }
 
   // Buffer sizes and in-place layout, in the program's view (per instance).
@@ -611,13 +614,8 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
       optI64(inChunks * instances, chunks * instances),
       optI64(outChunks * instances, chunks * instances),
       optI64(instances, 1), /*params=*/nullptr);
-  if (!coll.params.empty()) {
-    SmallVector<NamedAttribute> params;
-    for (const ast::Arg &p : coll.params)
-      params.push_back(builder.getNamedAttr(
-          p.name, builder.getI64IntegerAttr(globals[p.name].a)));
-    algo.setParamsAttr(builder.getDictionaryAttr(params));
-  }
+  if (!paramAttrs.empty())
+    algo.setParamsAttr(builder.getDictionaryAttr(paramAttrs));
   algo.getBody().emplaceBlock();
   builder.setInsertionPointToEnd(&algo.getBody().front());
 
