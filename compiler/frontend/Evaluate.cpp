@@ -25,6 +25,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -291,7 +292,9 @@ private:
   int64_t instances = 1, instance = 0, tbStride = 0, maxTb = -1;
   std::optional<Alias> aliasing;
   int64_t steps = 0;
-  std::vector<std::map<std::string, Value>> scopes;
+  /// A deque: references to a scope (the globals of `algorithm()`) stay
+  /// valid while inner scopes are pushed.
+  std::deque<std::map<std::string, Value>> scopes;
   llvm::StringMap<int64_t> scratchSlots;
   llvm::StringMap<Operation *> symbols;
   /// Channel (kind, src, dst, id) -> the credit a constructor gave it, and
@@ -1290,7 +1293,7 @@ FailureOr<Value> Evaluator::callFunction(const ast::Function &f,
     frame[f.params[i]] = *v;
   }
   // The body sees the algorithm's globals and its parameters only.
-  std::vector<std::map<std::string, Value>> saved;
+  std::deque<std::map<std::string, Value>> saved;
   saved.swap(scopes);
   scopes.push_back(saved.front());
   scopes.push_back(std::move(frame));
