@@ -203,6 +203,16 @@ LogicalResult Machine::undefinedRead(const Slot &s, const Access &a,
   return failure();
 }
 
+/// The first operation of `order` (global program order) that `pred`
+/// accepts, or null.
+static Operation *firstOf(ArrayRef<const Step *> order,
+                          function_ref<bool(Operation *)> pred) {
+  for (const Step *s : order)
+    if (pred(s->op))
+      return s->op;
+  return nullptr;
+}
+
 /// Signals and semaphores keep their counts from call to call (the runtime
 /// never resets them), so every call must consume what it produces.
 LogicalResult Machine::checkBalance() {
@@ -221,13 +231,23 @@ LogicalResult Machine::checkBalance() {
     size_t k = 0;
     for (const Step *s : order)
       for (StringRef c : signalledChannels(s->op))
-        if (c == ch.name && ++k == waits + 1)
-          return s->op->emitError("signal #")
-                 << k << " on channel @" << ch.name
-                 << " has no matching wait: a later call would see a stale "
-                    "signal (signal counters are never reset, so the next "
-                    "call's wait #1 on @"
-                 << ch.name << " would match this signal instead of its own)";
+        if (c == ch.name && ++k == waits + 1) {
+          InFlightDiagnostic d =
+              s->op->emitError("signal #")
+              << k << " on channel @" << ch.name
+              << " has no matching wait: a later call would see a stale "
+                 "signal (signal counters are never reset, so the next "
+                 "call's wait #1 on @"
+              << ch.name << " would match this signal instead of its own)";
+          if (Operation *w = firstOf(order, [&](Operation *op) {
+                auto wait = dyn_cast<WaitOp>(op);
+                return wait && wait.getChannel() == ch.name;
+              }))
+            d.attachNote(w->getLoc())
+                << "in call 2 this wait (#1 of the call) would take signal #"
+                << k << " of call 1 and go on before its own call's signal";
+          return failure();
+        }
   }
   for (const SemaphoreState &sem : semaphores) {
     size_t rel = releasesPerCall[sem.name], acq = acquiresPerCall[sem.name];
@@ -236,13 +256,24 @@ LogicalResult Machine::checkBalance() {
     size_t k = 0;
     for (const Step *s : order)
       if (auto r = dyn_cast<ReleaseOp>(s->op))
-        if (r.getSemaphore() == sem.name && ++k == acq + 1)
-          return s->op->emitError("release #")
-                 << k << " of semaphore @" << sem.name
-                 << " has no matching acquire in its call: semaphores keep "
-                    "their count from call to call (they are never reset), "
-                    "so the next call's acquire #1 would return at once, "
-                    "before that call's own release";
+        if (r.getSemaphore() == sem.name && ++k == acq + 1) {
+          InFlightDiagnostic d =
+              s->op->emitError("release #")
+              << k << " of semaphore @" << sem.name
+              << " has no matching acquire in its call: semaphores keep "
+                 "their count from call to call (they are never reset), so "
+                 "the next call's acquire #1 would return at once, before "
+                 "that call's own release";
+          if (Operation *first = firstOf(order, [&](Operation *op) {
+                auto a = dyn_cast<AcquireOp>(op);
+                return a && a.getSemaphore() == sem.name;
+              }))
+            d.attachNote(first->getLoc())
+                << "in call 2 this acquire (#1 of the call) would take "
+                   "release #"
+                << k << " of call 1";
+          return failure();
+        }
   }
   return success();
 }

@@ -175,6 +175,7 @@ ccl.algorithm @sem_extra_n1 attributes {chunks = 1 : i64, collective = "Copy", n
   ccl.release @sem tb 1
   // expected-error@+1 {{with 1 rank: release #2 of semaphore @sem has no matching acquire in its call: semaphores keep their count from call to call (they are never reset), so the next call's acquire #1 would return at once, before that call's own release}}
   ccl.release @sem tb 1
+  // expected-note@+1 {{in call 2 this acquire (#1 of the call) would take release #2 of call 1}}
   ccl.acquire @sem tb 0
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"tmp"[0] [0 : 1]>
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]

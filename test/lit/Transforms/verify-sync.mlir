@@ -175,6 +175,7 @@ ccl.algorithm @stale_n2 attributes {chunks = 1 : i64, collective = "Broadcast", 
   ccl.channel @m_0_1 "memory" 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.put @m_0_1 tb 0 <"output"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
+  // expected-note@+1 {{in call 2 this wait (#1 of the call) would take signal #2 of call 1 and go on before its own call's signal}}
   ccl.wait @m_0_1 tb 0
   // expected-error@+1 {{signal #2 on channel @m_0_1 has no matching wait: a later call would see a stale signal}}
   ccl.signal @m_0_1 tb 0 relaxed
