@@ -788,6 +788,26 @@ cclResult_t cclCommSynchronize(cclComm_t comm, cclStream_t stream) {
   return cclSuccess;
 }
 
+// Applies `update` to rank `rank`'s context in every prepared plan (the
+// caller holds prepMu, so no plan is being prepared meanwhile); an error
+// names `what`, the rank and the algorithm.
+template <typename F>
+static cclResult_t updatePreparedContexts(Shared *s, int rank, const char *what,
+                                          F update) {
+  std::lock_guard<std::mutex> lk(s->plansMu);
+  for (auto &kv : s->plans) {
+    PreparedPlan &pp = *kv.second;
+    if (pp.status != PreparedPlan::kReady)
+      continue;
+    cclResult_t r = update(pp.ranks[rank]);
+    if (r != cclSuccess)
+      return setError(r, format("%s(rank %d, algorithm %s): ", what, rank,
+                                planName(pp.plan).c_str()) +
+                             cclGetLastError());
+  }
+  return cclSuccess;
+}
+
 cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms) {
   cclResult_t r = checkComm(comm, "cclCommSetTimeout");
   if (r != cclSuccess)
@@ -798,26 +818,16 @@ cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms) {
   CtxGuard guard(s);
   std::lock_guard<std::mutex> prep(s->prepMu);
   s->ranks[rank]->timeoutNs = ns;
-  std::lock_guard<std::mutex> lk(s->plansMu);
-  for (auto &kv : s->plans) {
-    PreparedPlan &pp = *kv.second;
-    if (pp.status != PreparedPlan::kReady)
-      continue;
-    PreparedRank &pr = pp.ranks[rank];
-    if (s->target == cclTargetHost) {
-      __atomic_store_n(&pr.ctx->timeout_ns, ns, __ATOMIC_RELAXED);
-    } else {
-      pr.ctx->timeout_ns = ns;
-      r = cudaUpdateCtx(s, rank, &pr, offsetof(ccl_dev_ctx, timeout_ns), &ns,
-                        sizeof ns);
-      if (r != cclSuccess)
-        return setError(r, format("cclCommSetTimeout(rank %d, algorithm "
-                                  "%s): ",
-                                  rank, planName(pp.plan).c_str()) +
-                               cclGetLastError());
-    }
-  }
-  return cclSuccess;
+  return updatePreparedContexts(
+      s, rank, "cclCommSetTimeout", [&](PreparedRank &pr) {
+        if (s->target == cclTargetHost) {
+          __atomic_store_n(&pr.ctx->timeout_ns, ns, __ATOMIC_RELAXED);
+          return cclSuccess;
+        }
+        pr.ctx->timeout_ns = ns;
+        return cudaUpdateCtx(s, rank, &pr, offsetof(ccl_dev_ctx, timeout_ns),
+                             &ns, sizeof ns);
+      });
 }
 
 cclResult_t cclCommDebugSetDelay(cclComm_t comm, int block,
@@ -841,37 +851,27 @@ cclResult_t cclCommDebugSetDelay(cclComm_t comm, int block,
   std::lock_guard<std::mutex> prep(s->prepMu);
   s->ranks[rank]->delayNs = delay_ns;
   s->ranks[rank]->delayBlock = sel;
-  std::lock_guard<std::mutex> lk(s->plansMu);
-  for (auto &kv : s->plans) {
-    PreparedPlan &pp = *kv.second;
-    if (pp.status != PreparedPlan::kReady)
-      continue;
-    PreparedRank &pr = pp.ranks[rank];
-    if (s->target == cclTargetHost) {
-      // Off first, so that a block starting meanwhile never pairs the new
-      // delay with the old block (or the reverse).
-      __atomic_store_n(&pr.ctx->delay_ns, 0, __ATOMIC_RELAXED);
-      __atomic_store_n(&pr.ctx->delay_block, sel, __ATOMIC_RELAXED);
-      __atomic_store_n(&pr.ctx->delay_ns, delay_ns, __ATOMIC_RELEASE);
-    } else {
-      pr.ctx->delay_ns = delay_ns;
-      pr.ctx->delay_block = sel;
-      // delay_ns, delay_block and reserved1: one 16-byte write.
-      static_assert(offsetof(ccl_dev_ctx, delay_block) ==
-                            offsetof(ccl_dev_ctx, delay_ns) + 8 &&
-                        sizeof(ccl_dev_ctx) ==
-                            offsetof(ccl_dev_ctx, delay_ns) + 16,
-                    "the delay fields end the context");
-      r = cudaUpdateCtx(s, rank, &pr, offsetof(ccl_dev_ctx, delay_ns),
-                        &pr.ctx->delay_ns, 16);
-      if (r != cclSuccess)
-        return setError(r, format("cclCommDebugSetDelay(rank %d, algorithm "
-                                  "%s): ",
-                                  rank, planName(pp.plan).c_str()) +
-                               cclGetLastError());
-    }
-  }
-  return cclSuccess;
+  return updatePreparedContexts(
+      s, rank, "cclCommDebugSetDelay", [&](PreparedRank &pr) {
+        if (s->target == cclTargetHost) {
+          // Off first, so that a block starting meanwhile never pairs the
+          // new delay with the old block (or the reverse).
+          __atomic_store_n(&pr.ctx->delay_ns, 0, __ATOMIC_RELAXED);
+          __atomic_store_n(&pr.ctx->delay_block, sel, __ATOMIC_RELAXED);
+          __atomic_store_n(&pr.ctx->delay_ns, delay_ns, __ATOMIC_RELEASE);
+          return cclSuccess;
+        }
+        pr.ctx->delay_ns = delay_ns;
+        pr.ctx->delay_block = sel;
+        // delay_ns, delay_block and reserved1: one 16-byte write.
+        static_assert(offsetof(ccl_dev_ctx, delay_block) ==
+                              offsetof(ccl_dev_ctx, delay_ns) + 8 &&
+                          sizeof(ccl_dev_ctx) ==
+                              offsetof(ccl_dev_ctx, delay_ns) + 16,
+                      "the delay fields end the context");
+        return cudaUpdateCtx(s, rank, &pr, offsetof(ccl_dev_ctx, delay_ns),
+                             &pr.ctx->delay_ns, 16);
+      });
 }
 
 cclResult_t cclCommDebugSkipLaunches(cclComm_t comm, int skip) {
