@@ -617,7 +617,7 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
     }
   args.push_back(absRuntime.str().str());
   args.push_back("-rpath=$ORIGIN");
-  args.push_back("-rpath=" + sys::path::parent_path(absRuntime).str());
+  args.push_back("-rpath=$ORIGIN/../lib");
   for (const char *libdir : {"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu"})
     args.push_back(std::string("-L") + libdir);
   args.push_back("--as-needed");

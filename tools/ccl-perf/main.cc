@@ -2,6 +2,7 @@
 // in the style of nccl-tests' all_reduce_perf. docs/ccl-perf.md describes
 // the flags, the table and how results are checked.
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -90,12 +91,28 @@ static std::string commented(const std::string &msg) {
   return out;
 }
 
-[[noreturn]] static void fatal(const std::string &msg) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "ccl-perf: error: %s\n", msg.c_str());
+// True when standard output and standard error are the same file (a
+// terminal, or one log): an error is then printed once, as a table line.
+static bool sameOutput() {
+  struct stat a, b;
+  return fstat(1, &a) == 0 && fstat(2, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+// The one report of an error: a `# ERROR:` line in the table (standard
+// output) and, when standard error goes elsewhere, the message there too.
+static void reportError(const std::string &msg) {
   std::printf("# ERROR: %s\n", commented(msg).c_str());
   std::fflush(stdout);
-  std::fflush(stderr);
+  if (!sameOutput()) {
+    std::fprintf(stderr, "ccl-perf: error: %s\n", msg.c_str());
+    std::fflush(stderr);
+  }
+}
+
+[[noreturn]] static void fatal(const std::string &msg) {
+  std::fflush(stdout);
+  reportError(msg);
   _exit(1);
 }
 
@@ -872,11 +889,8 @@ static SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
                         dtypeName(t), redopColumn(env, op),
                         inplace ? "in-place" : "out-of-place");
           res.error = std::string(ctx) + ": " + err;
-          // The one report of the error: here, beside its row, and on stderr.
-          std::printf("# ERROR: %s\n", commented(res.error).c_str());
-          std::fflush(stdout);
-          std::fprintf(stderr, "ccl-perf: error: %s\n", res.error.c_str());
-          std::fflush(stderr);
+          // The one report of the error: here, beside its row.
+          reportError(res.error);
           return res;
         }
         pr.ran = true;
@@ -922,6 +936,10 @@ int main(int argc, char **argv) {
     fatal("--target cuda: no usable GPU: " + cudaWhy);
 
   // The library, before any communicator exists (it registers its plans).
+  // A bare file name that exists here means that file (dlopen would search
+  // the library path for it instead).
+  if (opt.lib.find('/') == std::string::npos && access(opt.lib.c_str(), F_OK) == 0)
+    opt.lib = "./" + opt.lib;
   void *lib = dlopen(opt.lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *e = dlerror();
@@ -969,6 +987,50 @@ int main(int argc, char **argv) {
     fatal(opt.lib + " has no " + targetName(planTarget) + " plan for " + opt.algo +
           " (it has:" + have + ")");
   }
+  // Defaults that run: without -g (or --devices) the plan's smallest rank
+  // count the machine has; without -b/-e, sizes no larger than the plan's
+  // largest message. Each said in the header.
+  std::string defaultsNote;
+  if (!opt.nranksSet && plan) {
+    int best = -1;
+    std::string have;
+    for (uint32_t i = 0; i < plan->num_variants; i++) {
+      int n = (int)plan->variants[i].nranks;
+      have += " " + std::to_string(n);
+      if (env.cuda && n > drv->deviceCount) continue;
+      if (best < 0 || n < best) best = n;
+    }
+    if (best < 0)
+      fatal("the " + std::string(targetName(planTarget)) + " plan of " + opt.algo +
+            " has no variant for the " + std::to_string(drv->deviceCount) +
+            " GPU(s) here (it has:" + have + "); --devices puts several ranks on one GPU");
+    opt.nranks = best;
+    defaultsNote += "# ranks     : " + std::to_string(best) +
+                    ", the smallest rank count of the plan" +
+                    (env.cuda ? " that the GPUs here can run" : "") +
+                    " (-g to choose; it has:" + have + ")\n";
+  }
+  if (plan && plan->max_bytes) {
+    bool clipped = false;
+    if (!opt.maxBytesSet && opt.maxBytes > plan->max_bytes) {
+      opt.maxBytes = plan->max_bytes;
+      clipped = true;
+    }
+    if (!opt.minBytesSet && opt.minBytes > opt.maxBytes) {
+      opt.minBytes = opt.maxBytes;
+      clipped = true;
+    }
+    if (clipped)
+      defaultsNote += "# sizes     : " + std::to_string(opt.minBytes) + " to " +
+                      std::to_string(opt.maxBytes) +
+                      " bytes: the nccl-tests defaults (-b 32M -e 32M) clipped to "
+                      "the plan's largest message (-b/-e to choose)\n";
+  }
+  std::string rankError = validateRanks(opt);
+  if (!rankError.empty()) fatal(rankError);
+  env.opt = opt;
+  env.n = opt.nranks;
+
   if (opt.compareNccl && !env.cuda)
     fatal("--compare nccl needs the cuda target (" + targetWhy + ")");
   if (!opt.devices.empty() && !env.cuda)
@@ -1046,6 +1108,7 @@ int main(int argc, char **argv) {
                 variant->nranks, variant->nblocks, variant->threads_per_block,
                 variant->num_kernels);
   std::printf("# target    : %s (%s)\n", env.cuda ? "cuda" : "host", targetWhy.c_str());
+  std::fputs(defaultsNote.c_str(), stdout);
   if (env.cuda) std::printf("# CUDA driver version %d\n", drv->driverVersion);
   {
     std::vector<size_t> sizes = sweepSizes(opt);

@@ -1,5 +1,7 @@
 #include "tools/ccl-perf/options.h"
 
+#include "ccl/ccl.h"
+
 #include <strings.h>
 
 #include <cerrno>
@@ -22,8 +24,10 @@ const char kUsage[] =
     "  --algo NAME                algorithm: calls the entry point ccl_NAME\n"
     "\n"
     "nccl-tests flags:\n"
-    "  -b, --minbytes SIZE        smallest message, bytes per rank (default 32M)\n"
-    "  -e, --maxbytes SIZE        largest message (default 32M)\n"
+    "  -b, --minbytes SIZE        smallest message, bytes per rank (default 32M,\n"
+    "                             at most the plan's largest message)\n"
+    "  -e, --maxbytes SIZE        largest message (default 32M, at most the\n"
+    "                             plan's largest message)\n"
     "  -i, --stepbytes SIZE       additive step when -f is not > 1 (default 1M)\n"
     "  -f, --stepfactor F         multiplicative step (default 1: use -i)\n"
     "  -n, --iters N              timed iterations per size (default 20)\n"
@@ -31,7 +35,8 @@ const char kUsage[] =
     "  -c, --check 0|1            check results against a host reference\n"
     "                             (default 1)\n"
     "  -g, --ngpus N              ranks: GPUs (cuda) or threads (host)\n"
-    "                             (default 1)\n"
+    "                             (default: the plan's smallest rank count\n"
+    "                             that the GPUs here can run)\n"
     "  -G, --cudagraph N          capture -n iterations per rank in a CUDA\n"
     "                             graph and replay it N times (0 = eager,\n"
     "                             default); also checks a graph replay\n"
@@ -69,6 +74,7 @@ const char kUsage[] =
     "                             timings). Sets -g when -g is not given\n"
     "                             (default 0,1,...,g-1)\n"
     "  -h, --help                 this text\n"
+    "  --version                  the version of ccl-perf\n"
     "\n"
     "Exit status: 0 if every call succeeded and every checked value was right,\n"
     "1 otherwise.\n";
@@ -161,7 +167,7 @@ struct Flag {
 enum {
   kMin, kMax, kStepBytes, kStepFactor, kIters, kWarmup, kCheck, kNgpus,
   kGraph, kDtype, kOp, kLib, kAlgo, kTarget, kCompare, kTimeout, kSkip,
-  kSeed, kCalls, kCheckMem, kDelay, kDevices, kHelp,
+  kSeed, kCalls, kCheckMem, kDelay, kDevices, kHelp, kVersion,
 };
 
 const Flag kFlags[] = {
@@ -176,7 +182,7 @@ const Flag kFlags[] = {
     {0, "skip-rank", kSkip},      {0, "seed", kSeed},
     {'k', "calls", kCalls},       {0, "check-mem", kCheckMem},
     {0, "delay", kDelay},         {0, "devices", kDevices},
-    {'h', "help", kHelp},
+    {'h', "help", kHelp},         {0, "version", kVersion},
 };
 
 /// "R[:B]=US" -> Delay. false if malformed.
@@ -300,6 +306,11 @@ Options parseOptions(int argc, char **argv) {
       std::fputs(kUsage, stdout);
       std::exit(0);
     }
+    if (flag->id == kVersion) {
+      std::printf("ccl-perf %s (cclc plan ABI %u)\n", CCL_VERSION_STRING,
+                  CCL_PLAN_ABI_VERSION);
+      std::exit(0);
+    }
     if (!haveValue) {
       if (i + 1 >= argc) die("missing value for '" + arg + "'");
       value = argv[++i];
@@ -309,9 +320,11 @@ Options parseOptions(int argc, char **argv) {
     switch (flag->id) {
       case kMin:
         if (!parseSize(value, &o.minBytes)) die("bad size for " + what + ": " + value);
+        o.minBytesSet = true;
         break;
       case kMax:
         if (!parseSize(value, &o.maxBytes)) die("bad size for " + what + ": " + value);
+        o.maxBytesSet = true;
         break;
       case kStepBytes:
         if (!parseSize(value, &o.stepBytes)) die("bad size for " + what + ": " + value);
@@ -415,17 +428,27 @@ Options parseOptions(int argc, char **argv) {
           "ranks on one GPU), but --devices " + joinInts(o.devices) +
           " puts several ranks on GPU " + shared);
   }
-  for (const Delay &d : o.delays)
-    if (d.rank >= o.nranks)
-      die("--delay " + std::to_string(d.rank) + (d.block >= 0 ? ":" + std::to_string(d.block) : "") +
-          "=" + std::to_string(d.us) + ": rank " + std::to_string(d.rank) +
-          " is not a rank (-g " + std::to_string(o.nranks) + ")");
+  o.nranksSet = nranksSet || !o.devices.empty();
   if (!o.delays.empty() && !o.check)
     die("--delay acts on the checked calls only; it has no effect with -c 0");
-  if (o.skipRank >= o.nranks)
-    die("--skip-rank " + std::to_string(o.skipRank) + " is not a rank (-g " +
-        std::to_string(o.nranks) + ")");
+  if (o.nranksSet) {
+    std::string e = validateRanks(o);
+    if (!e.empty()) die(e);
+  }
   return o;
+}
+
+std::string validateRanks(const Options &o) {
+  for (const Delay &d : o.delays)
+    if (d.rank >= o.nranks)
+      return "--delay " + std::to_string(d.rank) +
+             (d.block >= 0 ? ":" + std::to_string(d.block) : "") + "=" +
+             std::to_string(d.us) + ": rank " + std::to_string(d.rank) +
+             " is not a rank (-g " + std::to_string(o.nranks) + ")";
+  if (o.skipRank >= o.nranks)
+    return "--skip-rank " + std::to_string(o.skipRank) + " is not a rank (-g " +
+           std::to_string(o.nranks) + ")";
+  return "";
 }
 
 }  // namespace cclperf

@@ -29,6 +29,9 @@ struct Options {
   int warmup = 5;
   bool check = true;
   int nranks = 1;
+  // Whether -g (or --devices), -b and -e were given: otherwise main.cc picks
+  // defaults that the plan can run.
+  bool nranksSet = false, minBytesSet = false, maxBytesSet = false;
   int graphLaunches = 0;  // -G: 0 = eager
   std::vector<DType> dtypes{DType::F32};
   std::vector<Op> ops{Op::Sum};
@@ -58,9 +61,14 @@ std::string sharedDevices(const std::vector<int> &devices);
 // "0,0,1".
 std::string joinInts(const std::vector<int> &v);
 
-// Parses argv. On --help prints the usage and exits 0; on an error prints
-// the message and exits 1 (the process exits; no exceptions).
+// Parses argv. On --help (--version) prints the usage (the version) and
+// exits 0; on an error prints the message and exits 1 (the process exits;
+// no exceptions).
 Options parseOptions(int argc, char **argv);
+
+// The checks of rank numbers (--delay, --skip-rank) against o.nranks, once
+// it is known: the message of the first that fails, or "".
+std::string validateRanks(const Options &o);
 
 // "1K" -> 1024, "4M", "1G", "300" (also "1KB", lower case). false if bad.
 bool parseSize(const std::string &s, size_t *out);

@@ -17,6 +17,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include "ccl/ccl.h"
+#include "llvm/Config/llvm-config.h"
+
 using namespace llvm;
 
 static cl::OptionCategory cat("cclc options");
@@ -145,6 +148,17 @@ static bool parseList(StringRef text, ArrayRef<StringRef> allowed,
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(cat);
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "cclc " << CCL_VERSION_STRING << " (plan ABI "
+       << CCL_PLAN_ABI_VERSION << "; LLVM and MLIR " << LLVM_VERSION_STRING
+       << ")\n";
+  });
+  if (argc == 1) {
+    errs() << "cclc: error: no input file\n"
+              "usage: cclc IN.ccl -o OUT.so [options]   (cclc --help lists "
+              "them; '-' reads standard input)\n";
+    return 1;
+  }
   cl::ParseCommandLineOptions(
       argc, argv,
       "cclc: compile .ccl collective-communication algorithms\n\n"

@@ -30,6 +30,12 @@
 
 #include "ccl/plan.h"
 
+/* The version of cclc and libcclrt (they are released together). */
+#define CCL_VERSION_MAJOR 0
+#define CCL_VERSION_MINOR 12
+#define CCL_VERSION_PATCH 0
+#define CCL_VERSION_STRING "0.12.0"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
