@@ -115,6 +115,38 @@ expect_has "--delay 1:2=100: the 2-rank variant of testar has 2 thread blocks pe
 run --lib "$LIB" --algo testar -g 2 --delay 1=100 -c 0
 expect_rc 1
 expect_has "--delay acts on the checked calls only; it has no effect with -c 0"
+# Defaults that run: no -g, -b or -e gives the plan's smallest rank count
+# and sizes clipped to its largest message (4 MiB), each said in the header.
+run --lib "$LIB" --algo testar --target host -n 1 -w 0 -k 2
+expect_rc 0
+expect_has "# ranks     : 1, the smallest rank count of the plan (-g to choose; it has: 1 2 3 4 5 6 7 8)"
+expect_has "# sizes     : 4194304 to 4194304 bytes: the nccl-tests defaults (-b 32M -e 32M) clipped to the plan's largest message (-b/-e to choose)"
+expect_has "# Out of bounds values : 0 OK"
+[ "$(nrows)" -eq 1 ] || fail "expected one row at 4 MiB"
+# Given sizes are not clipped (a row above max_bytes is skipped, as before).
+run --lib "$LIB" --algo testar --target host -g 2 -b 1K -e 1K -n 1 -w 0 -k 2
+expect_rc 0
+expect_not "# sizes     :"
+expect_not "# ranks     :"
+
+# A library named without "./" is the file in the current directory.
+PERF_ABS=$(cd "$(dirname "$PERF")" && pwd)/$(basename "$PERF")
+(cd "$(dirname "$LIB")" && "$PERF_ABS" --lib "$(basename "$LIB")" --algo testar --target host -g 2 -b 1K -e 1K -n 1 -w 0 -k 2 > /tmp/perf_bare.$$ 2>&1)
+grep -qF "# library   : ./$(basename "$LIB")" /tmp/perf_bare.$$ || { OUT=$(cat /tmp/perf_bare.$$); fail "a bare --lib name was not loaded from the current directory"; }
+rm -f /tmp/perf_bare.$$
+
+# --version.
+run --version
+expect_rc 0
+expect_has "ccl-perf 0.12.0 (cclc plan ABI 3)"
+
+# An error is printed once when standard output and standard error are the
+# same file (a terminal, one log).
+run --lib /nonexistent/libnothing.so --algo testar
+expect_rc 1
+[ "$(echo "$OUT" | grep -c 'cannot load --lib /nonexistent/libnothing.so')" -eq 1 ] ||
+  fail "the error is not printed exactly once"
+
 # A delay the timeout cannot cover: a note, then the peers time out.
 run --lib "$LIB" --algo testar --target host -g 2 --delay 1=500000 --timeout-ms 100 -b 1K -e 1K -n 1 -w 0
 expect_rc 1
