@@ -444,7 +444,7 @@ public:
                          : CCL_OP_SUM;
   }
 
-  /// int ccl_<name>(comm, input, output, count, dtype, op, stream): picks
+  /// cclResult_t ccl_<name>(comm, input, output, count, dtype, op, stream): picks
   /// the plan of the communicator's target and calls cclrtLaunch.
   void entry(const AlgorithmInfo &a,
              ArrayRef<std::pair<unsigned, GlobalVariable *>> plans) {

@@ -1,7 +1,7 @@
 // nccl_loader.h - NCCL loaded at run time for `--compare nccl`. The
 // prototypes are declared here (no nccl.h needed to build ccl-perf).
 //
-// Safety rule (DESIGN.md section 9): NVLink SHARP / multicast must never be
+// Safety rule: NVLink SHARP / multicast must never be
 // used by default. checkNcclEnvironment() refuses to go on when the
 // environment asks for it, and loadNccl() sets NCCL_NVLS_ENABLE=0 before
 // libnccl is loaded.

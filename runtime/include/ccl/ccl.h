@@ -9,9 +9,10 @@
  *    its target: modules loaded, kernels resolved, scratch allocated, peer
  *    access enabled. Nothing on the launch path allocates or blocks.
  *  - Each rank calls the generated entry point
- *        int ccl_<algorithm>(cclComm_t comm, const void *input, void *output,
- *                            size_t count, cclDataType_t dtype,
- *                            cclRedOp_t op, cclStream_t stream);
+ *        cclResult_t ccl_<algorithm>(cclComm_t comm, const void *input,
+ *                                    void *output, size_t count,
+ *                                    cclDataType_t dtype, cclRedOp_t op,
+ *                                    cclStream_t stream);
  *    for its own buffers. The launch is asynchronous: on CUDA it is queued
  *    on `stream` (a CUstream; NULL = the legacy default stream) and may be
  *    captured in a CUDA graph; on the host target it is queued on the rank's

@@ -8,10 +8,11 @@ Fenced code blocks are selected by their tag:
 
   ```ccl           a complete program: it must contain an `algorithm`, and
                    `cclc --emit=ccl --nranks=2,3,4 --no-verify` must accept
-                   it. A line `// flags: ARGS` in the block adds ARGS (for
-                   example `-D K=4`) to the command line; the pseudo-flag
-                   `--verify` drops `--no-verify`, so the verifier runs, and
-                   an `--emit=...` flag replaces `--emit=ccl`.
+                   it. A line `// flags: ARGS` in the block adds the cclc
+                   options ARGS (for example `-D K=4`) to the command line,
+                   an `--emit=...` flag replacing `--emit=ccl`; a line
+                   `// cclc verifies this example ...` drops `--no-verify`,
+                   so the verifier runs.
   ```ccl-lib       shared declarations (fn, collective), appended to every
                    later ```ccl block (appending keeps the block's own line
                    numbers). A block whose first line is `// file: NAME.ccl`
@@ -159,10 +160,15 @@ def main(argv):
             flags = []
             for m in re.finditer(r"^\s*//\s*flags:\s*(.*)$", text, re.M):
                 flags += shlex.split(m.group(1))
-            base = [f for f in flags if f != "--verify"]
+            # An example that the verifier checks says so in words (the
+            # default, cclc, verifies; the page compiles most examples with
+            # --no-verify because they are fragments of algorithms).
+            verified = re.search(r"^\s*//\s*cclc verifies this example",
+                                 text, re.M)
+            base = list(flags)
             if not any(f.startswith("--emit=") for f in flags):
                 base.insert(0, "--emit=ccl")
-            if "--verify" not in flags:
+            if not verified:
                 base.append("--no-verify")
             nxt = all_blocks[k + 1] if k + 1 < len(all_blocks) else None
 
