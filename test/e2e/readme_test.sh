@@ -3,7 +3,8 @@
 # directory that looks like the repository root (out/, stdlib/, examples/),
 # in a shell started with `env -i PATH=/usr/bin:/bin HOME=$HOME`: no
 # LD_LIBRARY_PATH, no PATH to the tools, a library named without "./". The
-# "# GPU" blocks are run on a GPU machine instead (docs/perf/).
+# "# GPU (one)" and "# GPU (two)" blocks are run on GPU machines instead
+# (test/hw/readme_gpu.sh; results in docs/perf/).
 set -euo pipefail
 cd "$WORK"
 for d in out stdlib examples; do ln -s "$REPO/$d" "$d"; done
