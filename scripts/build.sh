@@ -9,6 +9,7 @@ mkdir -p out/bin out/lib out/include/ccl
 cp -L bazel-bin/tools/cclc/cclc bazel-bin/tools/ccl-opt/ccl-opt \
       bazel-bin/tools/ccl-perf/ccl-perf out/bin/
 cp -L bazel-bin/runtime/libcclrt.so out/lib/
-cp runtime/include/ccl/ccl.h runtime/include/ccl/plan.h out/include/ccl/
+cp runtime/include/ccl/ccl.h runtime/include/ccl/plan.h \
+   runtime/include/ccl/types.def out/include/ccl/
 chmod u+w out/bin/* out/lib/*
 echo "build: installed into $(pwd)/out"

@@ -5,6 +5,7 @@
 #include "compiler/Conversion/CclToLLVM.h"
 
 #include "ccl/plan.h"
+#include "ccl/types.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
@@ -433,15 +434,12 @@ public:
                               init, "ccl_plan_" + a.name + "_" + art.target);
   }
 
+  // The options were checked against ccl/types.def before codegen.
   static unsigned dtypeCode(StringRef dt) {
-    return dt == "float16" ? CCL_DT_FLOAT16
-                           : dt == "bfloat16" ? CCL_DT_BFLOAT16 : CCL_DT_FLOAT32;
+    return ccl::findDType(std::string_view(dt.data(), dt.size()))->code;
   }
   static unsigned opCode(StringRef op) {
-    return op == "prod"  ? CCL_OP_PROD
-           : op == "max" ? CCL_OP_MAX
-           : op == "min" ? CCL_OP_MIN
-                         : CCL_OP_SUM;
+    return ccl::findRedOp(std::string_view(op.data(), op.size()))->code;
   }
 
   /// cclResult_t ccl_<name>(comm, input, output, count, dtype, op, stream): picks

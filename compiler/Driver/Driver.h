@@ -7,6 +7,7 @@
 #ifndef CCL_DRIVER_DRIVER_H
 #define CCL_DRIVER_DRIVER_H
 
+#include "ccl/types.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
@@ -26,7 +27,8 @@ enum class EmitLevel { AST, CCL, Sched, Kernel, LLVM, Asm, SO };
 struct CompileOptions {
   std::vector<std::string> targets{"host"};
   std::vector<int64_t> nranks{2, 3, 4, 5, 6, 7, 8};
-  std::vector<std::string> dtypes{"float32", "float16", "bfloat16"};
+  std::vector<std::string> dtypes{std::begin(kDTypeNames),
+                                  std::end(kDTypeNames)};
   std::vector<std::string> redops{"sum"};
   llvm::StringMap<int64_t> defines;
   /// Directories searched by `import` after the importing file's own.

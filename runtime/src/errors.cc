@@ -1,6 +1,7 @@
 // errors.cc - last-error string, names, plan registry.
 #include <cstdio>
 
+#include "ccl/types.h"
 #include "internal.h"
 
 namespace cclrt {
@@ -67,40 +68,18 @@ const char *targetName(uint32_t target) {
 }
 
 const char *dtypeName(uint32_t dtype) {
-  switch (dtype) {
-  case CCL_DT_FLOAT32:
-    return "float32";
-  case CCL_DT_FLOAT16:
-    return "float16";
-  case CCL_DT_BFLOAT16:
-    return "bfloat16";
-  }
-  return "unknown-dtype";
+  const ccl::DTypeInfo *d = ccl::dtypeByCode(dtype);
+  return d ? d->name : "unknown-dtype";
 }
 
 const char *opName(uint32_t op) {
-  switch (op) {
-  case CCL_OP_SUM:
-    return "sum";
-  case CCL_OP_PROD:
-    return "prod";
-  case CCL_OP_MAX:
-    return "max";
-  case CCL_OP_MIN:
-    return "min";
-  }
-  return "unknown-op";
+  const ccl::RedOpInfo *o = ccl::redOpByCode(op);
+  return o ? o->name : "unknown-op";
 }
 
 size_t dtypeSize(uint32_t dtype) {
-  switch (dtype) {
-  case CCL_DT_FLOAT32:
-    return 4;
-  case CCL_DT_FLOAT16:
-  case CCL_DT_BFLOAT16:
-    return 2;
-  }
-  return 0;
+  const ccl::DTypeInfo *d = ccl::dtypeByCode(dtype);
+  return d ? d->size : 0;
 }
 
 std::vector<const ccl_plan *> registeredPlans() {

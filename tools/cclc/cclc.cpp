@@ -18,6 +18,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include "ccl/ccl.h"
+#include "ccl/types.h"
 #include "llvm/Config/llvm-config.h"
 
 using namespace llvm;
@@ -36,14 +37,17 @@ static cl::opt<std::string>
            cl::desc("Rank counts: values and ranges, e.g. 2,3,4,8 or 2..16 "
                     "(default 2..8)"),
            cl::init("2..8"), cl::cat(cat));
-static cl::opt<std::string>
-    dtypes("dtype", cl::desc("Element types: float32, float16, bfloat16 "
-                             "(default all three)"),
-           cl::init("float32,float16,bfloat16"), cl::cat(cat));
-static cl::opt<std::string> redops("op",
-                                   cl::desc("Reduction operators: sum, prod, "
-                                            "max, min (default sum)"),
-                                   cl::init("sum"), cl::cat(cat));
+// The element types and operators come from the one table, ccl/types.def.
+static const std::string dtypeHelp =
+    "Element types: " + ccl::allDTypeNames(", ") + " (default all)";
+static const std::string redopHelp = "Reduction operators: " +
+                                     ccl::allRedOpNames(", ") +
+                                     " (default sum)";
+static cl::opt<std::string> dtypes("dtype", cl::desc(dtypeHelp),
+                                   cl::init(ccl::allDTypeNames()),
+                                   cl::cat(cat));
+static cl::opt<std::string> redops("op", cl::desc(redopHelp), cl::init("sum"),
+                                   cl::cat(cat));
 static cl::opt<ccl::EmitLevel> emit(
     "emit", cl::desc("How far to compile (default so)"),
     cl::values(clEnumValN(ccl::EmitLevel::AST, "ast", "the syntax tree"),
@@ -159,13 +163,14 @@ int main(int argc, char **argv) {
               "them; '-' reads standard input)\n";
     return 1;
   }
-  cl::ParseCommandLineOptions(
-      argc, argv,
+  const std::string overview =
       "cclc: compile .ccl collective-communication algorithms\n\n"
       "  cclc IN.ccl -o OUT.so [--target=host,sm_90] [--nranks=2..8]\n"
-      "       [--dtype=float32,float16,bfloat16] [--op=sum] "
-      "[--emit=ast|ccl|sched|llvm|asm|so]\n"
-      "       [-D name=value] [--no-verify]\n");
+      "       [--dtype=" +
+      ccl::allDTypeNames() +
+      "] [--op=sum] [--emit=ast|ccl|sched|llvm|asm|so]\n"
+      "       [-D name=value] [--no-verify]\n";
+  cl::ParseCommandLineOptions(argc, argv, overview);
 
   ccl::CompileOptions options;
   options.argv0 = argv[0];
@@ -196,11 +201,14 @@ int main(int argc, char **argv) {
   for (int64_t n : options.nranks)
     if (n < 1 || n > 1024)
       return fail("--nranks: " + Twine(n) + " is outside 1..1024");
-  if (!parseList(dtypes, {"float32", "float16", "bfloat16"}, options.dtypes,
-                 "dtype", error))
+  SmallVector<StringRef> dtypeNames, redopNames;
+  for (const ccl::DTypeInfo &d : ccl::kDTypes)
+    dtypeNames.push_back(d.name);
+  for (const ccl::RedOpInfo &o : ccl::kRedOps)
+    redopNames.push_back(o.name);
+  if (!parseList(dtypes, dtypeNames, options.dtypes, "dtype", error))
     return fail(error);
-  if (!parseList(redops, {"sum", "prod", "max", "min"}, options.redops, "op",
-                 error))
+  if (!parseList(redops, redopNames, options.redops, "op", error))
     return fail(error);
   if (!parseSize(maxBytes, options.maxBytes))
     return fail("--max-bytes: '" + maxBytes + "' is not a positive size");

@@ -53,17 +53,16 @@ typedef enum {
   cclInternalError = 8,
 } cclResult_t;
 
+/* cclFloat32, cclFloat16, cclBfloat16 (ccl/types.def). */
 typedef enum {
-  cclFloat32 = CCL_DT_FLOAT32,
-  cclFloat16 = CCL_DT_FLOAT16,
-  cclBfloat16 = CCL_DT_BFLOAT16,
+#define CCL_DTYPE(ID, CName, ...) ccl##CName = CCL_DT_##ID,
+#include "ccl/types.def"
 } cclDataType_t;
 
+/* cclSum, cclProd, cclMax, cclMin (ccl/types.def). */
 typedef enum {
-  cclSum = CCL_OP_SUM,
-  cclProd = CCL_OP_PROD,
-  cclMax = CCL_OP_MAX,
-  cclMin = CCL_OP_MIN,
+#define CCL_REDOP(ID, CName, ...) ccl##CName = CCL_OP_##ID,
+#include "ccl/types.def"
 } cclRedOp_t;
 
 typedef enum {

@@ -32,9 +32,15 @@ enum {
 };
 
 /* Element types and reduction operators (same values as cclDataType_t and
- * cclRedOp_t in ccl.h). */
-enum { CCL_DT_FLOAT32 = 0, CCL_DT_FLOAT16 = 1, CCL_DT_BFLOAT16 = 2 };
-enum { CCL_OP_SUM = 0, CCL_OP_PROD = 1, CCL_OP_MAX = 2, CCL_OP_MIN = 3 };
+ * cclRedOp_t in ccl.h), from the one table in ccl/types.def. */
+enum {
+#define CCL_DTYPE(ID, CName, code, ...) CCL_DT_##ID = code,
+#include "ccl/types.def"
+};
+enum {
+#define CCL_REDOP(ID, CName, code, ...) CCL_OP_##ID = code,
+#include "ccl/types.def"
+};
 
 /* Protocols. */
 enum { CCL_PROTO_SIMPLE = 0, CCL_PROTO_LL = 1 };
