@@ -135,7 +135,7 @@ struct Value {
   Value() = default;
   template <typename Kind, typename = std::enable_if_t<
                                !std::is_same_v<std::decay_t<Kind>, Value>>>
-  Value(Kind kind) : data(std::move(kind)) {}
+  explicit Value(Kind kind) : data(std::move(kind)) {}
   static Value integer(int64_t v) { return Value(Int{v}); }
   static Value boolean(bool v) { return Value(Bool{v}); }
 
@@ -204,7 +204,8 @@ private:
                            : mlir::CallSiteLoc::get(here, callers.back());
   }
   mlir::InFlightDiagnostic error(ast::Loc l) { return mlir::emitError(loc(l)); }
-  /// Fails with "'NAME' takes SIG" unless `given` is `expected`.
+  /// Fails with "'NAME' takes SIG" unless `given` is `expected` (for
+  /// built-ins and methods; in EvalBuiltins.cpp).
   mlir::LogicalResult takes(const ast::Expr &e, size_t given, size_t expected,
                             llvm::StringRef sig);
 
