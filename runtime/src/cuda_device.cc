@@ -203,7 +203,7 @@ cclResult_t CudaDevice::init(const int *devices) {
 void CudaDevice::quiesce() {
   for (int r = 0; r < s_->nranks; r++)
     if (ranks_[r].cuCtx && setCurrent(r, "cclCommDestroy") == cclSuccess)
-      d_->cuCtxSynchronize();
+      d_->cuCtxSynchronize(nullptr); // the current context: the rank's
 }
 
 void CudaDevice::teardown() {

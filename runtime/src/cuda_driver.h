@@ -60,7 +60,8 @@ constexpr int kCudaApiVersion = 13000;
 
 // The entry points, as cuGetProcAddress returns them for CUDA 13.0 (for
 // example cuMemAlloc is cuMemAlloc_v2, cuStreamBeginCapture is
-// cuStreamBeginCapture_v2).
+// cuStreamBeginCapture_v2, and cuCtxSynchronize is cuCtxSynchronize_v2,
+// which takes the context: NULL is the current one).
 struct CudaDriver {
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuGetErrorName)(CUresult, const char **);
@@ -74,7 +75,7 @@ struct CudaDriver {
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
   CUresult (*cuCtxSetCurrent)(CUcontext);
   CUresult (*cuCtxGetCurrent)(CUcontext *);
-  CUresult (*cuCtxSynchronize)(void);
+  CUresult (*cuCtxSynchronize)(CUcontext);
   CUresult (*cuDeviceCanAccessPeer)(int *, CUdevice, CUdevice);
   CUresult (*cuCtxEnablePeerAccess)(CUcontext, unsigned);
   CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned,

@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
       CK(D->cuMemsetD8(d_dst, 0xee, n * es + 64));
       void *args[] = {&d_ctx, &d_src, &n, &es, &d_dst, &d_rdst, &which};
       CK(D->cuLaunchKernel(k_ll, 3, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
-      CK(D->cuCtxSynchronize());
+      CK(D->cuCtxSynchronize(nullptr));
       launches++;
       CK(D->cuMemcpyDtoH(dst, d_dst, n * es));
       CK(D->cuMemcpyDtoH(rdst, d_rdst, n * es));
@@ -205,7 +205,7 @@ int main(int argc, char **argv) {
   void *targs[] = {&d_ctx, &d_pk, &d_dst, &nb};
   uint64_t t0 = now_ns();
   CK(D->cuLaunchKernel(k_timeout, 4, 1, 1, 128, 1, 1, 0, NULL, targs, NULL));
-  CK(D->cuCtxSynchronize());
+  CK(D->cuCtxSynchronize(nullptr));
   uint64_t t1 = now_ns();
   printf("timeout kernel: %.3f ms; record state=%u rank=%u block=%u op=%u "
          "expected=%u observed=%u waited=%lu ns abort=%u\n",
@@ -226,7 +226,7 @@ int main(int argc, char **argv) {
   CK(D->cuMemcpyHtoD(d_ctx, &c, sizeof c));
   t0 = now_ns();
   CK(D->cuLaunchKernel(k_timeout, 4, 1, 1, 128, 1, 1, 0, NULL, targs, NULL));
-  CK(D->cuCtxSynchronize());
+  CK(D->cuCtxSynchronize(nullptr));
   t1 = now_ns();
   printf("aborted kernel: %.3f ms\n", (t1 - t0) / 1e6);
   CHECK(t1 - t0 < 500000000ull);
@@ -253,7 +253,7 @@ int main(int argc, char **argv) {
         CUdeviceptr ds = d_src + off * 2, dd = d_rdst + off * 7;
         void *largs[] = {&dd, &ds, &n, &which};
         CK(D->cuLaunchKernel(k_local, 1, 1, 1, 256, 1, 1, 0, NULL, largs, NULL));
-        CK(D->cuCtxSynchronize());
+        CK(D->cuCtxSynchronize(nullptr));
         CK(D->cuMemcpyDtoH(rdst, d_rdst, n * es + off * 7));
         if (memcmp(rdst, want, n * es + off * 7)) {
           fprintf(stderr, "local %u mismatch n=%lu off=%u\n", which,
