@@ -271,9 +271,15 @@ cclResult_t CudaDevice::deallocate(int rank, void *ptr, const char *fn) {
 // asynchronous; neither is ordered with kernels on the caller's
 // non-blocking streams, so a collective launched right after could read
 // stale input. None of them waits for work on the caller's streams.
-cclResult_t CudaDevice::finishOnInternalStream(int rank, const char *call,
-                                               size_t bytes, CUresult issued) {
-  CUresult cr = issued;
+template <typename Issue>
+cclResult_t CudaDevice::onInternalStream(int rank, const char *call,
+                                         size_t bytes, Issue issue) {
+  if (!bytes)
+    return cclSuccess;
+  cclResult_t r = setCurrent(rank, call);
+  if (r != cclSuccess)
+    return r;
+  CUresult cr = issue(ranks_[rank].internalStream);
   if (cr == CUDA_SUCCESS) {
     cr = d_->cuStreamSynchronize(ranks_[rank].internalStream);
     call = "cuStreamSynchronize";
@@ -286,44 +292,26 @@ cclResult_t CudaDevice::finishOnInternalStream(int rank, const char *call,
 }
 
 cclResult_t CudaDevice::zero(int rank, void *ptr, size_t bytes) {
-  if (!bytes)
-    return cclSuccess;
-  const char *call = "cuMemsetD8Async";
-  cclResult_t r = setCurrent(rank, call);
-  if (r != cclSuccess)
-    return r;
-  return finishOnInternalStream(
-      rank, call, bytes,
-      d_->cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(ptr), 0, bytes,
-                          ranks_[rank].internalStream));
+  return onInternalStream(rank, "cuMemsetD8Async", bytes, [&](CUstream st) {
+    return d_->cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(ptr), 0, bytes,
+                               st);
+  });
 }
 
 cclResult_t CudaDevice::upload(int rank, void *dst, const void *src,
                                size_t bytes) {
-  if (!bytes)
-    return cclSuccess;
-  const char *call = "cuMemcpyHtoDAsync";
-  cclResult_t r = setCurrent(rank, call);
-  if (r != cclSuccess)
-    return r;
-  return finishOnInternalStream(
-      rank, call, bytes,
-      d_->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src, bytes,
-                            ranks_[rank].internalStream));
+  return onInternalStream(rank, "cuMemcpyHtoDAsync", bytes, [&](CUstream st) {
+    return d_->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src,
+                                 bytes, st);
+  });
 }
 
 cclResult_t CudaDevice::download(int rank, void *dst, const void *src,
                                  size_t bytes) {
-  if (!bytes)
-    return cclSuccess;
-  const char *call = "cuMemcpyDtoHAsync";
-  cclResult_t r = setCurrent(rank, call);
-  if (r != cclSuccess)
-    return r;
-  return finishOnInternalStream(
-      rank, call, bytes,
-      d_->cuMemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src), bytes,
-                            ranks_[rank].internalStream));
+  return onInternalStream(rank, "cuMemcpyDtoHAsync", bytes, [&](CUstream st) {
+    return d_->cuMemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src),
+                                 bytes, st);
+  });
 }
 
 // ---------------------------------------------------------------------------

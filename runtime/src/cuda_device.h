@@ -70,10 +70,11 @@ private:
   // Makes the rank's primary context current; `fn` names the caller in the
   // error message.
   cclResult_t setCurrent(int rank, const char *fn);
-  // Waits for `issued`, the result of `call` just queued on the rank's
-  // internal stream; reports either failure.
-  cclResult_t finishOnInternalStream(int rank, const char *call, size_t bytes,
-                                     CUresult issued);
+  // Queues `call` (issue(stream) calls it) on the rank's internal stream
+  // and waits for it; reports either failure. Nothing for 0 bytes.
+  template <typename Issue>
+  cclResult_t onInternalStream(int rank, const char *call, size_t bytes,
+                               Issue issue);
   // Writes bytes [offset, offset + size) of the rank's device context from
   // `src` (on the rank's internal stream: it never waits for kernels on the
   // caller's streams, one of which may be spinning).
