@@ -15,6 +15,7 @@
 
 namespace cclperf {
 
+// One implementation of the collective under test.
 class Backend {
  public:
   virtual ~Backend() = default;

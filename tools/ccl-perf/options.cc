@@ -373,7 +373,7 @@ Options parseOptions(int argc, char **argv) {
     die(e.what());
   } catch (const CLI::ArgumentMismatch &e) {
     // CLI11 names the flag by its long name ("--minbytes: 1 required TEXT
-    // missing"); the flag is the last argument when it was spelt otherwise.
+    // missing"); the user's spelling ("-b") is the last argument.
     std::string what = e.what(), name = what.substr(0, what.find(':'));
     const CLI::Option *opt = app.get_option_no_throw(name);
     if (opt && argc > 1 && opt->check_name(argv[argc - 1])) name = argv[argc - 1];

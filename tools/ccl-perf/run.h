@@ -13,12 +13,15 @@
 
 namespace cclperf {
 
+// What one row runs: count elements of type t, reduced with op.
 struct RowSpec {
   size_t count = 0;
   DType t = DType::F32;
   Op op = Op::Sum;
 };
 
+// The buffers of the check's calls: separate ones per call, or the working
+// buffers refilled with cclMemcpyAsync (see checkedRun).
 enum class BufMode { Separate, Reused };
 
 // Bytes of one buffer of the check for a row: its largest buffer (an

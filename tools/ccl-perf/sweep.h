@@ -14,12 +14,14 @@
 
 namespace cclperf {
 
+// One measurement of a row: out of place or in place.
 struct PlaceResult {
   bool ran = false;
   double us = 0, algbw = 0, busbw = 0;
   size_t wrong = 0;
 };
 
+// One row of the table: a size, a dtype and an operator.
 struct Row {
   size_t bytes = 0, count = 0;
   DType t;
@@ -27,6 +29,7 @@ struct Row {
   PlaceResult place[2];  // out-of-place, in-place
 };
 
+// The rows of a sweep and how it ended.
 struct SweepResult {
   std::vector<Row> rows;
   size_t wrong = 0;
@@ -45,6 +48,7 @@ struct SweepResult {
   }
 };
 
+// What a sweep leaves out (the plan's kernels and largest message).
 struct RowFilter {
   // Returns false (and why) to leave a (dtype, op) or size out of the sweep.
   std::function<bool(DType, Op, std::string *)> combo;
