@@ -1,8 +1,8 @@
 // api.cc - the exported C API of libcclrt (ccl/ccl.h). Each function runs
-// its body (cclrt::api, in comm.cc and launch.cc) through `guarded`, so that
-// no C++ exception crosses the C boundary: an allocation failure becomes
-// cclSystemError, anything else cclInternalError, with the function's name
-// in the message.
+// its body (cclrt::api: comm.cc, contexts.cc, plans.cc, launch.cc,
+// registry.cc) through `guarded`, so that no C++ exception crosses the C
+// boundary: an allocation failure becomes cclSystemError, anything else
+// cclInternalError, with the function's name in the message.
 #include <new>
 #include <system_error>
 
@@ -73,6 +73,10 @@ CCLRT_EXPORT(cclMemcpyAsync,
              (cclComm_t comm, void *dst, const void *src, size_t bytes,
               cclStream_t stream),
              (comm, dst, src, bytes, stream))
+CCLRT_EXPORT(cclPlanLookup,
+             (const char *algorithm, const ccl_plan **plans, size_t capacity,
+              size_t *count),
+             (algorithm, plans, capacity, count))
 CCLRT_EXPORT(cclrtLaunch,
              (const ccl_plan *plan, cclComm_t comm, const void *input,
               void *output, size_t count, cclDataType_t dtype, cclRedOp_t op,

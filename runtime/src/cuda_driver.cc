@@ -15,34 +15,22 @@ typedef CUresult (*GetProcAddressV1)(const char *, void **, int,
 
 struct Loaded {
   CudaDriver drv{};
-  bool ok = false;
-  std::string error;
-  int initResult = 0;
+  // Every entry point was resolved (cuInit may still have failed).
+  bool resolved = false;
+  CudaLoadError error;
 };
 
-Loaded *load() {
-  Loaded *l = new Loaded(); // never freed: lives as long as the process
-  dlerror();
-  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const char *e = dlerror();
-    l->error = std::string("CUDA target requested but the CUDA driver "
-                           "(libcuda.so.1) could not be loaded: ") +
-               (e ? e : "unknown error") +
-               "; use the host target (--target host) on machines without "
-               "a GPU";
-    return l;
-  }
+// Resolves every entry point of l->drv; false (with l->error) when one is
+// missing.
+bool resolveAll(void *h, Loaded *l) {
   GetProcAddressV2 gpa2 =
       reinterpret_cast<GetProcAddressV2>(dlsym(h, "cuGetProcAddress_v2"));
   GetProcAddressV1 gpa1 = nullptr;
   if (!gpa2)
     gpa1 = reinterpret_cast<GetProcAddressV1>(dlsym(h, "cuGetProcAddress"));
   if (!gpa2 && !gpa1) {
-    l->error = "the CUDA driver (libcuda.so.1) was loaded but exports neither "
-               "cuGetProcAddress_v2 nor cuGetProcAddress (driver older than "
-               "CUDA 11.3?); install a newer NVIDIA driver";
-    return l;
+    l->error.kind = CudaLoadError::kNoGetProcAddress;
+    return false;
   }
   auto resolve = [&](const char *name, void **slot) -> bool {
     void *p = nullptr;
@@ -55,9 +43,9 @@ Loaded *load() {
       r = gpa1(name, &p, kCudaApiVersion, CU_GET_PROC_ADDRESS_DEFAULT);
     }
     if (r != CUDA_SUCCESS || !p) {
-      l->error = std::string("the CUDA driver (libcuda.so.1) does not provide ") +
-                 name + " (cuGetProcAddress returned " + std::to_string(r) +
-                 "); install a newer NVIDIA driver";
+      l->error.kind = CudaLoadError::kNoEntryPoint;
+      l->error.detail = name;
+      l->error.result = r;
       return false;
     }
     *slot = p;
@@ -65,13 +53,14 @@ Loaded *load() {
   };
 #define CCLRT_RESOLVE(name)                                                    \
   if (!resolve(#name, reinterpret_cast<void **>(&l->drv.name)))               \
-    return l;
+    return false;
   CCLRT_RESOLVE(cuGetErrorString)
   CCLRT_RESOLVE(cuGetErrorName)
   CCLRT_RESOLVE(cuInit)
   CCLRT_RESOLVE(cuDriverGetVersion)
   CCLRT_RESOLVE(cuDeviceGetCount)
   CCLRT_RESOLVE(cuDeviceGet)
+  CCLRT_RESOLVE(cuDeviceGetName)
   CCLRT_RESOLVE(cuDeviceGetAttribute)
   CCLRT_RESOLVE(cuDevicePrimaryCtxRetain)
   CCLRT_RESOLVE(cuDevicePrimaryCtxRelease)
@@ -85,7 +74,10 @@ Loaded *load() {
   CCLRT_RESOLVE(cuModuleUnload)
   CCLRT_RESOLVE(cuMemAlloc)
   CCLRT_RESOLVE(cuMemFree)
+  CCLRT_RESOLVE(cuMemsetD8)
   CCLRT_RESOLVE(cuMemsetD8Async)
+  CCLRT_RESOLVE(cuMemcpyHtoD)
+  CCLRT_RESOLVE(cuMemcpyDtoH)
   CCLRT_RESOLVE(cuMemcpyDtoHAsync)
   CCLRT_RESOLVE(cuMemcpyHtoDAsync)
   CCLRT_RESOLVE(cuMemcpyDtoDAsync)
@@ -95,42 +87,77 @@ Loaded *load() {
   CCLRT_RESOLVE(cuStreamCreate)
   CCLRT_RESOLVE(cuStreamDestroy)
   CCLRT_RESOLVE(cuStreamSynchronize)
+  CCLRT_RESOLVE(cuStreamQuery)
+  CCLRT_RESOLVE(cuStreamBeginCapture)
+  CCLRT_RESOLVE(cuStreamEndCapture)
+  CCLRT_RESOLVE(cuEventCreate)
+  CCLRT_RESOLVE(cuEventDestroy)
+  CCLRT_RESOLVE(cuEventRecord)
+  CCLRT_RESOLVE(cuEventSynchronize)
+  CCLRT_RESOLVE(cuEventElapsedTime)
+  CCLRT_RESOLVE(cuGraphInstantiateWithFlags)
+  CCLRT_RESOLVE(cuGraphLaunch)
+  CCLRT_RESOLVE(cuGraphExecDestroy)
+  CCLRT_RESOLVE(cuGraphDestroy)
   CCLRT_RESOLVE(cuLaunchKernel)
   CCLRT_RESOLVE(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 #undef CCLRT_RESOLVE
-  CUresult r = l->drv.cuInit(0);
-  l->initResult = r;
-  if (r != CUDA_SUCCESS) {
-    const char *name = nullptr, *str = nullptr;
-    if (l->drv.cuGetErrorName(r, &name) != CUDA_SUCCESS)
-      name = nullptr;
-    if (l->drv.cuGetErrorString(r, &str) != CUDA_SUCCESS)
-      str = nullptr;
-    l->error = std::string("CUDA target requested but cuInit failed: ") +
-               (name ? name : std::to_string(r).c_str()) + " (" +
-               (str ? str : "unknown") +
-               "); use the host target (--target host) on machines without "
-               "a usable GPU";
+  return true;
+}
+
+Loaded *load() {
+  Loaded *l = new Loaded(); // never freed: lives as long as the process
+  dlerror();
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *e = dlerror();
+    l->error.kind = CudaLoadError::kNoLibrary;
+    l->error.detail = e ? e : "unknown error";
     return l;
   }
-  l->ok = true;
+  if (!resolveAll(h, l))
+    return l;
+  l->resolved = true;
+  CUresult r = l->drv.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    l->error.kind = CudaLoadError::kInitFailed;
+    l->error.result = r;
+  }
   return l;
+}
+
+const Loaded &loaded() {
+  static std::once_flag once;
+  static Loaded *l = nullptr;
+  std::call_once(once, [] { l = load(); });
+  return *l;
 }
 
 } // namespace
 
-const CudaDriver *cudaDriver(std::string *error, int *initResult) {
-  static std::once_flag once;
-  static Loaded *loaded = nullptr;
-  std::call_once(once, [] { loaded = load(); });
-  if (initResult)
-    *initResult = loaded->initResult;
-  if (!loaded->ok) {
+const CudaDriver *cudaDriver(CudaLoadError *error) {
+  const Loaded &l = loaded();
+  if (l.error.kind != CudaLoadError::kNone) {
     if (error)
-      *error = loaded->error;
+      *error = l.error;
     return nullptr;
   }
-  return &loaded->drv;
+  return &l.drv;
+}
+
+std::string cudaErrorText(CUresult r) {
+  const Loaded &l = loaded();
+  const char *name = nullptr, *str = nullptr;
+  if (l.resolved) {
+    if (l.drv.cuGetErrorName(r, &name) != CUDA_SUCCESS)
+      name = nullptr;
+    if (l.drv.cuGetErrorString(r, &str) != CUDA_SUCCESS)
+      str = nullptr;
+  }
+  std::string out = name ? name : "CUDA error " + std::to_string(r);
+  if (str)
+    out += std::string(" (") + str + ")";
+  return out;
 }
 
 } // namespace cclrt

@@ -1,8 +1,10 @@
-// cuda_driver.h - the few CUDA driver API types and entry points libcclrt
-// uses, declared here so that the runtime builds without CUDA installed.
-// Values and signatures follow cuda.h of CUDA 13.0. The driver is loaded at
-// run time: dlopen("libcuda.so.1"), then every entry point is resolved
-// through cuGetProcAddress (cudaVersion 13000, CU_GET_PROC_ADDRESS_DEFAULT).
+// cuda_driver.h - the CUDA driver API, loaded at run time: the one loader
+// of the project (//runtime:cuda_driver), shared by libcclrt, ccl-perf and
+// the GPU tests. It declares the few driver types and entry points they use,
+// so that nothing needs CUDA installed to build; values and signatures
+// follow cuda.h of CUDA 13.0. Loading is dlopen("libcuda.so.1"), then every
+// entry point is resolved through cuGetProcAddress (cudaVersion 13000,
+// CU_GET_PROC_ADDRESS_DEFAULT); dlsym is used for cuGetProcAddress only.
 #ifndef CCLRT_CUDA_DRIVER_H
 #define CCLRT_CUDA_DRIVER_H
 
@@ -19,6 +21,9 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
 typedef int CUjit_option;
 typedef int CUdevice_attribute;
 
@@ -43,10 +48,20 @@ enum : unsigned {
   CU_MEMHOSTALLOC_PORTABLE = 0x01,
   CU_MEMHOSTALLOC_DEVICEMAP = 0x02,
   CU_STREAM_NON_BLOCKING = 0x1,
+  CU_EVENT_DEFAULT = 0x0,
+};
+enum : int {
+  CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+  CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+  CU_STREAM_CAPTURE_MODE_RELAXED = 2,
 };
 enum : unsigned long long { CU_GET_PROC_ADDRESS_DEFAULT = 0 };
 constexpr int kCudaApiVersion = 13000;
 
+// The entry points, as cuGetProcAddress returns them for CUDA 13.0 (for
+// example cuMemAlloc is cuMemAlloc_v2, cuStreamBeginCapture is
+// cuStreamBeginCapture_v2, and cuCtxSynchronize is cuCtxSynchronize_v2,
+// which takes the context: NULL is the current one).
 struct CudaDriver {
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuGetErrorName)(CUresult, const char **);
@@ -54,12 +69,13 @@ struct CudaDriver {
   CUresult (*cuDriverGetVersion)(int *);
   CUresult (*cuDeviceGetCount)(int *);
   CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
   CUresult (*cuDeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
   CUresult (*cuCtxSetCurrent)(CUcontext);
   CUresult (*cuCtxGetCurrent)(CUcontext *);
-  CUresult (*cuCtxSynchronize)(void);
+  CUresult (*cuCtxSynchronize)(CUcontext);
   CUresult (*cuDeviceCanAccessPeer)(int *, CUdevice, CUdevice);
   CUresult (*cuCtxEnablePeerAccess)(CUcontext, unsigned);
   CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned,
@@ -68,7 +84,10 @@ struct CudaDriver {
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
@@ -78,6 +97,19 @@ struct CudaDriver {
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamDestroy)(CUstream);
   CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuStreamQuery)(CUstream);
+  CUresult (*cuStreamBeginCapture)(CUstream, int);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
+                                          unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
@@ -91,9 +123,30 @@ struct CudaDriver {
 #define CCLRT_CU_STREAM_LEGACY (reinterpret_cast<CUstream>(0x1))
 #define CCLRT_CU_STREAM_PER_THREAD (reinterpret_cast<CUstream>(0x2))
 
-// Loads the driver once (thread-safe). Returns nullptr and sets *error to
-// the reason when it cannot be loaded or initialised.
-const CudaDriver *cudaDriver(std::string *error, int *initResult);
+// Why the driver could not be loaded. Each user words the message for its
+// own audience (libcclrt's errors, ccl-perf's header, a test's skip line).
+struct CudaLoadError {
+  enum Kind {
+    kNone,
+    kNoLibrary,        // dlopen("libcuda.so.1") failed: detail = dlerror()
+    kNoGetProcAddress, // neither cuGetProcAddress_v2 nor cuGetProcAddress
+    kNoEntryPoint,     // detail = the entry point, result = what
+                       // cuGetProcAddress returned
+    kInitFailed,       // result = what cuInit(0) returned
+  };
+  Kind kind = kNone;
+  std::string detail;
+  CUresult result = CUDA_SUCCESS;
+};
+
+// Loads the driver and calls cuInit(0), once per process (thread-safe; the
+// driver stays loaded). Returns nullptr and, when error is not null, sets
+// *error to the reason when it cannot be loaded or initialised.
+const CudaDriver *cudaDriver(CudaLoadError *error = nullptr);
+
+// "CUDA_ERROR_INVALID_VALUE (invalid argument)": the driver's name and
+// description of r ("CUDA error N" when the driver cannot name it).
+std::string cudaErrorText(CUresult r);
 
 } // namespace cclrt
 

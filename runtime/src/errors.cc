@@ -1,4 +1,5 @@
-// errors.cc - last-error string, names, plan registry.
+// errors.cc - the last-error string, message formatting, and the names of
+// targets, element types and operators.
 #include <cstdio>
 
 #include "ccl/types.h"
@@ -9,14 +10,6 @@ namespace cclrt {
 namespace {
 thread_local std::string tlsLastError;
 
-std::mutex &registryMutex() {
-  static std::mutex *m = new std::mutex();
-  return *m;
-}
-std::vector<const ccl_plan *> &registry() {
-  static std::vector<const ccl_plan *> *r = new std::vector<const ccl_plan *>();
-  return *r;
-}
 } // namespace
 
 cclResult_t setError(cclResult_t code, const std::string &msg) noexcept {
@@ -82,19 +75,6 @@ size_t dtypeSize(uint32_t dtype) {
   return d ? d->size : 0;
 }
 
-std::vector<const ccl_plan *> registeredPlans() {
-  std::lock_guard<std::mutex> lk(registryMutex());
-  return registry();
-}
-
-bool isRegistered(const ccl_plan *plan) {
-  std::lock_guard<std::mutex> lk(registryMutex());
-  for (const ccl_plan *p : registry())
-    if (p == plan)
-      return true;
-  return false;
-}
-
 } // namespace cclrt
 
 extern "C" {
@@ -127,22 +107,5 @@ const char *cclGetErrorString(cclResult_t result) {
 }
 
 size_t cclDataTypeSize(cclDataType_t dtype) { return cclrt::dtypeSize(dtype); }
-
-void cclrtRegisterPlan(const ccl_plan *plan) {
-  if (!plan)
-    return;
-  try {
-    std::lock_guard<std::mutex> lk(cclrt::registryMutex());
-    for (const ccl_plan *p : cclrt::registry())
-      if (p == plan)
-        return;
-    cclrt::registry().push_back(plan);
-  } catch (const std::exception &e) {
-    // Called from a library's static constructor: nobody to return to.
-    fprintf(stderr,
-            "libcclrt: could not register the plan of algorithm %s: %s\n",
-            plan->algorithm ? plan->algorithm : "?", e.what());
-  }
-}
 
 } // extern "C"

@@ -1,14 +1,72 @@
-// host.cc - the host target's stream: a worker thread per rank and a pool of
-// block threads (docs/runtime.md, "Host target").
-#include "internal.h"
-
+// host.cc - the host target (docs/runtime.md, "Host target"): a rank's
+// memory is host memory, its stream is a worker thread that runs the queued
+// copies and kernels in order, and a pool of block threads runs the thread
+// blocks of a kernel, one OS thread each.
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
+#include <system_error>
+#include <thread>
+
+#include "device.h"
 
 namespace cclrt {
 
 namespace {
+
+struct HostTask {
+  enum Kind { kKernel, kCopy } kind;
+  ccl_host_kernel_fn fn;
+  const ccl_dev_ctx *ctx;
+  const void *input;
+  void *output;
+  uint64_t count;
+  uint32_t nblocks;
+  // kCopy
+  void *dst;
+  const void *src;
+  size_t bytes;
+};
+
+// One rank's stream: a worker thread and its pool of block threads.
+class HostRank {
+public:
+  explicit HostRank(int rank);
+  ~HostRank(); // drains the queue, joins the worker and the block threads
+  // Starts the worker thread. Throws std::system_error.
+  void start();
+  // Grows the block pool to at least n threads. Throws std::system_error.
+  void ensureBlocks(uint32_t n);
+  // Queues a task (never waits for other work; allocates only when more
+  // than the preallocated number of tasks are queued).
+  void enqueue(const HostTask &t);
+  // Waits until every queued task has finished.
+  void drain();
+
+private:
+  void workerLoop();
+  void blockLoop(uint32_t b, uint64_t seen);
+  void runKernel(const HostTask &t);
+
+  int rank_;
+  // Task FIFO (a ring that grows only when full).
+  std::mutex mu_;
+  std::condition_variable cvTask_, cvIdle_;
+  std::vector<HostTask> ring_;
+  size_t head_ = 0, size_ = 0;
+  bool busy_ = false, stop_ = false;
+  std::thread worker_;
+  // Block pool.
+  std::mutex pmu_;
+  std::condition_variable pcvStart_, pcvDone_;
+  std::vector<std::thread> blocks_;
+  uint64_t gen_ = 0;
+  HostTask cur_{};
+  uint32_t remaining_ = 0;
+  bool pstop_ = false;
+};
+
 constexpr size_t kInitialQueue = 4096;
-}
 
 HostRank::HostRank(int rank) : rank_(rank) { ring_.resize(kInitialQueue); }
 
@@ -128,6 +186,188 @@ void HostRank::blockLoop(uint32_t b, uint64_t seen) {
         pcvDone_.notify_one();
     }
   }
+}
+
+
+HostTask copyTask(void *dst, const void *src, size_t bytes) {
+  HostTask t{};
+  t.kind = HostTask::kCopy;
+  t.dst = dst;
+  t.src = src;
+  t.bytes = bytes;
+  return t;
+}
+
+class HostDevice final : public Device {
+public:
+  explicit HostDevice(Shared *s) : s_(s), workers_(s->nranks) {}
+
+  cclResult_t init(const int *devices) override {
+    s_->hostMapped = aligned_alloc(64, 64);
+    if (!s_->hostMapped)
+      return setError(cclSystemError, "out of host memory");
+    memset(s_->hostMapped, 0, 64);
+    for (int r = 0; r < s_->nranks; r++) {
+      try {
+        workers_[r] = std::make_unique<HostRank>(r);
+        workers_[r]->start();
+      } catch (const std::system_error &e) {
+        return setError(cclSystemError,
+                        format("could not start the worker thread of rank "
+                               "%d: %s",
+                               r, e.what()));
+      }
+    }
+    return cclSuccess;
+  }
+
+  void quiesce() override {
+    // Each worker finishes its queued work before it stops.
+    for (auto &w : workers_)
+      w.reset();
+  }
+
+  void teardown() override {
+    std::free(s_->hostMapped);
+    s_->hostMapped = nullptr;
+  }
+
+  SavedContext saveContext() const override { return {}; }
+
+  cclResult_t allocate(int rank, size_t bytes, void **ptr,
+                       const char *what) override {
+    *ptr = nullptr;
+    size_t n = (bytes + 63) / 64 * 64;
+    if (n == 0)
+      n = 64;
+    void *p = aligned_alloc(64, n);
+    if (!p)
+      return setError(cclSystemError,
+                      format("allocating %zu bytes for %s failed: out of host "
+                             "memory",
+                             bytes, what));
+    *ptr = p;
+    return cclSuccess;
+  }
+
+  cclResult_t deallocate(int rank, void *ptr, const char *fn) override {
+    std::free(ptr);
+    return cclSuccess;
+  }
+
+  cclResult_t zero(int rank, void *ptr, size_t bytes) override {
+    if (bytes)
+      memset(ptr, 0, bytes);
+    return cclSuccess;
+  }
+
+  cclResult_t upload(int rank, void *dst, const void *src,
+                     size_t bytes) override {
+    if (bytes)
+      memcpy(dst, src, bytes);
+    return cclSuccess;
+  }
+
+  cclResult_t download(int rank, void *dst, const void *src,
+                       size_t bytes) override {
+    return upload(rank, dst, src, bytes); // both sides are host memory
+  }
+
+  cclResult_t loadKernels(PreparedPlan *pp) override {
+    const ccl_variant *var = pp->variant;
+    for (uint32_t k = 0; k < var->num_kernels; k++)
+      if (!var->kernels[k].host_fn)
+        return setError(cclInvalidArgument,
+                        format("its %s/%s kernel has no host function",
+                               dtypeName(var->kernels[k].dtype),
+                               opName(var->kernels[k].redop)));
+    return cclSuccess;
+  }
+
+  void unloadKernels(PreparedPlan *pp) override {}
+
+  cclResult_t placeContext(int rank, PreparedRank &pr) override {
+    // The kernels read the context, the abort flag and the error record
+    // where they are.
+    pr.ctx->abort_flag = s_->abortFlag;
+    pr.ctx->error = s_->error;
+    return cclSuccess;
+  }
+
+  cclResult_t startBlocks(const PreparedPlan &pp) override {
+    const uint32_t nblocks = pp.variant->nblocks;
+    for (int r = 0; r < s_->nranks; r++) {
+      try {
+        workers_[r]->ensureBlocks(nblocks);
+      } catch (const std::system_error &e) {
+        return setError(cclSystemError,
+                        format("could not start %u thread-block threads for "
+                               "rank %d: %s",
+                               nblocks, r, e.what()));
+      }
+    }
+    return cclSuccess;
+  }
+
+  cclResult_t setTimeout(int rank, PreparedRank &pr, uint64_t ns) override {
+    __atomic_store_n(&pr.ctx->timeout_ns, ns, __ATOMIC_RELAXED);
+    return cclSuccess;
+  }
+
+  cclResult_t setDelay(int rank, PreparedRank &pr, uint64_t ns,
+                       uint32_t block) override {
+    // Off first, so that a block starting meanwhile never pairs the new
+    // delay with the old block (or the reverse).
+    __atomic_store_n(&pr.ctx->delay_ns, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&pr.ctx->delay_block, block, __ATOMIC_RELAXED);
+    __atomic_store_n(&pr.ctx->delay_ns, ns, __ATOMIC_RELEASE);
+    return cclSuccess;
+  }
+
+  const char *streamError(cclStream_t stream) const override {
+    return stream ? "stream must be NULL on the host target" : nullptr;
+  }
+
+  cclResult_t copyAsync(int rank, void *dst, const void *src, size_t bytes,
+                        cclStream_t stream) override {
+    workers_[rank]->enqueue(copyTask(dst, src, bytes));
+    return cclSuccess;
+  }
+
+  cclResult_t launch(int rank, PreparedPlan *pp, size_t kernel,
+                     const LaunchBuffers &lb, uint64_t count,
+                     cclStream_t stream) override {
+    HostRank &w = *workers_[rank];
+    if (lb.pre.bytes)
+      w.enqueue(copyTask(lb.pre.dst, lb.pre.src, lb.pre.bytes));
+    HostTask t{};
+    t.kind = HostTask::kKernel;
+    t.fn = pp->variant->kernels[kernel].host_fn;
+    t.ctx = pp->ranks[rank].ctx.get();
+    t.input = lb.input;
+    t.output = lb.output;
+    t.count = count;
+    t.nblocks = pp->variant->nblocks;
+    w.enqueue(t);
+    if (lb.post.bytes)
+      w.enqueue(copyTask(lb.post.dst, lb.post.src, lb.post.bytes));
+    return cclSuccess;
+  }
+
+  cclResult_t synchronize(int rank, cclStream_t stream) override {
+    workers_[rank]->drain();
+    return cclSuccess;
+  }
+
+private:
+  Shared *s_;
+  std::vector<std::unique_ptr<HostRank>> workers_;
+};
+
+} // namespace
+
+std::unique_ptr<Device> createHostDevice(Shared *s) {
+  return std::make_unique<HostDevice>(s);
 }
 
 } // namespace cclrt

@@ -1,148 +1,12 @@
-// launch.cc - launches (cclrtLaunch: argument checks, in-place and
-// out-of-place staging, the kernel) and asynchronous device copies
-// (cclMemcpyAsync), on the host target's worker queue or a CUDA stream
-// (docs/runtime.md). Nothing here waits for other work.
+// launch.cc - launches (cclrtLaunch: argument checks, the kernel and the
+// in-place and out-of-place staging copies around it, buffers.cc) and
+// asynchronous device copies (cclMemcpyAsync), queued on the rank's
+// device (device.h). Nothing here waits for other work.
 #include <cinttypes>
-#include <cstring>
 
-#include "internal.h"
+#include "device.h"
 
 namespace cclrt {
-
-Collective collectiveOf(const ccl_plan *p) {
-  const char *c = p ? p->collective : nullptr;
-  if (!c)
-    return Collective::kOther;
-  static const struct {
-    const char *name;
-    Collective kind;
-  } kNames[] = {
-      {"AllReduce", Collective::kAllReduce},
-      {"Broadcast", Collective::kBroadcast},
-      {"Reduce", Collective::kReduce},
-      {"AllGather", Collective::kAllGather},
-      {"ReduceScatter", Collective::kReduceScatter},
-      {"AllToAll", Collective::kAllToAll},
-  };
-  for (const auto &n : kNames)
-    if (strcmp(c, n.name) == 0)
-      return n.kind;
-  return Collective::kOther;
-}
-
-namespace {
-
-// Element counts of a rank's input and output in units of `count`.
-uint64_t inputBlocks(Collective c, int nranks) {
-  return c == Collective::kReduceScatter || c == Collective::kAllToAll
-             ? (uint64_t)nranks
-             : 1;
-}
-uint64_t outputBlocks(Collective c, int nranks) {
-  return c == Collective::kAllGather || c == Collective::kAllToAll
-             ? (uint64_t)nranks
-             : 1;
-}
-
-bool overlap(uintptr_t a, uint64_t na, uintptr_t b, uint64_t nb) {
-  return na && nb && a < b + nb && b < a + na;
-}
-
-} // namespace
-
-bool stagingBytes(const ccl_plan *p, int nranks, uint64_t *out) {
-  const Collective c = collectiveOf(p);
-  *out = 0;
-  if (p->inplace && c != Collective::kReduceScatter)
-    return true; // the output is the kernel's buffer
-  return !__builtin_mul_overflow(p->max_bytes, inputBlocks(c, nranks), out);
-}
-
-cclResult_t planBuffers(const ccl_plan *plan, void *staging, int nranks,
-                        int rank, const void *input, void *output,
-                        uint64_t bytes, LaunchBuffers *lb) {
-  *lb = LaunchBuffers();
-  lb->input = input;
-  lb->output = output;
-  if (bytes == 0)
-    return cclSuccess; // nothing to move; the kernel still synchronises
-  const Collective c = collectiveOf(plan);
-  uint64_t inBytes, outBytes, offset;
-  if (__builtin_mul_overflow(bytes, inputBlocks(c, nranks), &inBytes) ||
-      __builtin_mul_overflow(bytes, outputBlocks(c, nranks), &outBytes) ||
-      __builtin_mul_overflow(bytes, (uint64_t)rank, &offset))
-    return setError(cclInvalidArgument,
-                    format("buffers of %d x %" PRIu64
-                           " bytes are too large to address",
-                           nranks, bytes));
-  const uintptr_t in = reinterpret_cast<uintptr_t>(input),
-                  out = reinterpret_cast<uintptr_t>(output);
-  // NCCL's in-place layouts.
-  bool inPlaceCall;
-  const char *layout;
-  switch (c) {
-  case Collective::kAllGather:
-    inPlaceCall = in == out + offset;
-    layout = "input == output + rank * count elements";
-    break;
-  case Collective::kReduceScatter:
-    inPlaceCall = out == in + offset;
-    layout = "output == input + rank * count elements";
-    break;
-  default:
-    inPlaceCall = in == out;
-    layout = "input == output";
-    break;
-  }
-  if (!inPlaceCall && overlap(in, inBytes, out, outBytes)) {
-    std::string here;
-    if (c == Collective::kAllGather)
-      here = format(" (for rank %d: input == output + %" PRIu64 " bytes)",
-                    rank, offset);
-    else if (c == Collective::kReduceScatter)
-      here = format(" (for rank %d: output == input + %" PRIu64 " bytes)",
-                    rank, offset);
-    return setError(
-        cclInvalidArgument,
-        format("input %p (%" PRIu64 " bytes) and output %p (%" PRIu64
-               " bytes) overlap; %s takes disjoint buffers or, in place, "
-               "%s%s",
-               input, inBytes, output, outBytes,
-               plan->collective ? plan->collective : "this collective",
-               layout, here.c_str()));
-  }
-  char *stage = static_cast<char *>(staging);
-  if (plan->inplace) {
-    if (inPlaceCall)
-      return cclSuccess;
-    switch (c) {
-    case Collective::kAllGather:
-      // The kernel finds this rank's block in place in the output.
-      lb->pre = {static_cast<char *>(output) + offset, input, bytes};
-      lb->input = static_cast<char *>(output) + offset;
-      break;
-    case Collective::kReduceScatter:
-      // The result lands in block `rank` of the (scratch copy of the)
-      // input; the caller's input must not change.
-      lb->pre = {stage, input, inBytes};
-      lb->input = stage;
-      lb->output = stage + offset;
-      lb->post = {output, stage + offset, bytes};
-      break;
-    default:
-      lb->pre = {output, input, inBytes};
-      lb->input = output;
-      break;
-    }
-    return cclSuccess;
-  }
-  if (inPlaceCall) {
-    // Out-of-place algorithm: it may assume disjoint buffers.
-    lb->pre = {stage, input, inBytes};
-    lb->input = stage;
-  }
-  return cclSuccess;
-}
 
 namespace api {
 
@@ -153,11 +17,9 @@ cclResult_t cclMemcpyAsync(cclComm_t comm, void *dst, const void *src,
     return r;
   Shared *s = comm->shared;
   const int rank = comm->rank;
-  if (s->target == cclTargetHost && stream)
+  if (const char *why = s->device->streamError(stream))
     return setError(cclInvalidArgument,
-                    format("cclMemcpyAsync(rank %d): stream must be NULL on "
-                           "the host target",
-                           rank));
+                    format("cclMemcpyAsync(rank %d): %s", rank, why));
   if (bytes == 0)
     return cclSuccess;
   if (!dst || !src)
@@ -173,17 +35,8 @@ cclResult_t cclMemcpyAsync(cclComm_t comm, void *dst, const void *src,
                     format("cclMemcpyAsync(rank %d): the %zu-byte ranges at "
                            "%p (dst) and %p (src) overlap",
                            rank, bytes, dst, src));
-  if (s->target == cclTargetHost) {
-    HostTask t{};
-    t.kind = HostTask::kCopy;
-    t.dst = dst;
-    t.src = src;
-    t.bytes = bytes;
-    s->ranks[rank]->host->enqueue(t);
-    return cclSuccess;
-  }
   CtxGuard guard(s);
-  r = cudaCopyAsync(s, rank, dst, src, bytes, stream);
+  r = s->device->copyAsync(rank, dst, src, bytes, stream);
   if (r != cclSuccess)
     return setError(r, format("cclMemcpyAsync(rank %d): ", rank) +
                            cclGetLastError());
@@ -217,13 +70,7 @@ cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
                                           "an earlier failure (" +
                                     describeAsyncError(s) +
                                     "); destroy it and create a new one");
-  PreparedPlan *pp = nullptr;
-  {
-    std::lock_guard<std::mutex> lk(s->plansMu);
-    auto it = s->plans.find(plan);
-    if (it != s->plans.end())
-      pp = it->second.get();
-  }
+  PreparedPlan *pp = findPrepared(s, plan);
   if (!pp) {
     if (isRegistered(plan))
       return setError(cclInvalidUsage,
@@ -289,9 +136,8 @@ cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
     return setError(cclInvalidArgument,
                     format("%s: %s is NULL with count %zu", where().c_str(),
                            input ? "output" : "input", count));
-  if (s->target == cclTargetHost && stream)
-    return setError(cclInvalidArgument,
-                    where() + ": stream must be NULL on the host target");
+  if (const char *why = s->device->streamError(stream))
+    return setError(cclInvalidArgument, where() + ": " + why);
   LaunchBuffers lb;
   r = planBuffers(plan, pp->ranks[rank].staging, s->nranks, rank, input,
                   output, bytes, &lb);
@@ -300,38 +146,9 @@ cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
   if (rs.skip.load(std::memory_order_relaxed))
     return cclSuccess;
 
-  PreparedRank &pr = pp->ranks[rank];
   rs.lastPlan.store(plan);
-  if (s->target == cclTargetHost) {
-    HostTask t{};
-    if (lb.pre.bytes) {
-      t.kind = HostTask::kCopy;
-      t.dst = lb.pre.dst;
-      t.src = lb.pre.src;
-      t.bytes = lb.pre.bytes;
-      rs.host->enqueue(t);
-    }
-    t = HostTask{};
-    t.kind = HostTask::kKernel;
-    t.fn = var->kernels[kernel].host_fn;
-    t.ctx = pr.ctx.get();
-    t.input = lb.input;
-    t.output = lb.output;
-    t.count = count;
-    t.nblocks = var->nblocks;
-    rs.host->enqueue(t);
-    if (lb.post.bytes) {
-      t = HostTask{};
-      t.kind = HostTask::kCopy;
-      t.dst = lb.post.dst;
-      t.src = lb.post.src;
-      t.bytes = lb.post.bytes;
-      rs.host->enqueue(t);
-    }
-    return cclSuccess;
-  }
   CtxGuard guard(s);
-  r = cudaLaunch(s, rank, pp, kernel, lb, count, stream);
+  r = s->device->launch(rank, pp, kernel, lb, count, stream);
   if (r != cclSuccess)
     return setError(r, where() + ": " + cclGetLastError());
   return cclSuccess;

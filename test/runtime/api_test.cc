@@ -1,7 +1,6 @@
 // api_test.cc - communicator creation and queries, memory on the host
 // target, error strings, and the CUDA target on a machine without a driver.
-#include <dlfcn.h>
-
+#include "runtime/src/cuda_driver.h"
 #include "test_util.h"
 
 namespace {
@@ -94,13 +93,13 @@ void test_queries_and_memory() {
 
 // On a machine without the CUDA driver: cclNoDevice with the exact message.
 void test_cuda_without_driver() {
-  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (h) {
+  cclrt::CudaLoadError loadError;
+  if (cclrt::cudaDriver(&loadError) ||
+      loadError.kind != cclrt::CudaLoadError::kNoLibrary) {
     printf("libcuda.so.1 is present: skipping the no-driver test\n");
-    dlclose(h);
     return;
   }
-  std::string dlerr = dlerror();
+  const std::string dlerr = loadError.detail;
   cclComm_t comms[2];
   CHECK_FAILS(cclCommInitAllInProcess(comms, 2, cclTargetCuda, nullptr),
               cclNoDevice);

@@ -1,7 +1,7 @@
 // errors_test.cc - launch validation and its messages on the host target:
 // rank counts not compiled in, dtype/op without a kernel, oversize
 // messages, plans of another target or ABI, late registration, bad
-// arguments, destroyed handles.
+// arguments, destroyed handles; the look-up of registered plans.
 #include "test_util.h"
 
 namespace {
@@ -228,6 +228,33 @@ void test_launch_errors() {
   CHECK_OK(cclCommDestroy(comms[1]));
 }
 
+// cclPlanLookup: every target's plan of a name, in registration order.
+void test_plan_lookup() {
+  static const ccl_plan kApGpu = PLAN("ap", CCL_TARGET_NVPTX,
+                                      CCL_PLAN_ABI_VERSION, kVariants, 2);
+  cclrtRegisterPlan(&kApGpu);
+  size_t n = 99;
+  CHECK_OK(cclPlanLookup("ap", nullptr, 0, &n));
+  CHECK(n == 2);
+  const ccl_plan *found[3] = {nullptr, nullptr, nullptr};
+  CHECK_OK(cclPlanLookup("ap", found, 3, &n));
+  CHECK(n == 2 && found[0] == &kAp && found[1] == &kApGpu &&
+        found[2] == nullptr);
+  // A smaller capacity: the first ones, and the number of all of them.
+  found[0] = found[1] = nullptr;
+  CHECK_OK(cclPlanLookup("ap", found, 1, &n));
+  CHECK(n == 2 && found[0] == &kAp && found[1] == nullptr);
+  CHECK_OK(cclPlanLookup("nosuch", found, 3, &n));
+  CHECK(n == 0);
+  CHECK_FAILS(cclPlanLookup(nullptr, found, 3, &n), cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclPlanLookup: algorithm is NULL");
+  CHECK_FAILS(cclPlanLookup("ap", found, 3, nullptr), cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclPlanLookup(algorithm ap): count is NULL");
+  CHECK_FAILS(cclPlanLookup("ap", nullptr, 2, &n), cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclPlanLookup(algorithm ap): plans is NULL with "
+                       "capacity 2");
+}
+
 } // namespace
 
 int main() {
@@ -238,5 +265,6 @@ int main() {
   cclrtRegisterPlan(&kTwoOnly);
   test_rank_count_not_compiled();
   test_launch_errors();
+  test_plan_lookup();
   return test_result("errors_test");
 }

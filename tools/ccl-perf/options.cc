@@ -1,14 +1,22 @@
+// options.cc - ccl-perf's command line: CLI11 reads the flags (short and
+// long spellings, "-b1K", "--minbytes=1K"); each flag's value is checked
+// and stored as CLI11 reaches it, so the first bad flag on the line is the
+// one reported, with the message docs/ccl-perf.md shows.
 #include "tools/ccl-perf/options.h"
-
-#include "ccl/ccl.h"
 
 #include <strings.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fmt/format.h>
 #include <limits>
+#include <stdexcept>
+
+#include "ccl/ccl.h"
+#include "tools/support/size.h"
 
 namespace cclperf {
 namespace {
@@ -80,8 +88,21 @@ const char kUsage[] =
     "1 otherwise.\n";
 
 [[noreturn]] void die(const std::string &msg) {
-  std::fprintf(stderr, "ccl-perf: %s\n(try --help)\n", msg.c_str());
+  fmt::print(stderr, "ccl-perf: {}\n(try --help)\n", msg);
   std::exit(1);
+}
+
+// A bad value of a flag, thrown from the flag's callback while CLI11 parses
+// (CLI11 passes other exceptions through).
+struct BadValue : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// "bad --iters: 0", "bad --check (0 or 1): 2".
+[[noreturn]] void bad(const char *flag, const std::string &value,
+                      const char *hint = nullptr) {
+  throw BadValue(std::string("bad ") + flag +
+                 (hint ? std::string(" (") + hint + ")" : "") + ": " + value);
 }
 
 bool parseInt(const std::string &s, long long lo, long long hi, long long *out) {
@@ -158,33 +179,6 @@ bool parseOps(const std::string &s, std::vector<Op> *out) {
                    });
 }
 
-struct Flag {
-  char shortName;  // 0: none
-  const char *longName;
-  int id;
-};
-
-enum {
-  kMin, kMax, kStepBytes, kStepFactor, kIters, kWarmup, kCheck, kNgpus,
-  kGraph, kDtype, kOp, kLib, kAlgo, kTarget, kCompare, kTimeout, kSkip,
-  kSeed, kCalls, kCheckMem, kDelay, kDevices, kHelp, kVersion,
-};
-
-const Flag kFlags[] = {
-    {'b', "minbytes", kMin},      {'e', "maxbytes", kMax},
-    {'i', "stepbytes", kStepBytes}, {'f', "stepfactor", kStepFactor},
-    {'n', "iters", kIters},       {'w', "warmup_iters", kWarmup},
-    {'c', "check", kCheck},       {'g', "ngpus", kNgpus},
-    {'G', "cudagraph", kGraph},   {'d', "datatype", kDtype},
-    {'o', "op", kOp},             {0, "lib", kLib},
-    {0, "algo", kAlgo},           {0, "target", kTarget},
-    {0, "compare", kCompare},     {0, "timeout-ms", kTimeout},
-    {0, "skip-rank", kSkip},      {0, "seed", kSeed},
-    {'k', "calls", kCalls},       {0, "check-mem", kCheckMem},
-    {0, "delay", kDelay},         {0, "devices", kDevices},
-    {'h', "help", kHelp},         {0, "version", kVersion},
-};
-
 /// "R[:B]=US" -> Delay. false if malformed.
 bool parseDelay(const std::string &s, Delay *d) {
   size_t eq = s.find('=');
@@ -243,26 +237,6 @@ std::string sharedDevices(const std::vector<int> &devices) {
   return joinInts(shared);
 }
 
-bool parseSize(const std::string &s, size_t *out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char *end = nullptr;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  if (errno || end == s.c_str() || s[0] == '-') return false;
-  unsigned long long mult = 1;
-  std::string suf = end;
-  if (!suf.empty() && (suf.back() == 'B' || suf.back() == 'b') && suf.size() == 2)
-    suf.pop_back();
-  if (suf.empty() || suf == "B" || suf == "b") mult = 1;
-  else if (suf == "K" || suf == "k") mult = 1ull << 10;
-  else if (suf == "M" || suf == "m") mult = 1ull << 20;
-  else if (suf == "G" || suf == "g") mult = 1ull << 30;
-  else return false;
-  if (v > std::numeric_limits<unsigned long long>::max() / mult) return false;
-  *out = (size_t)(v * mult);
-  return true;
-}
-
 std::vector<size_t> sweepSizes(const Options &o) {
   std::vector<size_t> sizes;
   for (size_t s = o.minBytes; s <= o.maxBytes;) {
@@ -278,139 +252,137 @@ std::vector<size_t> sweepSizes(const Options &o) {
 Options parseOptions(int argc, char **argv) {
   Options o;
   bool nranksSet = false;
-  for (int i = 1; i < argc; i++) {
-    std::string arg = argv[i];
-    const Flag *flag = nullptr;
-    std::string value;
-    bool haveValue = false;
-    if (arg.size() > 2 && arg[0] == '-' && arg[1] == '-') {
-      std::string name = arg.substr(2);
-      size_t eq = name.find('=');
-      if (eq != std::string::npos) {
-        value = name.substr(eq + 1);
-        name = name.substr(0, eq);
-        haveValue = true;
-      }
-      for (const Flag &f : kFlags)
-        if (name == f.longName) flag = &f;
-    } else if (arg.size() >= 2 && arg[0] == '-') {
-      for (const Flag &f : kFlags)
-        if (f.shortName && arg[1] == f.shortName) flag = &f;
-      if (flag && arg.size() > 2) {
-        value = arg.substr(2);
-        haveValue = true;
-      }
-    }
-    if (!flag) die("unknown argument '" + arg + "'");
-    if (flag->id == kHelp) {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    }
-    if (flag->id == kVersion) {
-      std::printf("ccl-perf %s (cclc plan ABI %u)\n", CCL_VERSION_STRING,
-                  CCL_PLAN_ABI_VERSION);
-      std::exit(0);
-    }
-    if (!haveValue) {
-      if (i + 1 >= argc) die("missing value for '" + arg + "'");
-      value = argv[++i];
-    }
+  CLI::App app("ccl-perf");
+  app.set_help_flag();  // kUsage instead of CLI11's generated help
+  app.allow_extras();   // reported below, as "unknown argument"
+  // Every flag acts when CLI11 reaches it, in command-line order: --help
+  // and --version end the run there, a value is checked there. A flag given
+  // twice keeps its last value (--delay accumulates).
+  auto flag = [&](const char *names, std::function<void()> act) {
+    app.add_flag_callback(names, std::move(act))->trigger_on_parse();
+  };
+  auto value = [&](const char *names,
+                   std::function<void(const std::string &)> set) {
+    app.add_option_function<std::string>(names, std::move(set))
+        ->trigger_on_parse();
+  };
+  auto integer = [](const char *flag, const std::string &v, long long lo,
+                    long long hi, const char *hint = nullptr) {
     long long n = 0;
-    std::string what = std::string("--") + flag->longName;
-    switch (flag->id) {
-      case kMin:
-        if (!parseSize(value, &o.minBytes)) die("bad size for " + what + ": " + value);
-        o.minBytesSet = true;
-        break;
-      case kMax:
-        if (!parseSize(value, &o.maxBytes)) die("bad size for " + what + ": " + value);
-        o.maxBytesSet = true;
-        break;
-      case kStepBytes:
-        if (!parseSize(value, &o.stepBytes)) die("bad size for " + what + ": " + value);
-        break;
-      case kStepFactor: {
-        char *end = nullptr;
-        o.stepFactor = std::strtod(value.c_str(), &end);
-        if (*end || !(o.stepFactor >= 1)) die("bad " + what + ": " + value);
-        break;
-      }
-      case kIters:
-        if (!parseInt(value, 1, 1 << 30, &n)) die("bad " + what + ": " + value);
-        o.iters = (int)n;
-        break;
-      case kWarmup:
-        if (!parseInt(value, 0, 1 << 30, &n)) die("bad " + what + ": " + value);
-        o.warmup = (int)n;
-        break;
-      case kCheck:
-        if (!parseInt(value, 0, 1, &n)) die("bad " + what + " (0 or 1): " + value);
-        o.check = n != 0;
-        break;
-      case kNgpus:
-        if (!parseInt(value, 1, 1024, &n)) die("bad " + what + ": " + value);
-        o.nranks = (int)n;
-        nranksSet = true;
-        break;
-      case kGraph:
-        if (!parseInt(value, 0, 1 << 30, &n)) die("bad " + what + ": " + value);
-        o.graphLaunches = (int)n;
-        break;
-      case kDtype:
-        if (!parseDtypes(value, &o.dtypes)) die("bad " + what + ": " + value);
-        break;
-      case kOp:
-        if (!parseOps(value, &o.ops)) die("bad " + what + ": " + value);
-        break;
-      case kLib: o.lib = value; break;
-      case kAlgo: o.algo = value; break;
-      case kTarget:
-        if (value == "host") o.target = TargetChoice::Host;
-        else if (value == "cuda") o.target = TargetChoice::Cuda;
-        else die("bad --target (host or cuda): " + value);
-        break;
-      case kCompare:
-        if (strcasecmp(value.c_str(), "nccl") != 0)
-          die("bad --compare (only 'nccl' is supported): " + value);
-        o.compareNccl = true;
-        break;
-      case kTimeout:
-        if (!parseInt(value, 0, std::numeric_limits<long long>::max(), &n))
-          die("bad " + what + ": " + value);
-        o.timeoutMs = (uint64_t)n;
-        o.timeoutSet = true;
-        break;
-      case kSkip:
-        if (!parseInt(value, 0, 1 << 20, &n)) die("bad " + what + ": " + value);
-        o.skipRank = (int)n;
-        break;
-      case kSeed:
-        if (!parseInt(value, 0, std::numeric_limits<long long>::max(), &n))
-          die("bad " + what + ": " + value);
-        o.seed = (uint64_t)n;
-        break;
-      case kCalls:
-        if (!parseInt(value, 1, 4096, &n)) die("bad " + what + " (1 to 4096): " + value);
-        o.calls = (int)n;
-        break;
-      case kCheckMem:
-        if (!parseSize(value, &o.checkMem) || o.checkMem == 0)
-          die("bad size for " + what + ": " + value);
-        break;
-      case kDelay: {
-        Delay d;
-        if (!parseDelay(value, &d))
-          die("bad " + what + " (RANK[:BLOCK]=MICROSECONDS, e.g. 1=20000 or "
-              "1:0=20000): " + value);
-        o.delays.push_back(d);
-        break;
-      }
-      case kDevices:
-        if (!parseIntList(value, &o.devices) || o.devices.size() > 1024)
-          die("bad " + what + " (comma-separated GPU ordinals, e.g. 0,0): " + value);
-        break;
-    }
+    if (!parseInt(v, lo, hi, &n)) bad(flag, v, hint);
+    return n;
+  };
+  // A byte count (tools/support/size.h); `positive`: 0 is bad too.
+  auto size = [](const char *flag, const std::string &v, size_t *out,
+                 bool positive = false) {
+    uint64_t n = 0;
+    if (!ccl::parseSize(v, &n) || (positive && n == 0))
+      throw BadValue(std::string("bad size for ") + flag + ": " + v);
+    *out = (size_t)n;
+  };
+  const long long kMaxLL = std::numeric_limits<long long>::max();
+
+  flag("-h,--help", [] {
+    std::fputs(kUsage, stdout);
+    std::exit(0);
+  });
+  flag("--version", [] {
+    fmt::print("ccl-perf {} (cclc plan ABI {})\n", CCL_VERSION_STRING,
+               CCL_PLAN_ABI_VERSION);
+    std::exit(0);
+  });
+  value("-b,--minbytes", [&](const std::string &v) {
+    size("--minbytes", v, &o.minBytes);
+    o.minBytesSet = true;
+  });
+  value("-e,--maxbytes", [&](const std::string &v) {
+    size("--maxbytes", v, &o.maxBytes);
+    o.maxBytesSet = true;
+  });
+  value("-i,--stepbytes",
+        [&](const std::string &v) { size("--stepbytes", v, &o.stepBytes); });
+  value("-f,--stepfactor", [&](const std::string &v) {
+    char *end = nullptr;
+    o.stepFactor = std::strtod(v.c_str(), &end);
+    if (*end || !(o.stepFactor >= 1)) bad("--stepfactor", v);
+  });
+  value("-n,--iters", [&](const std::string &v) {
+    o.iters = (int)integer("--iters", v, 1, 1 << 30);
+  });
+  value("-w,--warmup_iters", [&](const std::string &v) {
+    o.warmup = (int)integer("--warmup_iters", v, 0, 1 << 30);
+  });
+  value("-c,--check", [&](const std::string &v) {
+    o.check = integer("--check", v, 0, 1, "0 or 1") != 0;
+  });
+  value("-g,--ngpus", [&](const std::string &v) {
+    o.nranks = (int)integer("--ngpus", v, 1, 1024);
+    nranksSet = true;
+  });
+  value("-G,--cudagraph", [&](const std::string &v) {
+    o.graphLaunches = (int)integer("--cudagraph", v, 0, 1 << 30);
+  });
+  value("-d,--datatype", [&](const std::string &v) {
+    if (!parseDtypes(v, &o.dtypes)) bad("--datatype", v);
+  });
+  value("-o,--op", [&](const std::string &v) {
+    if (!parseOps(v, &o.ops)) bad("--op", v);
+  });
+  value("--lib", [&](const std::string &v) { o.lib = v; });
+  value("--algo", [&](const std::string &v) { o.algo = v; });
+  value("--target", [&](const std::string &v) {
+    if (v == "host") o.target = TargetChoice::Host;
+    else if (v == "cuda") o.target = TargetChoice::Cuda;
+    else bad("--target", v, "host or cuda");
+  });
+  value("--compare", [&](const std::string &v) {
+    if (strcasecmp(v.c_str(), "nccl") != 0)
+      bad("--compare", v, "only 'nccl' is supported");
+    o.compareNccl = true;
+  });
+  value("--timeout-ms", [&](const std::string &v) {
+    o.timeoutMs = (uint64_t)integer("--timeout-ms", v, 0, kMaxLL);
+    o.timeoutSet = true;
+  });
+  value("--skip-rank", [&](const std::string &v) {
+    o.skipRank = (int)integer("--skip-rank", v, 0, 1 << 20);
+  });
+  value("--seed", [&](const std::string &v) {
+    o.seed = (uint64_t)integer("--seed", v, 0, kMaxLL);
+  });
+  value("-k,--calls", [&](const std::string &v) {
+    o.calls = (int)integer("--calls", v, 1, 4096, "1 to 4096");
+  });
+  value("--check-mem", [&](const std::string &v) {
+    size("--check-mem", v, &o.checkMem, true);
+  });
+  value("--delay", [&](const std::string &v) {
+    Delay d;
+    if (!parseDelay(v, &d))
+      bad("--delay", v, "RANK[:BLOCK]=MICROSECONDS, e.g. 1=20000 or 1:0=20000");
+    o.delays.push_back(d);
+  });
+  value("--devices", [&](const std::string &v) {
+    if (!parseIntList(v, &o.devices) || o.devices.size() > 1024)
+      bad("--devices", v, "comma-separated GPU ordinals, e.g. 0,0");
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const BadValue &e) {
+    die(e.what());
+  } catch (const CLI::ArgumentMismatch &e) {
+    // CLI11 names the flag by its long name ("--minbytes: 1 required TEXT
+    // missing"); the user's spelling ("-b") is the last argument.
+    std::string what = e.what(), name = what.substr(0, what.find(':'));
+    const CLI::Option *opt = app.get_option_no_throw(name);
+    if (opt && argc > 1 && opt->check_name(argv[argc - 1])) name = argv[argc - 1];
+    die("missing value for '" + name + "'");
+  } catch (const CLI::ParseError &e) {
+    die(e.what());
   }
+  if (!app.remaining().empty())
+    die("unknown argument '" + app.remaining().front() + "'");
   if (o.lib.empty()) die("--lib is required");
   if (o.algo.empty()) die("--algo is required");
   if (o.minBytes > o.maxBytes) die("-b (minbytes) is larger than -e (maxbytes)");

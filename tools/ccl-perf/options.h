@@ -1,4 +1,5 @@
-// options.h - ccl-perf's command line (nccl-tests' flags plus our own).
+// options.h - ccl-perf's command line (nccl-tests' flags plus our own),
+// parsed with CLI11; docs/ccl-perf.md lists the flags.
 #ifndef CCL_PERF_OPTIONS_H
 #define CCL_PERF_OPTIONS_H
 
@@ -62,16 +63,13 @@ std::string sharedDevices(const std::vector<int> &devices);
 std::string joinInts(const std::vector<int> &v);
 
 // Parses argv. On --help (--version) prints the usage (the version) and
-// exits 0; on an error prints the message and exits 1 (the process exits;
-// no exceptions).
+// exits 0; on an error prints "ccl-perf: MESSAGE" and "(try --help)" and
+// exits 1 (the process exits; no exceptions).
 Options parseOptions(int argc, char **argv);
 
 // The checks of rank numbers (--delay, --skip-rank) against o.nranks, once
 // it is known: the message of the first that fails, or "".
 std::string validateRanks(const Options &o);
-
-// "1K" -> 1024, "4M", "1G", "300" (also "1KB", lower case). false if bad.
-bool parseSize(const std::string &s, size_t *out);
 
 // The sizes of the sweep, nccl-tests style.
 std::vector<size_t> sweepSizes(const Options &o);

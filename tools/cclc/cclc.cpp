@@ -20,6 +20,7 @@
 #include "ccl/ccl.h"
 #include "ccl/types.h"
 #include "llvm/Config/llvm-config.h"
+#include "tools/support/size.h"
 
 using namespace llvm;
 
@@ -109,22 +110,6 @@ static int fail(const Twine &msg) {
   return 1;
 }
 
-static bool parseSize(StringRef s, uint64_t &out) {
-  uint64_t mult = 1;
-  if (s.ends_with_insensitive("k"))
-    mult = 1 << 10;
-  else if (s.ends_with_insensitive("m"))
-    mult = 1 << 20;
-  else if (s.ends_with_insensitive("g"))
-    mult = 1ull << 30;
-  if (mult != 1)
-    s = s.drop_back();
-  if (s.getAsInteger(10, out) || out == 0)
-    return false;
-  out *= mult;
-  return true;
-}
-
 static bool parseList(StringRef text, ArrayRef<StringRef> allowed,
                       std::vector<std::string> &out, StringRef what,
                       std::string &error) {
@@ -210,7 +195,8 @@ int main(int argc, char **argv) {
     return fail(error);
   if (!parseList(redops, redopNames, options.redops, "op", error))
     return fail(error);
-  if (!parseSize(maxBytes, options.maxBytes))
+  if (!ccl::parseSize(maxBytes.getValue(), &options.maxBytes) ||
+      options.maxBytes == 0)
     return fail("--max-bytes: '" + maxBytes + "' is not a positive size");
   for (const std::string &d : defines) {
     auto [name, value] = StringRef(d).split('=');

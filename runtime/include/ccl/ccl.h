@@ -136,6 +136,18 @@ cclResult_t cclMemcpyAsync(cclComm_t comm, void *dst, const void *src,
 /* Size of one element of `dtype` in bytes (0 if unknown). */
 size_t cclDataTypeSize(cclDataType_t dtype);
 
+/* Looks up the registered plans of `algorithm` (ccl_plan::algorithm): one
+ * per target a loaded library was compiled for, in the order they were
+ * registered. Stores the first min(count, capacity) of them in plans[] and
+ * their number in *count; `plans` may be NULL when `capacity` is 0 (ask for
+ * the number first). No plan of that name is not an error: *count is 0.
+ * Tools that drive a generated library (ccl-perf) read its plan to learn
+ * the collective, the root, the rank counts and kernels it has, and its
+ * largest message. cclInvalidArgument when `algorithm` or `count` is NULL,
+ * or `plans` is NULL with a capacity. */
+cclResult_t cclPlanLookup(const char *algorithm, const ccl_plan **plans,
+                          size_t capacity, size_t *count);
+
 /* --- Used by generated libraries ---------------------------------------- */
 
 /* Called by a generated library's static constructor. */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # GPU smoke test of the device library (NVIDIA; needs a GPU and libcuda).
-#   build (here, needs clang 22 + gcc):  run_gpu_test.sh build OUTDIR
+#   build (here, needs clang 22 + gcc/g++):  run_gpu_test.sh build OUTDIR
 #   run   (on the GPU machine):          OUTDIR/gpu_test OUTDIR/gpu_test.ptx
 set -eu
 LLVM=${LLVM_BIN:-/usr/lib/llvm-22/bin}
@@ -18,5 +18,9 @@ NVFLAGS="-target nvptx64-nvidia-cuda -march=sm_90 -Xclang -target-feature -Xclan
 if grep -qw call "$OUT/gpu_test.ptx"; then echo "PTX has calls"; exit 1; fi
 grep -c '\.entry' "$OUT/gpu_test.ptx"
 gcc -std=c11 -O2 -I"$ROOT/runtime/include" -I"$ROOT/runtime/device" \
-  "$HERE/gpu_test.c" "$ROOT/runtime/device/ccl_device.c" -o "$OUT/gpu_test" -ldl -lm
+  -c "$ROOT/runtime/device/ccl_device.c" -o "$OUT/ccl_device_host.o"
+g++ -std=c++17 -O2 -I"$ROOT" -I"$ROOT/runtime/include" -I"$ROOT/runtime/device" \
+  "$HERE/gpu_test.cc" "$ROOT/runtime/src/cuda_driver.cc" "$OUT/ccl_device_host.o" \
+  -o "$OUT/gpu_test" -ldl -lm
+rm -f "$OUT/ccl_device_host.o"
 echo "built $OUT/gpu_test $OUT/gpu_test.ptx"

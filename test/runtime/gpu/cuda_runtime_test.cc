@@ -8,14 +8,13 @@
 // stream refused, co-residency refused for a plan too wide, the start
 // delay followed by CUDA graph replays, channel credit, and the staging
 // copies around an in-place ReduceScatter-shaped kernel.
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "runtime/src/cuda_driver.h"
 #include "../test_util.h"
 
 namespace {
@@ -114,49 +113,8 @@ void make_plans() {
   cclrtRegisterPlan(&g_missing_sym);
 }
 
-// The few driver calls the test itself makes (streams, graphs).
-typedef int CUresult;
-struct Drv {
-  CUresult (*cuDeviceGet)(int *, int);
-  CUresult (*cuDevicePrimaryCtxRetain)(void **, int);
-  CUresult (*cuDevicePrimaryCtxRelease)(int);
-  CUresult (*cuCtxSetCurrent)(void *);
-  CUresult (*cuStreamCreate)(void **, unsigned);
-  CUresult (*cuStreamDestroy)(void *);
-  CUresult (*cuStreamSynchronize)(void *);
-  CUresult (*cuStreamQuery)(void *);
-  CUresult (*cuStreamBeginCapture)(void *, int);
-  CUresult (*cuStreamEndCapture)(void *, void **);
-  CUresult (*cuGraphInstantiateWithFlags)(void **, void *, unsigned long long);
-  CUresult (*cuGraphLaunch)(void *, void *);
-  CUresult (*cuGraphExecDestroy)(void *);
-  CUresult (*cuGraphDestroy)(void *);
-} D;
-
-bool load_driver() {
-  void *h = dlopen("libcuda.so.1", RTLD_NOW);
-  if (!h)
-    return false;
-  typedef CUresult (*Gpa)(const char *, void **, int, unsigned long long,
-                          int *);
-  Gpa gpa = (Gpa)dlsym(h, "cuGetProcAddress_v2");
-  if (!gpa)
-    return false;
-  int st;
-#define R(name)                                                                \
-  if (gpa(#name, (void **)&D.name, 13000, 0, &st) != 0 || !D.name) {          \
-    fprintf(stderr, "cannot resolve %s\n", #name);                             \
-    return false;                                                              \
-  }
-  R(cuDeviceGet) R(cuDevicePrimaryCtxRetain) R(cuDevicePrimaryCtxRelease)
-  R(cuCtxSetCurrent) R(cuStreamCreate) R(cuStreamDestroy)
-  R(cuStreamSynchronize) R(cuStreamQuery) R(cuStreamBeginCapture)
-  R(cuStreamEndCapture)
-  R(cuGraphInstantiateWithFlags) R(cuGraphLaunch) R(cuGraphExecDestroy)
-  R(cuGraphDestroy)
-#undef R
-  return true;
-}
+// The driver, for the few calls the test itself makes (streams, graphs).
+const cclrt::CudaDriver *D = nullptr;
 
 float value(int rank, uint64_t i, int call) {
   return (float)((rank + 1) * 100 + (int)(i % 1000) + call);
@@ -191,21 +149,21 @@ uint64_t now_ms() { return now_ns() / 1000000ull; }
 
 // Per-rank non-blocking streams in device 0's primary context.
 struct Streams {
-  std::vector<void *> s;
-  void *ctx = nullptr;
+  std::vector<cclrt::CUstream> s;
+  cclrt::CUcontext ctx = nullptr;
   explicit Streams(int n) : s(n) {
     int dev;
-    CHECK(D.cuDeviceGet(&dev, 0) == 0);
-    CHECK(D.cuDevicePrimaryCtxRetain(&ctx, dev) == 0);
-    CHECK(D.cuCtxSetCurrent(ctx) == 0);
+    CHECK(D->cuDeviceGet(&dev, 0) == 0);
+    CHECK(D->cuDevicePrimaryCtxRetain(&ctx, dev) == 0);
+    CHECK(D->cuCtxSetCurrent(ctx) == 0);
     for (auto &st : s)
-      CHECK(D.cuStreamCreate(&st, 1 /* non-blocking */) == 0);
+      CHECK(D->cuStreamCreate(&st, 1 /* non-blocking */) == 0);
   }
   ~Streams() {
-    D.cuCtxSetCurrent(ctx);
+    D->cuCtxSetCurrent(ctx);
     for (auto st : s)
-      D.cuStreamDestroy(st);
-    D.cuDevicePrimaryCtxRelease(0);
+      D->cuStreamDestroy(st);
+    D->cuDevicePrimaryCtxRelease(0);
   }
 };
 
@@ -311,14 +269,15 @@ void test_shared_gpu(int n) {
     const uint64_t count = 5000;
     for (int r = 0; r < n; r++)
       fill(comms[r], r, in[r], count, 7);
-    std::vector<void *> graphs(n), execs(n);
+    std::vector<cclrt::CUgraph> graphs(n);
+    std::vector<cclrt::CUgraphExec> execs(n);
     for (int r = 0; r < n; r++) {
-      CHECK(D.cuStreamBeginCapture(st.s[r], 1 /* thread local */) == 0);
+      CHECK(D->cuStreamBeginCapture(st.s[r], 1 /* thread local */) == 0);
       for (int i = 0; i < 2; i++)
         CHECK_OK(cclrtLaunch(&g_ap, comms[r], in[r], out[r], count,
                              cclFloat32, cclSum, st.s[r]));
-      CHECK(D.cuStreamEndCapture(st.s[r], &graphs[r]) == 0);
-      CHECK(D.cuGraphInstantiateWithFlags(&execs[r], graphs[r], 0) == 0);
+      CHECK(D->cuStreamEndCapture(st.s[r], &graphs[r]) == 0);
+      CHECK(D->cuGraphInstantiateWithFlags(&execs[r], graphs[r], 0) == 0);
     }
     const int replays = 3;
     const uint64_t delayMs = 20;
@@ -328,7 +287,7 @@ void test_shared_gpu(int n) {
       uint64_t t = now_ms();
       for (int rep = 0; rep < replays; rep++)
         for (int r = 0; r < n; r++)
-          CHECK(D.cuGraphLaunch(execs[r], st.s[r]) == 0);
+          CHECK(D->cuGraphLaunch(execs[r], st.s[r]) == 0);
       for (int r = 0; r < n; r++)
         CHECK_OK(cclCommSynchronize(comms[r], st.s[r]));
       uint64_t took = now_ms() - t;
@@ -344,8 +303,8 @@ void test_shared_gpu(int n) {
         check_sum(comms[r], n, out[r], count, 7, "graph replay, delayed");
     }
     for (int r = 0; r < n; r++) {
-      D.cuGraphExecDestroy(execs[r]);
-      D.cuGraphDestroy(graphs[r]);
+      D->cuGraphExecDestroy(execs[r]);
+      D->cuGraphDestroy(graphs[r]);
     }
   }
 
@@ -363,7 +322,7 @@ void test_shared_gpu(int n) {
     uint64_t t = now_ms();
     while (now_ms() - t < 200)
       ;
-    CHECK(D.cuStreamQuery(st.s[1]) == 600 /* CUDA_ERROR_NOT_READY */);
+    CHECK(D->cuStreamQuery(st.s[1]) == 600 /* CUDA_ERROR_NOT_READY */);
     for (int i = 0; i < 3; i++)
       CHECK_OK(cclrtLaunch(&g_credit, comms[0], in[0], ep[0], 1, cclFloat32,
                            cclSum, st.s[0]));
@@ -457,7 +416,8 @@ int main(int argc, char **argv) {
   g_ptx = ss.str();
   CHECK(!g_ptx.empty());
   make_plans();
-  if (!load_driver()) {
+  D = cclrt::cudaDriver();
+  if (!D) {
     printf("no CUDA driver: nothing to test\n");
     return 0;
   }
@@ -545,39 +505,41 @@ int main(int argc, char **argv) {
   // CUDA graphs: capture 6 launches per rank (both plans) on a stream of
   // the rank's primary context, then replay the graph 20 times.
   {
-    std::vector<void *> streams(n), graphs(n), execs(n);
+    std::vector<cclrt::CUstream> streams(n);
+    std::vector<cclrt::CUgraph> graphs(n);
+    std::vector<cclrt::CUgraphExec> execs(n);
     for (int r = 0; r < n; r++) {
       int dev;
-      void *ctx;
-      CHECK(D.cuDeviceGet(&dev, r) == 0);
-      CHECK(D.cuDevicePrimaryCtxRetain(&ctx, dev) == 0);
-      CHECK(D.cuCtxSetCurrent(ctx) == 0);
-      CHECK(D.cuStreamCreate(&streams[r], 1 /* non-blocking */) == 0);
+      cclrt::CUcontext ctx;
+      CHECK(D->cuDeviceGet(&dev, r) == 0);
+      CHECK(D->cuDevicePrimaryCtxRetain(&ctx, dev) == 0);
+      CHECK(D->cuCtxSetCurrent(ctx) == 0);
+      CHECK(D->cuStreamCreate(&streams[r], 1 /* non-blocking */) == 0);
       fill(comms[r], r, in[r], count, 3);
     }
     for (int r = 0; r < n; r++) {
-      CHECK(D.cuStreamBeginCapture(streams[r], 1 /* thread local */) == 0);
+      CHECK(D->cuStreamBeginCapture(streams[r], 1 /* thread local */) == 0);
       for (int i = 0; i < 3; i++) {
         CHECK_OK(cclrtLaunch(&g_ap, comms[r], in[r], out[r], count,
                              cclFloat32, cclSum, streams[r]));
         CHECK_OK(cclrtLaunch(&g_ap_inplace, comms[r], in[r], out[r], count,
                              cclFloat32, cclSum, streams[r]));
       }
-      CHECK(D.cuStreamEndCapture(streams[r], &graphs[r]) == 0);
-      CHECK(D.cuGraphInstantiateWithFlags(&execs[r], graphs[r], 0) == 0);
+      CHECK(D->cuStreamEndCapture(streams[r], &graphs[r]) == 0);
+      CHECK(D->cuGraphInstantiateWithFlags(&execs[r], graphs[r], 0) == 0);
     }
     for (int rep = 0; rep < 20; rep++)
       for (int r = 0; r < n; r++)
-        CHECK(D.cuGraphLaunch(execs[r], streams[r]) == 0);
+        CHECK(D->cuGraphLaunch(execs[r], streams[r]) == 0);
     for (int r = 0; r < n; r++)
       CHECK_OK(cclCommSynchronize(comms[r], streams[r]));
     for (int r = 0; r < n; r++)
       check_sum(comms[r], n, out[r], count, 3, "graph replay");
     for (int r = 0; r < n; r++) {
-      D.cuGraphExecDestroy(execs[r]);
-      D.cuGraphDestroy(graphs[r]);
-      D.cuStreamDestroy(streams[r]);
-      D.cuDevicePrimaryCtxRelease(r);
+      D->cuGraphExecDestroy(execs[r]);
+      D->cuGraphDestroy(graphs[r]);
+      D->cuStreamDestroy(streams[r]);
+      D->cuDevicePrimaryCtxRelease(r);
     }
     printf("graph capture and 20 replays checked\n");
   }

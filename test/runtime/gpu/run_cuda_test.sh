@@ -22,6 +22,7 @@ rm -f "$OUT"/*.bc
 g++ -std=c++17 -O2 -fPIC -shared -fvisibility=hidden -I"$ROOT/runtime/include" \
   "$ROOT"/runtime/src/*.cc -o "$OUT/libcclrt.so" -Wl,-soname,libcclrt.so \
   -Wl,--version-script="$ROOT/runtime/src/libcclrt.map" -ldl -lpthread
-g++ -std=c++17 -O2 -I"$ROOT/runtime/include" "$HERE/cuda_runtime_test.cc" \
+g++ -std=c++17 -O2 -I"$ROOT" -I"$ROOT/runtime/include" "$HERE/cuda_runtime_test.cc" \
+  "$ROOT/runtime/src/cuda_driver.cc" \
   -o "$OUT/cuda_runtime_test" -L"$OUT" -lcclrt -Wl,-rpath,'$ORIGIN' -ldl -lpthread
 echo "built $OUT/cuda_runtime_test $OUT/ap_ll.ptx $OUT/libcclrt.so"

@@ -1,10 +1,9 @@
 /* GPU smoke test of the device library on NVIDIA (run_gpu_test.sh): loads
- * gpu_test.ptx through the CUDA driver API (dlopen, no CUDA headers) and
- * checks LL16 put/unpack/reduce across blocks of one kernel, epoch advance
- * across launches, timeout -> error record in host-mapped memory + abort,
- * and local copy/reduce, against the host build of the same library. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
+ * gpu_test.ptx through the CUDA driver API (the project's run-time loader,
+ * runtime/src/cuda_driver.h; no CUDA headers) and checks LL16
+ * put/unpack/reduce across blocks of one kernel, epoch advance across
+ * launches, timeout -> error record in host-mapped memory + abort, and
+ * local copy/reduce, against the host build of the same library. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,27 +11,15 @@
 #include <time.h>
 
 #include "ccl_device.h"
+#include "runtime/src/cuda_driver.h"
 
-typedef int CUresult;
-typedef unsigned long long CUdeviceptr;
-typedef void *CUctx, *CUmod, *CUfn;
-static CUresult (*cuInit)(unsigned);
-static CUresult (*cuDeviceGet)(int *, int);
-static CUresult (*cuDevicePrimaryCtxRetain)(CUctx *, int);
-static CUresult (*cuCtxSetCurrent)(CUctx);
-static CUresult (*cuModuleLoadDataEx)(CUmod *, const void *, unsigned, int *,
-                                      void **);
-static CUresult (*cuModuleGetFunction)(CUfn *, CUmod, const char *);
-static CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
-static CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
-static CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
-static CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
-static CUresult (*cuMemHostAlloc)(void **, size_t, unsigned);
-static CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *, void *, unsigned);
-static CUresult (*cuLaunchKernel)(CUfn, unsigned, unsigned, unsigned, unsigned,
-                                  unsigned, unsigned, unsigned, void *,
-                                  void **, void **);
-static CUresult (*cuCtxSynchronize)(void);
+using cclrt::CUcontext;
+using cclrt::CUdeviceptr;
+using cclrt::CUfunction;
+using cclrt::CUmodule;
+using cclrt::CUresult;
+
+static const cclrt::CudaDriver *D;
 
 #define CK(x)                                                                  \
   do {                                                                         \
@@ -50,15 +37,6 @@ static CUresult (*cuCtxSynchronize)(void);
     }                                                                          \
   } while (0)
 
-static void *sym(void *h, const char *n) {
-  void *p = dlsym(h, n);
-  if (!p) {
-    fprintf(stderr, "missing %s\n", n);
-    exit(1);
-  }
-  return p;
-}
-
 static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -72,8 +50,8 @@ static uint32_t rnd(void) {
   return (uint32_t)(rs >> 16);
 }
 
-uint16_t __ccl_f32_to_f16(float f);
-uint16_t __ccl_f32_to_bf16(float f);
+extern "C" uint16_t __ccl_f32_to_f16(float f);
+extern "C" uint16_t __ccl_f32_to_bf16(float f);
 
 typedef void (*reduce_fn)(char *, const char *, uint64_t);
 static reduce_fn host_reduce[12] = {
@@ -99,75 +77,63 @@ static void fill(char *p, uint64_t n, uint32_t which) {
 
 int main(int argc, char **argv) {
   const char *ptx_path = argc > 1 ? argv[1] : "gpu_test.ptx";
-  void *h = dlopen("libcuda.so.1", RTLD_NOW);
-  if (!h) {
-    fprintf(stderr, "no libcuda: %s\n", dlerror());
+  cclrt::CudaLoadError loadError;
+  D = cclrt::cudaDriver(&loadError);
+  if (!D) {
+    fprintf(stderr, "no usable CUDA driver (load error %d: %s%s%s)\n",
+            (int)loadError.kind, loadError.detail.c_str(),
+            loadError.result ? ", CUresult " : "",
+            loadError.result ? std::to_string(loadError.result).c_str() : "");
     return 2;
   }
-  cuInit = sym(h, "cuInit");
-  cuDeviceGet = sym(h, "cuDeviceGet");
-  cuDevicePrimaryCtxRetain = sym(h, "cuDevicePrimaryCtxRetain");
-  cuCtxSetCurrent = sym(h, "cuCtxSetCurrent");
-  cuModuleLoadDataEx = sym(h, "cuModuleLoadDataEx");
-  cuModuleGetFunction = sym(h, "cuModuleGetFunction");
-  cuMemAlloc = sym(h, "cuMemAlloc_v2");
-  cuMemcpyHtoD = sym(h, "cuMemcpyHtoD_v2");
-  cuMemcpyDtoH = sym(h, "cuMemcpyDtoH_v2");
-  cuMemsetD8 = sym(h, "cuMemsetD8_v2");
-  cuMemHostAlloc = sym(h, "cuMemHostAlloc");
-  cuMemHostGetDevicePointer = sym(h, "cuMemHostGetDevicePointer_v2");
-  cuLaunchKernel = sym(h, "cuLaunchKernel");
-  cuCtxSynchronize = sym(h, "cuCtxSynchronize");
-
-  CK(cuInit(0));
   int dev;
-  CK(cuDeviceGet(&dev, 0));
-  CUctx ctxh;
-  CK(cuDevicePrimaryCtxRetain(&ctxh, dev));
-  CK(cuCtxSetCurrent(ctxh));
+  CK(D->cuDeviceGet(&dev, 0));
+  CUcontext ctxh;
+  CK(D->cuDevicePrimaryCtxRetain(&ctxh, dev));
+  CK(D->cuCtxSetCurrent(ctxh));
 
   FILE *f = fopen(ptx_path, "rb");
   CHECK(f);
   fseek(f, 0, SEEK_END);
   long len = ftell(f);
   fseek(f, 0, SEEK_SET);
-  char *ptx = calloc(1, len + 1);
+  char *ptx = static_cast<char *>(calloc(1, len + 1));
   CHECK(fread(ptx, 1, len, f) == (size_t)len);
   fclose(f);
   char log[8192] = {0};
   int opts[2] = {5 /* ERROR_LOG_BUFFER */, 6 /* ERROR_LOG_BUFFER_SIZE */};
   void *vals[2] = {log, (void *)(uintptr_t)sizeof log};
-  CUmod mod;
-  CUresult lr = cuModuleLoadDataEx(&mod, ptx, 2, opts, vals);
+  CUmodule mod;
+  CUresult lr = D->cuModuleLoadDataEx(&mod, ptx, 2, opts, vals);
   if (lr) {
     fprintf(stderr, "module load %d: %s\n", lr, log);
     return 1;
   }
-  CUfn k_ll, k_timeout, k_local;
-  CK(cuModuleGetFunction(&k_ll, mod, "k_ll"));
-  CK(cuModuleGetFunction(&k_timeout, mod, "k_timeout"));
-  CK(cuModuleGetFunction(&k_local, mod, "k_local"));
+  CUfunction k_ll, k_timeout, k_local;
+  CK(D->cuModuleGetFunction(&k_ll, mod, "k_ll"));
+  CK(D->cuModuleGetFunction(&k_timeout, mod, "k_timeout"));
+  CK(D->cuModuleGetFunction(&k_local, mod, "k_local"));
 
   /* Context: epoch + scratch in device memory, abort + error host-mapped. */
   enum { MAXN = 100003 };
   CUdeviceptr d_epoch, d_scratch, d_table, d_ctx, d_src, d_dst, d_rdst;
-  CK(cuMemAlloc(&d_epoch, 8));
-  CK(cuMemsetD8(d_epoch, 0, 8));
+  CK(D->cuMemAlloc(&d_epoch, 8));
+  CK(D->cuMemsetD8(d_epoch, 0, 8));
   size_t scratch_bytes = 2 * ((MAXN * 4 + 7) / 8 * 16);
-  CK(cuMemAlloc(&d_scratch, scratch_bytes));
-  CK(cuMemsetD8(d_scratch, 0, scratch_bytes));
-  CK(cuMemAlloc(&d_table, 8));
-  CK(cuMemcpyHtoD(d_table, &d_scratch, 8));
-  CK(cuMemAlloc(&d_src, MAXN * 4 + 64));
-  CK(cuMemAlloc(&d_dst, MAXN * 4 + 64));
-  CK(cuMemAlloc(&d_rdst, MAXN * 4 + 64));
+  CK(D->cuMemAlloc(&d_scratch, scratch_bytes));
+  CK(D->cuMemsetD8(d_scratch, 0, scratch_bytes));
+  CK(D->cuMemAlloc(&d_table, 8));
+  CK(D->cuMemcpyHtoD(d_table, &d_scratch, 8));
+  CK(D->cuMemAlloc(&d_src, MAXN * 4 + 64));
+  CK(D->cuMemAlloc(&d_dst, MAXN * 4 + 64));
+  CK(D->cuMemAlloc(&d_rdst, MAXN * 4 + 64));
   void *hmap;
-  CK(cuMemHostAlloc(&hmap, 4096, 0x2 /* DEVICEMAP */ | 0x1));
+  CK(D->cuMemHostAlloc(&hmap, 4096, 0x2 /* DEVICEMAP */ | 0x1));
   memset(hmap, 0, 4096);
   volatile uint32_t *abort_flag = (volatile uint32_t *)hmap;
   ccl_error_record *err = (ccl_error_record *)((char *)hmap + 64);
   CUdeviceptr d_hmap;
-  CK(cuMemHostGetDevicePointer(&d_hmap, hmap, 0));
+  CK(D->cuMemHostGetDevicePointer(&d_hmap, hmap, 0));
 
   ccl_dev_ctx c;
   memset(&c, 0, sizeof c);
@@ -180,11 +146,13 @@ int main(int argc, char **argv) {
   c.abort_flag = (volatile uint32_t *)(uintptr_t)d_hmap;
   c.error = (ccl_error_record *)(uintptr_t)(d_hmap + 64);
   c.scratch = (void *const *)(uintptr_t)d_table;
-  CK(cuMemAlloc(&d_ctx, sizeof c));
-  CK(cuMemcpyHtoD(d_ctx, &c, sizeof c));
+  CK(D->cuMemAlloc(&d_ctx, sizeof c));
+  CK(D->cuMemcpyHtoD(d_ctx, &c, sizeof c));
 
-  char *src = malloc(MAXN * 4), *dst = malloc(MAXN * 4),
-       *rdst = malloc(MAXN * 4), *want = malloc(MAXN * 4);
+  char *src = static_cast<char *>(malloc(MAXN * 4)),
+       *dst = static_cast<char *>(malloc(MAXN * 4)),
+       *rdst = static_cast<char *>(malloc(MAXN * 4)),
+       *want = static_cast<char *>(malloc(MAXN * 4));
   uint64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 63, 64, 65, 255, 256, 257,
                       1000, 4097, 65537, MAXN};
   uint32_t launches = 0;
@@ -196,17 +164,17 @@ int main(int argc, char **argv) {
       fill(rdst, n, which);
       memcpy(want, rdst, n * es);
       host_reduce[which](want, src, n);
-      CK(cuMemcpyHtoD(d_src, src, n * es));
-      CK(cuMemcpyHtoD(d_rdst, rdst, n * es));
-      CK(cuMemsetD8(d_dst, 0xee, n * es + 64));
+      CK(D->cuMemcpyHtoD(d_src, src, n * es));
+      CK(D->cuMemcpyHtoD(d_rdst, rdst, n * es));
+      CK(D->cuMemsetD8(d_dst, 0xee, n * es + 64));
       void *args[] = {&d_ctx, &d_src, &n, &es, &d_dst, &d_rdst, &which};
-      CK(cuLaunchKernel(k_ll, 3, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
-      CK(cuCtxSynchronize());
+      CK(D->cuLaunchKernel(k_ll, 3, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+      CK(D->cuCtxSynchronize(nullptr));
       launches++;
-      CK(cuMemcpyDtoH(dst, d_dst, n * es));
-      CK(cuMemcpyDtoH(rdst, d_rdst, n * es));
+      CK(D->cuMemcpyDtoH(dst, d_dst, n * es));
+      CK(D->cuMemcpyDtoH(rdst, d_rdst, n * es));
       unsigned char tail[64];
-      CK(cuMemcpyDtoH(tail, d_dst + n * es, 64));
+      CK(D->cuMemcpyDtoH(tail, d_dst + n * es, 64));
       for (int i = 0; i < 64; i++)
         CHECK(tail[i] == 0xee);
       if (memcmp(dst, src, n * es)) {
@@ -219,7 +187,7 @@ int main(int argc, char **argv) {
         return 1;
       }
       uint32_t ep[2];
-      CK(cuMemcpyDtoH(ep, d_epoch, 8));
+      CK(D->cuMemcpyDtoH(ep, d_epoch, 8));
       CHECK(ep[0] == launches && ep[1] == 0);
       CHECK(*abort_flag == 0 && err->state == 0);
     }
@@ -229,15 +197,15 @@ int main(int argc, char **argv) {
   /* Timeout: 4 blocks x 128 threads wait for packets that never come. */
   c.nblocks = 4;
   c.timeout_ns = 2000000; /* 2 ms */
-  CK(cuMemcpyHtoD(d_ctx, &c, sizeof c));
+  CK(D->cuMemcpyHtoD(d_ctx, &c, sizeof c));
   CUdeviceptr d_pk;
-  CK(cuMemAlloc(&d_pk, 4096 * 2));
-  CK(cuMemsetD8(d_pk, 0, 4096 * 2));
+  CK(D->cuMemAlloc(&d_pk, 4096 * 2));
+  CK(D->cuMemsetD8(d_pk, 0, 4096 * 2));
   uint64_t nb = 4096;
   void *targs[] = {&d_ctx, &d_pk, &d_dst, &nb};
   uint64_t t0 = now_ns();
-  CK(cuLaunchKernel(k_timeout, 4, 1, 1, 128, 1, 1, 0, NULL, targs, NULL));
-  CK(cuCtxSynchronize());
+  CK(D->cuLaunchKernel(k_timeout, 4, 1, 1, 128, 1, 1, 0, NULL, targs, NULL));
+  CK(D->cuCtxSynchronize(nullptr));
   uint64_t t1 = now_ns();
   printf("timeout kernel: %.3f ms; record state=%u rank=%u block=%u op=%u "
          "expected=%u observed=%u waited=%lu ns abort=%u\n",
@@ -251,18 +219,18 @@ int main(int argc, char **argv) {
         err->waited_ns < 1000000000ull);
   CHECK(t1 - t0 < 1000000000ull);
   uint32_t ep[2];
-  CK(cuMemcpyDtoH(ep, d_epoch, 8));
+  CK(D->cuMemcpyDtoH(ep, d_epoch, 8));
   CHECK(ep[0] == launches + 1 && ep[1] == 0);
   /* Abort still raised, no timeout: returns at once. */
   c.timeout_ns = 0;
-  CK(cuMemcpyHtoD(d_ctx, &c, sizeof c));
+  CK(D->cuMemcpyHtoD(d_ctx, &c, sizeof c));
   t0 = now_ns();
-  CK(cuLaunchKernel(k_timeout, 4, 1, 1, 128, 1, 1, 0, NULL, targs, NULL));
-  CK(cuCtxSynchronize());
+  CK(D->cuLaunchKernel(k_timeout, 4, 1, 1, 128, 1, 1, 0, NULL, targs, NULL));
+  CK(D->cuCtxSynchronize(nullptr));
   t1 = now_ns();
   printf("aborted kernel: %.3f ms\n", (t1 - t0) / 1e6);
   CHECK(t1 - t0 < 500000000ull);
-  CK(cuMemcpyDtoH(ep, d_epoch, 8));
+  CK(D->cuMemcpyDtoH(ep, d_epoch, 8));
   CHECK(ep[0] == launches + 2 && ep[1] == 0);
 
   /* Local reduce and copy with many threads. */
@@ -280,13 +248,13 @@ int main(int argc, char **argv) {
           host_reduce[which](want, src, n);
         else
           memcpy(want + off * 7, src + off * 2, n);
-        CK(cuMemcpyHtoD(d_src, src, n * es + 16));
-        CK(cuMemcpyHtoD(d_rdst, rdst, n * es + 16));
+        CK(D->cuMemcpyHtoD(d_src, src, n * es + 16));
+        CK(D->cuMemcpyHtoD(d_rdst, rdst, n * es + 16));
         CUdeviceptr ds = d_src + off * 2, dd = d_rdst + off * 7;
         void *largs[] = {&dd, &ds, &n, &which};
-        CK(cuLaunchKernel(k_local, 1, 1, 1, 256, 1, 1, 0, NULL, largs, NULL));
-        CK(cuCtxSynchronize());
-        CK(cuMemcpyDtoH(rdst, d_rdst, n * es + off * 7));
+        CK(D->cuLaunchKernel(k_local, 1, 1, 1, 256, 1, 1, 0, NULL, largs, NULL));
+        CK(D->cuCtxSynchronize(nullptr));
+        CK(D->cuMemcpyDtoH(rdst, d_rdst, n * es + off * 7));
         if (memcmp(rdst, want, n * es + off * 7)) {
           fprintf(stderr, "local %u mismatch n=%lu off=%u\n", which,
                   (unsigned long)n, off);

@@ -1,0 +1,231 @@
+// cuda_modules.cc - the CUDA target's kernels (cuda_device.h): the module of
+// each rank, picked from the plan's images, its kernels and their
+// occupancy, and the checks that all the thread blocks of the ranks on one
+// GPU can be resident at once and that ranks sharing a GPU use streams of
+// their own.
+#include <cinttypes>
+
+#include "cuda_device.h"
+
+namespace cclrt {
+
+namespace {
+
+bool archMatches(const char *arch, const std::string &want) {
+  if (!arch)
+    return false;
+  std::string a(arch);
+  return a == want || a == want + "a";
+}
+
+const char *imageKindName(uint32_t kind) {
+  switch (kind) {
+  case CCL_IMAGE_PTX:
+    return "ptx";
+  case CCL_IMAGE_CUBIN:
+    return "cubin";
+  case CCL_IMAGE_HSACO:
+    return "hsaco";
+  }
+  return "unknown";
+}
+
+std::string rankList(const std::vector<int> &ranks) {
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); i++)
+    out += (i ? ", " : "") + std::to_string(ranks[i]);
+  return out;
+}
+
+} // namespace
+
+cclResult_t CudaDevice::loadKernels(PreparedPlan *pp) {
+  for (int r = 0; r < s_->nranks; r++) {
+    cclResult_t res = loadRankKernels(pp, r);
+    if (res != cclSuccess)
+      return res;
+  }
+  return checkCoResidency(pp, -1);
+}
+
+cclResult_t CudaDevice::loadRankKernels(PreparedPlan *pp, int r) {
+  const ccl_plan *p = pp->plan;
+  const ccl_variant *var = pp->variant;
+  const Rank &rs = ranks_[r];
+  const int dev = ordinal(r);
+  PreparedRank &pr = pp->ranks[r];
+  cclResult_t res = setCurrent(r, "loading a module");
+  if (res != cclSuccess)
+    return res;
+  const std::string want = format("sm_%d%d", rs.ccMajor, rs.ccMinor);
+  std::string attempts;
+  // First a CUBIN built for this device, then PTX (JIT), each in the
+  // plan's order of preference.
+  for (int pass = 0; pass < 2 && !pr.module; pass++) {
+    for (uint32_t i = 0; i < p->num_images && !pr.module; i++) {
+      const ccl_image &img = p->images[i];
+      if (pass == 0 &&
+          !(img.kind == CCL_IMAGE_CUBIN && archMatches(img.arch, want)))
+        continue;
+      if (pass == 1 && img.kind != CCL_IMAGE_PTX)
+        continue;
+      std::string ptx;
+      const void *data = img.data;
+      if (img.kind == CCL_IMAGE_PTX) {
+        const char *c = static_cast<const char *>(img.data);
+        if (img.size == 0 || c[img.size - 1] != '\0') {
+          ptx.assign(c, img.size); // the driver wants NUL-terminated PTX
+          data = ptx.c_str();
+        }
+      }
+      static const size_t kLog = 16384;
+      std::vector<char> errLog(kLog, 0), infoLog(kLog, 0);
+      CUjit_option opts[4] = {CU_JIT_ERROR_LOG_BUFFER,
+                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_INFO_LOG_BUFFER,
+                              CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+      void *vals[4] = {errLog.data(), reinterpret_cast<void *>(kLog),
+                       infoLog.data(), reinterpret_cast<void *>(kLog)};
+      CUmodule mod = nullptr;
+      CUresult cr = d_->cuModuleLoadDataEx(&mod, data, 4, opts, vals);
+      if (cr == CUDA_SUCCESS) {
+        pr.module = mod;
+        break;
+      }
+      errLog[kLog - 1] = 0;
+      attempts += format("; %s image %u (%s) failed: %s%s%s",
+                         imageKindName(img.kind), i,
+                         img.arch ? img.arch : "any",
+                         cudaErrorText(cr).c_str(),
+                         errLog[0] ? ": JIT log: " : "", errLog.data());
+    }
+  }
+  if (!pr.module) {
+    std::string list;
+    for (uint32_t i = 0; i < p->num_images; i++)
+      list += format("%s%s%s%s", i ? ", " : "",
+                     imageKindName(p->images[i].kind),
+                     p->images[i].arch ? " " : "",
+                     p->images[i].arch ? p->images[i].arch : "");
+    return setError(cclUnsupported,
+                    format("no device image of algorithm %s loads on rank "
+                           "%d (device %d, %s); the library has [%s]%s",
+                           p->algorithm ? p->algorithm : "?", r, dev,
+                           want.c_str(), list.c_str(), attempts.c_str()));
+  }
+  pr.functions.assign(var->num_kernels, nullptr);
+  for (uint32_t k = 0; k < var->num_kernels; k++) {
+    const char *sym = var->kernels[k].symbol;
+    if (!sym)
+      return setError(cclInvalidArgument,
+                      format("its %s/%s kernel has no symbol",
+                             dtypeName(var->kernels[k].dtype),
+                             opName(var->kernels[k].redop)));
+    // This rank's own kernel (SYMBOL_rR, what cclc emits for GPUs), else
+    // one kernel for all ranks (SYMBOL).
+    std::string own = format("%s_r%d", sym, r);
+    CUresult cr =
+        d_->cuModuleGetFunction(&pr.functions[k], pr.module, own.c_str());
+    if (cr == CUDA_ERROR_NOT_FOUND)
+      cr = d_->cuModuleGetFunction(&pr.functions[k], pr.module, sym);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuModuleGetFunction", cr,
+                    format("(kernel %s or %s on device %d)", own.c_str(), sym,
+                           dev));
+    const int threads =
+        var->threads_per_block ? (int)var->threads_per_block : 1;
+    int occ = 0;
+    cr = d_->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        &occ, pr.functions[k], threads, 0);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuOccupancyMaxActiveBlocksPerMultiprocessor", cr,
+                    format("(kernel %s, %d threads per block, device %d)",
+                           sym, threads, dev));
+    if (k == 0 || occ < pr.blocksPerSM)
+      pr.blocksPerSM = occ;
+  }
+  return cclSuccess;
+}
+
+void CudaDevice::unloadKernels(PreparedPlan *pp) {
+  if (!d_)
+    return;
+  for (size_t r = 0; r < pp->ranks.size(); r++) {
+    PreparedRank &pr = pp->ranks[r];
+    if (!pr.module)
+      continue;
+    if (setCurrent((int)r, "cuModuleUnload") == cclSuccess)
+      d_->cuModuleUnload(pr.module);
+    pr.module = nullptr;
+    pr.functions.clear();
+  }
+}
+
+bool CudaDevice::coResident(const PreparedPlan *pp, int rank,
+                            uint64_t *needed, uint64_t *perSM) const {
+  const Rank &rs = ranks_[rank];
+  int fewest = -1;
+  for (int q : rs.sameDevice)
+    if (fewest < 0 || pp->ranks[q].blocksPerSM < fewest)
+      fewest = pp->ranks[q].blocksPerSM;
+  *needed = (uint64_t)pp->variant->nblocks * rs.sameDevice.size();
+  *perSM = fewest < 0 ? 0 : (uint64_t)fewest;
+  return rs.smCount <= 0 || *needed <= (uint64_t)rs.smCount * *perSM;
+}
+
+cclResult_t CudaDevice::checkCoResidency(const PreparedPlan *pp,
+                                         int rank) const {
+  for (int r = 0; r < s_->nranks; r++) {
+    const Rank &rs = ranks_[r];
+    const int dev = ordinal(r);
+    // Once per GPU (its first rank), or only for `rank`'s GPU.
+    if (rank >= 0 ? r != rank : rs.sameDevice.front() != r)
+      continue;
+    uint64_t needed, perSM;
+    if (coResident(pp, r, &needed, &perSM))
+      continue;
+    const ccl_variant *var = pp->variant;
+    const size_t n = rs.sameDevice.size();
+    return setError(
+        cclUnsupported,
+        format("device %d (%s) cannot hold the thread blocks of %s at "
+               "once: %s%u block%s of %u threads = %" PRIu64
+               " blocks must all be resident together (they wait on each "
+               "other), but device %d holds at most %" PRIu64 " (%d SMs x "
+               "%" PRIu64 " block%s per SM for these kernels); %s",
+               dev, rankList(rs.sameDevice).c_str(),
+               n == 1 ? "the rank" : "its ranks",
+               n == 1 ? "" : format("%zu ranks x ", n).c_str(), var->nblocks,
+               var->nblocks == 1 ? "" : "s",
+               var->threads_per_block ? var->threads_per_block : 1, needed,
+               dev, (uint64_t)rs.smCount * perSM, rs.smCount, perSM,
+               perSM == 1 ? "" : "s",
+               n == 1 ? "compile with fewer --instances or threads per "
+                        "block"
+                      : "put fewer ranks on the GPU, or compile with fewer "
+                        "--instances"));
+  }
+  return cclSuccess;
+}
+
+cclResult_t CudaDevice::checkStream(int rank, cclStream_t stream,
+                                    const char *what) const {
+  const Rank &rs = ranks_[rank];
+  CUstream st = static_cast<CUstream>(stream);
+  if (rs.sameDevice.size() < 2 || (st && st != CCLRT_CU_STREAM_LEGACY))
+    return cclSuccess;
+  std::vector<int> others;
+  for (int q : rs.sameDevice)
+    if (q != rank)
+      others.push_back(q);
+  return setError(cclInvalidArgument,
+                  format("rank %d shares device %d with %s: queue its %s on "
+                         "a stream of its own (a non-blocking one), not on "
+                         "the legacy default stream (%s), which would "
+                         "serialise the kernels of the ranks on the GPU, "
+                         "and they wait for each other",
+                         rank, ordinal(rank), rankList(others).c_str(), what,
+                         st ? "CU_STREAM_LEGACY" : "NULL"));
+}
+
+} // namespace cclrt

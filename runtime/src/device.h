@@ -1,0 +1,124 @@
+// device.h - what differs between libcclrt's targets, behind one interface
+// (as the compiler's TargetInfo does for code generation): where a rank's
+// memory lives, how a plan's kernels are found and started, what a stream
+// is, and how a launch is queued. The host target runs ranks as worker
+// threads (host.cc); the CUDA target drives one GPU per rank through the
+// driver API (cuda_device.cc, cuda_modules.cc). Everything else in the
+// runtime (communicators, plan preparation, argument checks, in-place
+// staging, errors) is shared and never asks which target it runs on.
+//
+// Every method that fails sets the calling thread's error (setError) with
+// what failed, without the name of the API function; the caller adds it.
+#ifndef CCLRT_DEVICE_H
+#define CCLRT_DEVICE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "buffers.h"
+#include "internal.h"
+
+namespace cclrt {
+
+// The calling thread's current device context, as Device::saveContext
+// found it: `restore(context)` makes it current again (restore is null on
+// targets without contexts).
+struct SavedContext {
+  void (*restore)(void *context) = nullptr;
+  void *context = nullptr;
+};
+
+class Device {
+public:
+  virtual ~Device() = default;
+
+  // --- The communicator -------------------------------------------------
+  // Sets up every rank of the communicator (its RankState objects exist):
+  // `devices` as cclCommInitAllInProcess got it, then the abort flag and
+  // error record (Shared::hostMapped, 64 zeroed bytes). On failure the
+  // caller calls quiesce and teardown.
+  virtual cclResult_t init(const int *devices) = 0;
+  // Waits until the queued work of every rank has finished (before the
+  // plans are released).
+  virtual void quiesce() = 0;
+  // Releases what init set up, Shared::hostMapped included.
+  virtual void teardown() = 0;
+  // The calling thread's current context (public entry points switch to a
+  // rank's context and restore the caller's on return).
+  virtual SavedContext saveContext() const = 0;
+
+  // --- Memory of a rank's device ----------------------------------------
+  // `what` names the allocation in the error message.
+  virtual cclResult_t allocate(int rank, size_t bytes, void **ptr,
+                               const char *what) = 0;
+  // `fn` names the caller in an error message (ignored where freeing
+  // cannot fail).
+  virtual cclResult_t deallocate(int rank, void *ptr, const char *fn) = 0;
+  // Zeroing and copies between host and device memory return when the
+  // device has finished them; they never wait for work on the caller's
+  // streams.
+  virtual cclResult_t zero(int rank, void *ptr, size_t bytes) = 0;
+  virtual cclResult_t upload(int rank, void *dst, const void *src,
+                             size_t bytes) = 0;
+  virtual cclResult_t download(int rank, void *dst, const void *src,
+                               size_t bytes) = 0;
+
+  // --- Plans ----------------------------------------------------------
+  // Finds the kernels of pp->variant for every rank (pp->ranks exist).
+  virtual cclResult_t loadKernels(PreparedPlan *pp) = 0;
+  virtual void unloadKernels(PreparedPlan *pp) = 0;
+  // Points the rank's context (pr.ctx, filled by initContext) at the abort
+  // flag and error record as the rank's kernels see them, and puts it
+  // where they read it.
+  virtual cclResult_t placeContext(int rank, PreparedRank &pr) = 0;
+  // Makes the plan's thread blocks runnable (after every rank's context
+  // was placed).
+  virtual cclResult_t startBlocks(const PreparedPlan &pp) = 0;
+  // Change one setting of a placed context; kernels launched from now on
+  // see it (a running kernel sees the old or the new value).
+  virtual cclResult_t setTimeout(int rank, PreparedRank &pr, uint64_t ns) = 0;
+  virtual cclResult_t setDelay(int rank, PreparedRank &pr, uint64_t ns,
+                               uint32_t block) = 0;
+
+  // --- Streams ----------------------------------------------------------
+  // Why `stream` cannot be a stream of this target ("stream must be NULL
+  // on the host target"), or nullptr when it can.
+  virtual const char *streamError(cclStream_t stream) const = 0;
+  // Queues a copy between two buffers of the rank's device memory.
+  virtual cclResult_t copyAsync(int rank, void *dst, const void *src,
+                                size_t bytes, cclStream_t stream) = 0;
+  // Queues lb.pre, kernel `kernel` of the variant on (lb.input, lb.output,
+  // count), then lb.post.
+  virtual cclResult_t launch(int rank, PreparedPlan *pp, size_t kernel,
+                             const LaunchBuffers &lb, uint64_t count,
+                             cclStream_t stream) = 0;
+  // Waits for the rank's work queued on `stream`.
+  virtual cclResult_t synchronize(int rank, cclStream_t stream) = 0;
+};
+
+// The devices of the two targets, for the communicator `s` (its nranks and
+// ranks are set).
+std::unique_ptr<Device> createHostDevice(Shared *s);
+std::unique_ptr<Device> createCudaDevice(Shared *s);
+
+// Restores the calling thread's current context when it goes out of scope.
+// It does not refer to the communicator afterwards, so the communicator may
+// be destroyed meanwhile.
+class CtxGuard {
+public:
+  explicit CtxGuard(const Shared *s) : saved_(s->device->saveContext()) {}
+  ~CtxGuard() {
+    if (saved_.restore)
+      saved_.restore(saved_.context);
+  }
+  CtxGuard(const CtxGuard &) = delete;
+  CtxGuard &operator=(const CtxGuard &) = delete;
+
+private:
+  SavedContext saved_;
+};
+
+} // namespace cclrt
+
+#endif // CCLRT_DEVICE_H

@@ -1,0 +1,282 @@
+// run.cc - the two runs of a row (run.h): the back-to-back check and the
+// timed run.
+#include "tools/ccl-perf/run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace cclperf {
+
+namespace {
+
+const char *modeName(BufMode m) {
+  return m == BufMode::Separate ? "separate buffers" : "reused buffers";
+}
+
+// Element offsets of a rank's input and output in the buffer of a call.
+size_t inOffset(const Env &env, size_t count, bool inplace, int r) {
+  return inplace ? env.coll->inplaceInOffset(count, env.n, r) : 0;
+}
+size_t outOffset(const Env &env, size_t count, bool inplace, int r) {
+  return inplace ? env.coll->inplaceOutOffset(count, env.n, r) : 0;
+}
+
+// Element i of buf as a note prints it: its bits, or its value.
+std::string fmtElem(DType t, bool bits, const void *buf, size_t i) {
+  if (bits && dtypeSize(t) == 4) {
+    uint32_t v;
+    std::memcpy(&v, (const char *)buf + 4 * i, 4);
+    return fmt::format("0x{:08x}", v);
+  }
+  if (bits) {
+    uint16_t v;
+    std::memcpy(&v, (const char *)buf + 2 * i, 2);
+    return fmt::format("0x{:04x}", v);
+  }
+  return fmt::format("{:g}", (double)loadAsFloat(t, buf, i));
+}
+
+// "0,1,2,5" (at most 16 entries, then "...").
+std::string listInts(const std::vector<int> &v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); i++) {
+    if (i == 16) return s + ",...";
+    s += (i ? "," : "") + std::to_string(v[i]);
+  }
+  return s;
+}
+
+}  // namespace
+
+size_t slotBytes(const Env &env, const RowSpec &row) {
+  return roundUp(env.coll->inplaceCount(row.count, env.n) * dtypeSize(row.t), kAlign);
+}
+
+int rowCalls(const Env &env, size_t slot) {
+  size_t fit = env.arenaBytes / slot;
+  size_t k = fit >= 3 ? (fit - 1) / 2 : 1;
+  return (int)std::min<size_t>((size_t)env.opt.calls, k);
+}
+
+// One checked run: K calls per rank, queued rank after rank (call k of
+// every rank, then call k + 1) with no host synchronisation in between
+// (eagerly, or captured into one CUDA graph per rank and replayed once),
+// then one synchronisation and a check of all K results. Every call gets
+// fresh data. Buffers, per rank, from its arena (slot = slotBytes):
+//   A[k] = slot k, B[k] = slot K + k, P = slot 2K.
+// Separate: call k reads A[k] and writes B[k] (in place: works in B[k]).
+// Reused:  every call uses the working buffers send/recv; before call k,
+//   cclMemcpyAsync refills the input from A[k] (and the output with poison
+//   from P; in place: the whole buffer from A[k]); after it, the output is
+//   copied to B[k]. All on the rank's stream, no host synchronisation.
+// Adds the wrong values (over every rank's defined output of every call) to
+// *wrong and a line describing them to *notes.
+bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
+                bool graph, BufMode mode, int K, size_t *wrong,
+                std::vector<std::string> *notes, std::string *err) {
+  const int n = env.n;
+  const DType t = row.t;
+  const size_t es = dtypeSize(t), count = row.count;
+  const Collective &coll = *env.coll;
+  const size_t ic = coll.inCount(count, n), oc = coll.outCount(count, n);
+  const size_t len = coll.inplaceCount(count, n);  // in-place buffer
+  const size_t slot = slotBytes(env, row);
+  const bool bits = !coll.reduction;
+  auto A = [&](int r, int k) { return (char *)env.arena[r] + (size_t)k * slot; };
+  auto B = [&](int r, int k) { return (char *)env.arena[r] + (size_t)(K + k) * slot; };
+  auto P = [&](int r) { return (char *)env.arena[r] + (size_t)(2 * K) * slot; };
+
+  std::vector<InputGen> gens(K);
+  for (InputGen &g : gens) {
+    g.key = makeKey(env.opt.seed, ++env.checkedCalls);
+    g.op = row.op;
+    g.nranks = n;
+    g.root = env.root;
+    g.bits = bits;
+  }
+
+  // 1. Stage every call's data (host copies complete on return; every
+  // stream is idle here).
+  unsigned char *host = env.hostBuf.data();
+  const void *poison = env.poison(t);
+  for (int r = 0; r < n; r++) {
+    const size_t io = inOffset(env, count, inplace, r);
+    for (int k = 0; k < K; k++) {
+      if (inplace) {  // the whole buffer: poison, the input at its offset
+        std::memcpy(host, poison, len * es);
+        gens[k].fill(r, t, host + io * es, ic);
+        if (!copyIn(env, r, mode == BufMode::Separate ? B(r, k) : A(r, k), host,
+                    len * es, err))
+          return false;
+        if (mode == BufMode::Reused && !copyIn(env, r, B(r, k), poison, oc * es, err))
+          return false;
+      } else {
+        gens[k].fill(r, t, host, ic);
+        if (!copyIn(env, r, A(r, k), host, ic * es, err) ||
+            !copyIn(env, r, B(r, k), poison, oc * es, err))
+          return false;
+      }
+    }
+    if (mode == BufMode::Reused && !inplace &&
+        !copyIn(env, r, P(r), poison, oc * es, err))
+      return false;
+  }
+
+  // 2. Queue the K calls of every rank.
+  auto queue = [&](std::string *e) {
+    std::vector<void *> in(n), out(n);
+    for (int k = 0; k < K; k++) {
+      for (int r = 0; r < n; r++) {
+        const size_t io = inOffset(env, count, inplace, r) * es;
+        const size_t oo = outOffset(env, count, inplace, r) * es;
+        if (mode == BufMode::Separate) {
+          in[r] = inplace ? B(r, k) + io : A(r, k);
+          out[r] = B(r, k) + oo;
+        } else {
+          char *work = (char *)env.recv[r];
+          in[r] = inplace ? work + io : env.send[r];
+          out[r] = work + oo;
+          bool queued = inplace
+                            ? copyAsync(env, r, work, A(r, k), len * es, e)
+                            : copyAsync(env, r, env.send[r], A(r, k), ic * es, e) &&
+                                  copyAsync(env, r, work, P(r), oc * es, e);
+          if (!queued) return false;
+        }
+      }
+      if (!b.launchAll(in, out, count, t, row.op, e)) return false;
+      if (mode == BufMode::Reused)
+        for (int r = 0; r < n; r++)
+          if (!copyAsync(env, r, B(r, k), out[r], oc * es, e)) return false;
+    }
+    return true;
+  };
+  if (graph) {
+    Graphs g;
+    if (!captureGraphs(env, queue, &g, err)) return false;
+    if (!launchGraphs(env, g, err) || !b.syncAll(err)) return false;
+  } else {
+    if (!queue(err) || !b.syncAll(err)) return false;
+  }
+
+  // 3. Check every call's defined outputs.
+  size_t bad = 0, firstAt = 0;
+  int firstCall = -1, firstRank = -1;
+  std::string firstGot, firstWant;
+  std::vector<int> badCalls, badRanks;
+  std::vector<bool> rankBad(n, false);
+  unsigned char *ref = env.refBuf.data();
+  for (int k = 0; k < K; k++) {
+    bool haveRef = false, callBad = false;
+    for (int r = 0; r < n; r++) {
+      if (!coll.outputDefined(r, env.root)) continue;
+      const char *src = mode == BufMode::Separate
+                            ? B(r, k) + outOffset(env, count, inplace, r) * es
+                            : B(r, k);
+      if (!copyOut(env, r, host, src, oc * es, err)) return false;
+      if (!haveRef || !coll.sameOutput) coll.reference(gens[k], r, count, t, ref);
+      haveRef = true;
+      size_t first = oc;
+      size_t w = countMismatches(t, bits, host, ref, oc, &first);
+      if (!w) continue;
+      if (firstCall < 0) {
+        firstCall = k;
+        firstRank = r;
+        firstAt = first;
+        firstGot = fmtElem(t, bits, host, first);
+        firstWant = fmtElem(t, bits, ref, first);
+      }
+      bad += w;
+      callBad = true;
+      rankBad[r] = true;
+    }
+    if (callBad) badCalls.push_back(k);
+  }
+  *wrong += bad;
+  if (bad) {
+    for (int r = 0; r < n; r++)
+      if (rankBad[r]) badRanks.push_back(r);
+    notes->push_back(fmt::format(
+        "{}, {}, {}: {} wrong in call{} {} of {}, rank{} {}; first: call {} "
+        "rank {} element {} is {}, expected {}",
+        inplace ? "in-place" : "out-of-place", modeName(mode),
+        graph ? "graph" : "eager", bad, badCalls.size() > 1 ? "s" : "",
+        listInts(badCalls), K, badRanks.size() > 1 ? "s" : "",
+        listInts(badRanks), firstCall, firstRank, firstAt, firstGot,
+        firstWant));
+  }
+  return true;
+}
+
+bool timedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
+              double *us, std::string *err) {
+  const int n = env.n;
+  const int iters = env.opt.iters;
+  const size_t count = row.count, es = dtypeSize(row.t);
+  const DType t = row.t;
+  const Op op = row.op;
+  std::vector<void *> in(n), out(n);
+  for (int r = 0; r < n; r++) {
+    char *work = (char *)env.recv[r];
+    in[r] = inplace ? work + inOffset(env, count, true, r) * es : env.send[r];
+    out[r] = work + outOffset(env, count, inplace, r) * es;
+  }
+  for (int i = 0; i < env.opt.warmup; i++)
+    if (!b.launchAll(in, out, count, t, op, err)) return false;
+  if (!b.syncAll(err)) return false;
+
+  if (!env.cuda) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < iters; i++)
+      if (!b.launchAll(in, out, count, t, op, err)) return false;
+    if (!b.syncAll(err)) return false;
+    auto t1 = std::chrono::steady_clock::now();
+    *us = std::chrono::duration<double, std::micro>(t1 - t0).count() / iters;
+    return true;
+  }
+
+  const cu::CudaDriver *d = env.drv;
+  const int G = env.opt.graphLaunches;
+  Graphs g;
+  if (G > 0) {
+    auto queue = [&](std::string *e) {
+      for (int i = 0; i < iters; i++)
+        if (!b.launchAll(in, out, count, t, op, e)) return false;
+      return true;
+    };
+    if (!captureGraphs(env, queue, &g, err)) return false;
+    if (env.opt.warmup > 0 && (!launchGraphs(env, g, err) || !b.syncAll(err)))
+      return false;
+  }
+  for (int r = 0; r < n; r++)
+    if (!env.setRank(r, err) ||
+        !env.cu(d->cuEventRecord(env.evStart[r], env.streams[r]), "cuEventRecord", r, err))
+      return false;
+  if (G > 0) {
+    for (int k = 0; k < G; k++)
+      if (!launchGraphs(env, g, err)) return false;
+  } else {
+    for (int i = 0; i < iters; i++)
+      if (!b.launchAll(in, out, count, t, op, err)) return false;
+  }
+  for (int r = 0; r < n; r++)
+    if (!env.setRank(r, err) ||
+        !env.cu(d->cuEventRecord(env.evStop[r], env.streams[r]), "cuEventRecord", r, err))
+      return false;
+  if (!b.syncAll(err)) return false;
+  double maxMs = 0;
+  for (int r = 0; r < n; r++) {
+    float ms = 0;
+    if (!env.setRank(r, err) ||
+        !env.cu(d->cuEventSynchronize(env.evStop[r]), "cuEventSynchronize", r, err) ||
+        !env.cu(d->cuEventElapsedTime(&ms, env.evStart[r], env.evStop[r]),
+                "cuEventElapsedTime", r, err))
+      return false;
+    maxMs = std::max(maxMs, (double)ms);
+  }
+  *us = maxMs * 1000.0 / ((double)iters * (G > 0 ? G : 1));
+  return true;
+}
+
+}  // namespace cclperf

@@ -1,0 +1,181 @@
+// sweep.cc - a sweep and its table (sweep.h).
+#include "tools/ccl-perf/sweep.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fmt/format.h>
+
+#include "tools/ccl-perf/report.h"
+#include "tools/ccl-perf/run.h"
+
+namespace cclperf {
+namespace {
+
+std::string fmtTime(double us) {
+  if (us >= 10000.0) return fmt::format("{:7.0f}", us);
+  if (us >= 100.0) return fmt::format("{:7.1f}", us);
+  return fmt::format("{:7.2f}", us);
+}
+
+void printTableHeader(const char *title) {
+  // The column titles, on two lines, right-aligned as the values below.
+  const char *columns =
+      "#{:>11}  {:>12}  {:>8}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  "
+      "{:>6}  {:>6}\n";
+  fmt::print("#\n# {}\n", title);
+  fmt::print("#{:>62}{:>35}\n", "out-of-place", "in-place");
+  fmt::print(fmt::runtime(columns), "size", "count", "type", "redop", "time",
+             "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+  fmt::print(fmt::runtime(columns), "(B)", "(elements)", "", "", "(us)",
+             "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  std::fflush(stdout);
+}
+
+const char *redopColumn(const Env &env, Op op) {
+  return env.coll->reduction ? opName(op) : "none";  // as nccl-tests
+}
+
+// The first four columns of a row.
+void printRowStart(const Env &env, const Row &row) {
+  fmt::print("{:12}  {:12}  {:>8}  {:>6}", row.bytes, row.count,
+             dtypeTableName(row.t), redopColumn(env, row.op));
+}
+
+void printRow(const Env &env, const Row &row, bool check) {
+  printRowStart(env, row);
+  for (const PlaceResult &p : row.place) {
+    if (!p.ran) {
+      fmt::print("  {:>7}  {:>6}  {:>6}  {:>6}", "N/A", "N/A", "N/A", "N/A");
+      continue;
+    }
+    std::string wrong = check ? fmt::format("{:6}", p.wrong) : "N/A";
+    fmt::print("  {:>7}  {:6.2f}  {:6.2f}  {:>6}", fmtTime(p.us), p.algbw,
+               p.busbw, wrong);
+  }
+  fmt::print("\n");
+  std::fflush(stdout);
+}
+
+// The (dtype, op) pairs of the sweep. A collective without a reduction runs
+// once per dtype, with the first operator of -o (else of sum, prod, max,
+// min) the plan has a kernel for: the operator does not change its result.
+std::vector<std::pair<DType, Op>> sweepCombos(const Env &env, const Backend &b,
+                                              const RowFilter &filter) {
+  const Options &o = env.opt;
+  std::vector<std::pair<DType, Op>> combos;
+  for (DType t : o.dtypes) {
+    if (env.coll->reduction) {
+      for (Op op : o.ops) {
+        std::string why;
+        if (filter.combo && !filter.combo(t, op, &why)) {
+          fmt::print("# {}: skipping {} {}: {}\n", b.label(), dtypeName(t),
+                     opName(op), why);
+          continue;
+        }
+        combos.push_back({t, op});
+      }
+      continue;
+    }
+    std::vector<Op> candidates = o.ops;
+    for (Op op : {Op::Sum, Op::Prod, Op::Max, Op::Min}) candidates.push_back(op);
+    bool found = false;
+    std::string why;
+    for (Op op : candidates)
+      if (!filter.combo || filter.combo(t, op, &why)) {
+        combos.push_back({t, op});
+        found = true;
+        break;
+      }
+    if (!found)
+      fmt::print("# {}: skipping {}: {}\n", b.label(), dtypeName(t), why);
+  }
+  return combos;
+}
+
+}  // namespace
+
+SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
+                  const char *title, bool delays) {
+  SweepResult res;
+  const Options &o = env.opt;
+  const int n = env.n;
+  std::vector<std::pair<DType, Op>> combos = sweepCombos(env, b, filter);
+  printTableHeader(title);
+  size_t lastNoteBytes = 0;
+  int lastNoteCalls = 0;
+  for (size_t bytes : sweepSizes(o)) {
+    for (auto [t, op] : combos) {
+      Row row;
+      row.t = t;
+      row.op = op;
+      size_t es = dtypeSize(t);
+      row.count = std::max<size_t>(1, bytes / es);
+      RowSpec spec{row.count, t, op};
+      row.bytes = env.coll->dataBytes(row.count, n, es);
+      std::string why;
+      if (filter.size && !filter.size(row.count * es, &why)) {
+        printRowStart(env, row);
+        fmt::print("  skipped: {}\n", why);
+        continue;
+      }
+      const size_t slot = slotBytes(env, spec);
+      const int K = o.check ? rowCalls(env, slot) : 0;
+      if (o.check && K < o.calls && (row.bytes != lastNoteBytes || K != lastNoteCalls)) {
+        fmt::print("# back-to-back check of {}-byte rows: K = {} call{} instead of "
+                   "{} (2K + 1 buffers of {} bytes per rank must fit in the "
+                   "check's {} bytes, --check-mem)\n",
+                   row.bytes, K, K > 1 ? "s" : "", o.calls, slot, env.arenaBytes);
+        lastNoteBytes = row.bytes;
+        lastNoteCalls = K;
+      }
+      std::vector<std::string> notes;
+      for (int p = 0; p < 2; p++) {
+        bool inplace = p == 1;
+        if (inplace && !env.coll->hasInplace) continue;  // N/A column
+        PlaceResult &pr = row.place[p];
+        std::string err;
+        bool ok = true;
+        if (o.check) {
+          ok = !delays || setDelays(env, true, &err);
+          for (BufMode mode : {BufMode::Separate, BufMode::Reused})
+            for (bool graph : {false, true}) {
+              if (graph && !(env.cuda && o.graphLaunches > 0)) continue;
+              if (ok)
+                ok = checkedRun(env, b, spec, inplace, graph, mode, K, &pr.wrong,
+                                &notes, &err);
+            }
+          if (ok && delays) ok = setDelays(env, false, &err);
+        }
+        if (ok) ok = timedRun(env, b, spec, inplace, &pr.us, &err);
+        if (!ok) {
+          printRow(env, row, o.check);
+          res.rows.push_back(row);
+          res.failed = true;
+          res.error = fmt::format("{} {} B {} {} {}: {}", b.label(), row.bytes,
+                                  dtypeName(t), redopColumn(env, op),
+                                  inplace ? "in-place" : "out-of-place", err);
+          // The one report of the error: here, beside its row.
+          reportError(res.error);
+          return res;
+        }
+        pr.ran = true;
+        pr.algbw = pr.us > 0 ? (double)row.bytes / (pr.us * 1e3) : 0;
+        pr.busbw = pr.algbw * env.coll->busFactor(n);
+        res.wrong += pr.wrong;
+      }
+      res.rows.push_back(row);
+      printRow(env, row, o.check);
+      for (const std::string &note : notes) fmt::print("#   wrong: {}\n", note);
+    }
+  }
+  return res;
+}
+
+void printSummary(const char *prefix, const SweepResult &r, bool check) {
+  fmt::print("# {}Out of bounds values : {} {}\n", prefix, r.wrong,
+             (r.wrong == 0 && !r.failed) ? "OK" : "FAILED");
+  fmt::print("# {}Avg bus bandwidth    : {:g}\n", prefix, r.avgBusbw());
+  if (!check) fmt::print("# {}(results not checked: -c 0)\n", prefix);
+}
+
+}  // namespace cclperf
