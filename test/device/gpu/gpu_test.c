@@ -1,4 +1,4 @@
-/* GPU smoke test of the device library on NVIDIA (run_gpu_test.sh): loads
+/* GPU smoke test of the device library on NVIDIA (BUILD: gpu_test): loads
  * gpu_test.ptx through the CUDA driver API (dlopen, no CUDA headers) and
  * checks LL16 put/unpack/reduce across blocks of one kernel, epoch advance
  * across launches, timeout -> error record in host-mapped memory + abort,
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ccl_device.h"
+#include "runtime/device/ccl_device.h"
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
