@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds cclc, ccl-opt, ccl-perf and libcclrt with Bazel and installs them
-# into out/ (bin/, lib/, include/), the layout cclc expects at run time.
+# into out/ (bin/, lib/, include/), the layout cclc expects at run time: a
+# copy of //tools:dist.
+#
+# Environment: BAZEL (default "bazel"), e.g.
+#   BAZEL="bazel --output_base=$HOME/.cache/bazel-mine" scripts/build.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bazel build //tools/cclc //tools/ccl-opt //tools/ccl-perf //runtime:libcclrt.so
+read -ra bazel <<<"${BAZEL:-bazel}"
+"${bazel[@]}" build //tools:dist
 rm -rf out
-mkdir -p out/bin out/lib out/include/ccl
-cp -L bazel-bin/tools/cclc/cclc bazel-bin/tools/ccl-opt/ccl-opt \
-      bazel-bin/tools/ccl-perf/ccl-perf out/bin/
-cp -L bazel-bin/runtime/libcclrt.so out/lib/
-cp runtime/include/ccl/ccl.h runtime/include/ccl/plan.h \
-   runtime/include/ccl/types.def out/include/ccl/
-chmod u+w out/bin/* out/lib/*
+cp -rL bazel-bin/tools/dist out
+chmod -R u+w out
+chmod a-x out/include/ccl/*
 echo "build: installed into $(pwd)/out"

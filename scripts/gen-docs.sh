@@ -1,34 +1,23 @@
 #!/usr/bin/env bash
 # Regenerates docs/dialect/ (the ccl op and pass reference) from the ODS
 # files, so the reference never drifts from dialect/ and compiler/Transforms/.
-# Run from anywhere; commit the result together with the .td change.
+# Bazel generates them (//dialect:docs, //compiler/Transforms:passes_inc);
+# //docs:dialect_docs_test, part of `bazel test //...`, fails when the
+# committed ones differ. Run from anywhere; commit the result together with
+# the .td change.
 #
 #   scripts/gen-docs.sh            # rewrite docs/dialect/*.md
 #   scripts/gen-docs.sh --check    # exit 1 if they are out of date
+#
+# Environment: BAZEL (default "bazel").
 set -euo pipefail
-
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-llvm="${LLVM_DIR:-/usr/lib/llvm-22}"
-tblgen="$llvm/bin/mlir-tblgen"
-out="$root/docs/dialect"
-
-gen() {
-  "$tblgen" -gen-dialect-doc -dialect=ccl -I "$llvm/include" \
-    -I "$root/dialect/include" "$root/dialect/include/ccl/Dialect/CclOps.td" >"$1/CclDialect.md"
-  "$tblgen" -gen-pass-doc -I "$llvm/include" \
-    "$root/compiler/Transforms/Passes.td" >"$1/Passes.md"
-}
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+read -ra bazel <<<"${BAZEL:-bazel}"
 
 if [[ "${1:-}" == "--check" ]]; then
-  tmp="$(mktemp -d)"
-  trap 'rm -rf "$tmp"' EXIT
-  gen "$tmp"
-  diff -u "$out/CclDialect.md" "$tmp/CclDialect.md"
-  diff -u "$out/Passes.md" "$tmp/Passes.md"
-  echo "docs/dialect is up to date"
-  exit 0
+  exec "${bazel[@]}" test --test_output=errors //docs:dialect_docs_test
 fi
 
-mkdir -p "$out"
-gen "$out"
-echo "wrote $out/CclDialect.md and $out/Passes.md"
+"${bazel[@]}" build //dialect:docs //compiler/Transforms:passes_inc
+install -m 644 bazel-bin/dialect/CclDialect.md bazel-bin/compiler/Transforms/Passes.md docs/dialect/
+echo "wrote $PWD/docs/dialect/CclDialect.md and $PWD/docs/dialect/Passes.md"

@@ -31,11 +31,12 @@ else
   echo "setup: all packages present"
 fi
 
-for tool in /usr/lib/llvm-22/bin/mlir-tblgen /usr/lib/llvm-22/bin/ld.lld \
-            /usr/lib/llvm-22/bin/lit /usr/lib/llvm-22/bin/FileCheck; do
-  [[ -x $tool ]] || { echo "setup: $tool is missing after install" >&2; exit 1; }
+# Where the packages install LLVM 22 (WORKSPACE names it for the build).
+llvm=/usr/lib/llvm-22
+for tool in mlir-tblgen ld.lld lit FileCheck not llc llvm-link opt; do
+  [[ -x $llvm/bin/$tool ]] || { echo "setup: $llvm/bin/$tool is missing after install" >&2; exit 1; }
 done
-fuzzer_rt=/usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86_64.a
+fuzzer_rt=$llvm/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86_64.a
 [[ -f $fuzzer_rt ]] || { echo "setup: $fuzzer_rt is missing after install" >&2; exit 1; }
 command -v bazel >/dev/null || { echo "setup: bazel is missing after install" >&2; exit 1; }
 if command -v ptxas >/dev/null || [[ -x /usr/local/cuda/bin/ptxas ]]; then

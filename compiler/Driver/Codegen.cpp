@@ -585,7 +585,9 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
   SmallString<256> absRuntime(runtime);
   sys::fs::make_absolute(absRuntime);
   sys::path::remove_dots(absRuntime, true);
-  std::string lld = findTool({dir + "/ld.lld", "/usr/lib/llvm-22/bin/ld.lld"},
+  // CCLC_LLVM_BIN: bin/ of the LLVM cclc was built with (set by the BUILD
+  // file from @llvm).
+  std::string lld = findTool({dir + "/ld.lld", CCLC_LLVM_BIN "/ld.lld"},
                              "ld.lld");
   if (lld.empty()) {
     error = "cannot find ld.lld (install lld-22)";

@@ -6,10 +6,9 @@
 #   AMDGPU: one global_store_dwordx4 per packet, no calls.
 #   host  : only clock_gettime, nanosleep, sched_yield (and __tls_get_addr
 #           for the block id) are called; no memcpy/memset/libm/libatomic.
-# Usage: bitcode_codegen_test.sh NVPTX.bc AMDGCN.bc HOST.bc
+# Usage: bitcode_codegen_test.sh LLC NVPTX.bc AMDGCN.bc HOST.bc
 set -u
-LLVM=${LLVM_BIN:-/usr/lib/llvm-22/bin}
-NV=$1 AMD=$2 HOST=$3
+LLC=$1 NV=$2 AMD=$3 HOST=$4
 T=${TEST_TMPDIR:-$(mktemp -d)}
 fail=0
 err() { echo "FAIL: $*"; fail=1; }
@@ -31,7 +30,7 @@ amd_func() {
 }
 
 # ---- NVPTX ----
-"$LLVM/llc" -march=nvptx64 -mcpu=sm_90 -mattr=+ptx80 "$NV" -o "$T/dev.ptx" ||
+"$LLC" -march=nvptx64 -mcpu=sm_90 -mattr=+ptx80 "$NV" -o "$T/dev.ptx" ||
   err "llc nvptx"
 grep -q '^\.version 8\.0' "$T/dev.ptx" || err "PTX version is not 8.0"
 grep -n -w 'call' "$T/dev.ptx" && err "PTX has calls"
@@ -83,7 +82,7 @@ for f in __ccl_put __ccl_get __ccl_copy; do
 done
 
 # ---- AMDGPU ----
-"$LLVM/llc" -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 "$AMD" -o "$T/dev.s" ||
+"$LLC" -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 "$AMD" -o "$T/dev.s" ||
   err "llc amdgcn"
 # A call is s_swappc; a tail call jumps to a function's address, which the
 # code computes from a relocation. (s_setpc_b64 alone is also a return,
@@ -97,7 +96,7 @@ aput=$(amd_func "$T/dev.s" __ccl_put_packets)
   err "__ccl_put_packets: not exactly one global_store_dwordx4"
 
 # ---- host ----
-"$LLVM/llc" -relocation-model=pic "$HOST" -o "$T/host.s" || err "llc host"
+"$LLC" -relocation-model=pic "$HOST" -o "$T/host.s" || err "llc host"
 bad=$(grep -oE '(call|jmp)q?\s+[A-Za-z_][A-Za-z0-9_.]*(@PLT)?' "$T/host.s" |
   awk '{print $2}' | sed 's/@PLT//' | grep -vE '^\.L' |
   grep -vxE 'clock_gettime|nanosleep|sched_yield|__tls_get_addr' | sort -u)

@@ -10,6 +10,8 @@
 # With LIB names, only those libraries of algos.txt are built (and listed
 # in OUT/algos.txt): the device tool carries at most 64 MiB, and all the
 # libraries together are more.
+#
+# Environment: BAZEL (default "bazel"; scripts/build.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$ROOT/.carry/hw}
@@ -17,6 +19,7 @@ shift $(($# > 0 ? 1 : 0))
 WANT=" $* "
 case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
 cd "$ROOT"
+read -ra bazel <<<"${BAZEL:-bazel}"
 scripts/build.sh >/dev/null
 rm -rf "$OUT"
 mkdir -p "$OUT/lib" "$OUT/device" "$OUT/runtime"
@@ -41,8 +44,13 @@ done | xargs -P "$(nproc)" -L 1 bash -c '
   out/bin/cclc "$src" --target=sm_90 --dtype=float32,bfloat16 "$@" \
       -o "$OUTDIR/lib/$lib.so"'
 
-test/device/gpu/run_gpu_test.sh build "$OUT/device" >/dev/null
-rm -f "$OUT"/device/*.bc
-test/runtime/gpu/run_cuda_test.sh build "$OUT/runtime" >/dev/null
+# The smoke tests (test/device/gpu, test/runtime/gpu): binaries and PTX.
+"${bazel[@]}" build //test/device/gpu:gpu_test_bin //test/device/gpu:gpu_test.ptx \
+    //test/runtime/gpu:cuda_runtime_test_bin //test/runtime/gpu:ap_ll.ptx
+cp bazel-bin/test/device/gpu/gpu_test_bin "$OUT/device/gpu_test"
+cp bazel-bin/test/device/gpu/gpu_test.ptx "$OUT/device/"
+cp bazel-bin/test/runtime/gpu/cuda_runtime_test_bin "$OUT/runtime/cuda_runtime_test"
+cp bazel-bin/test/runtime/gpu/ap_ll.ptx "$OUT/runtime/"
+chmod -R u+w "$OUT/device" "$OUT/runtime"
 cp test/hw/run.sh "$OUT/"
 echo "hw/build: done; run '$OUT/run.sh' on the GPU machine"

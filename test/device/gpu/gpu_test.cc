@@ -1,4 +1,4 @@
-/* GPU smoke test of the device library on NVIDIA (run_gpu_test.sh): loads
+/* GPU smoke test of the device library on NVIDIA (BUILD: gpu_test): loads
  * gpu_test.ptx through the CUDA driver API (the project's run-time loader,
  * runtime/src/cuda_driver.h; no CUDA headers) and checks LL16
  * put/unpack/reduce across blocks of one kernel, epoch advance across
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ccl_device.h"
+#include "runtime/device/ccl_device.h"
 #include "runtime/src/cuda_driver.h"
 
 using cclrt::CUcontext;

@@ -1,4 +1,4 @@
-/* NVPTX kernels for the GPU smoke test of the device library (run_gpu_test.sh).
+/* NVPTX kernels for the GPU smoke test of the device library (BUILD: gpu_test).
  * Compiled with the library's flags, linked with its bitcode, -O3, PTX. */
 #include "ccl_device.h"
 

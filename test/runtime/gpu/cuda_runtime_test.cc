@@ -1,4 +1,4 @@
-// cuda_runtime_test.cc - libcclrt's CUDA path on real GPUs (run_cuda_test.sh):
+// cuda_runtime_test.cc - libcclrt's CUDA path on real GPUs (BUILD):
 // an all-pairs LL AllReduce kernel built from the device library, launched
 // through cclrtLaunch on 1-2 GPUs: repeated calls, odd sizes, in-place and
 // staged out-of-place calls, CUDA graph capture and replay, a rank that
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "runtime/src/cuda_driver.h"
-#include "../test_util.h"
+#include "test/runtime/test_util.h"
 
 namespace {
 
@@ -418,8 +418,8 @@ int main(int argc, char **argv) {
   make_plans();
   D = cclrt::cudaDriver();
   if (!D) {
-    printf("no CUDA driver: nothing to test\n");
-    return 0;
+    fprintf(stderr, "no CUDA driver (libcuda.so.1)\n");
+    return 2;
   }
 
   int n = 2;

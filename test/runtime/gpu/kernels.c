@@ -1,4 +1,4 @@
-/* NVPTX kernels for the runtime's GPU test (run_cuda_test.sh). The first, an all-pairs
+/* NVPTX kernels for the runtime's GPU test (BUILD). The first, an all-pairs
  * LL AllReduce (float32, sum) written against the device library the way
  * cclc generates it: block b > 0 puts this rank's input as packets into
  * slot `rank` of rank (rank + b) % n's `recv` buffer; block 0 copies input
