@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates docs/dialect/ (the ccl op and pass reference) from the ODS
-# files, so the reference never drifts from dialect/ and compiler/Transforms/.
+# files, so the reference never drifts from dialect/, compiler/Transforms/
+# and compiler/Conversion/.
 # Run from anywhere; commit the result together with the .td change.
 #
 #   scripts/gen-docs.sh            # rewrite docs/dialect/*.md
@@ -17,6 +18,8 @@ gen() {
     -I "$root/dialect/include" "$root/dialect/include/ccl/Dialect/CclOps.td" >"$1/CclDialect.md"
   "$tblgen" -gen-pass-doc -I "$llvm/include" \
     "$root/compiler/Transforms/Passes.td" >"$1/Passes.md"
+  "$tblgen" -gen-pass-doc -I "$llvm/include" \
+    "$root/compiler/Conversion/Passes.td" >"$1/ConversionPasses.md"
 }
 
 if [[ "${1:-}" == "--check" ]]; then
@@ -25,10 +28,11 @@ if [[ "${1:-}" == "--check" ]]; then
   gen "$tmp"
   diff -u "$out/CclDialect.md" "$tmp/CclDialect.md"
   diff -u "$out/Passes.md" "$tmp/Passes.md"
+  diff -u "$out/ConversionPasses.md" "$tmp/ConversionPasses.md"
   echo "docs/dialect is up to date"
   exit 0
 fi
 
 mkdir -p "$out"
 gen "$out"
-echo "wrote $out/CclDialect.md and $out/Passes.md"
+echo "wrote $out/CclDialect.md, $out/Passes.md and $out/ConversionPasses.md"

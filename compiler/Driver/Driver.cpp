@@ -4,6 +4,7 @@
 #include "compiler/Driver/SchedulePrinter.h"
 
 #include "compiler/Conversion/CclToLLVM.h"
+#include "compiler/Conversion/Passes.h"
 #include "compiler/Driver/Codegen.h"
 #include "compiler/Target/TargetInfo.h"
 #include "compiler/Transforms/Passes.h"

@@ -10,8 +10,6 @@
 //  - unpack_packets writes the destination chunk's bytes.
 
 // CHECK-LABEL: llvm.func @ccl_pk_n2_f32_sum(
-// CHECK-SAME:    ccl.ll
-// CHECK-SAME:    ccl.padded = ["recv"]
 // CHECK:         %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
 // CHECK:       ^bb1:
 // CHECK:         %[[DST:.*]] = llvm.call @__ccl_scratch_ptr(

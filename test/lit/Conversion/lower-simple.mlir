@@ -2,9 +2,8 @@
 // RUN: %ccl-opt %s --split-input-file --ccl-schedule --ccl-lower-to-llvm='target=sm_90 dtypes=float32 redops=sum' | FileCheck %s --check-prefix=SM90
 
 // Tests that the Simple-protocol operations lower to their device-library
-// calls, with the kernel's channel, semaphore and barrier tables as
-// function attributes (indices in declaration order; barriers keyed by
-// rank and blocks):
+// calls, channels, semaphores and multi-block barriers passed as their
+// indices in the plan's tables (lower-sync.mlir has more of them):
 //  - put into a peer's scratch slot -> __ccl_put (bytes of the source
 //    chunk), and `signal` fused after it -> __ccl_signal(ctx, channel);
 //  - signal relaxed -> __ccl_signal_relaxed;
@@ -20,9 +19,6 @@
 //    participating block.
 
 // CHECK-LABEL: llvm.func @ccl_simple_n2_f32_sum(
-// CHECK-SAME:    ccl.barriers = {"1:0,1" = [0, 2]}
-// CHECK-SAME:    ccl.channels = {mem_0_1 = 0 : i64, mem_1_0 = 1 : i64}
-// CHECK-SAME:    ccl.semaphores = {sem_1_0 = 0 : i64}
 // CHECK-NOT:     llvm.alloca
 // CHECK:         llvm.switch
 // Rank 0, block 0.
@@ -55,7 +51,8 @@
 // CHECK:         %[[RS:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         llvm.call @__ccl_reduce_f32_sum(%[[RD]], %[[RS]], %[[RN]])
 // CHECK:         llvm.call @__ccl_copy(
-// CHECK:         llvm.call @__ccl_release(%arg0,
+// CHECK:         %[[SEM:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_release(%arg0, %[[SEM]])
 // CHECK:         llvm.call @__ccl_tb_barrier(%arg0,
 // CHECK-NEXT:    %[[CCH:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[CN:.*]] = llvm.mlir.constant(2 : i32) : i32
@@ -63,7 +60,9 @@
 // CHECK-NEXT:    llvm.br ^bb4
 // Rank 1, block 1.
 // CHECK:       ^bb3:
-// CHECK:         llvm.call @__ccl_acquire(%arg0,
+// CHECK-NEXT:    %[[SEM2:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[AID:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_acquire(%arg0, %[[SEM2]], %[[AID]])
 // CHECK:         llvm.call @__ccl_get(
 // CHECK:         %[[RRD:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
 // CHECK:         %[[RRN:.*]] = llvm.call @__ccl_chunk_elems(

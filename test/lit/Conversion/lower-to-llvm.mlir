@@ -14,8 +14,6 @@
 // HOST-DAG:   llvm.func @__ccl_end(!llvm.ptr)
 // HOST-LABEL: llvm.func @ccl_allpairs_n2_f32_sum(
 // HOST-SAME:    %arg4: i32
-// HOST-SAME:    ccl.dtype = "float32"
-// HOST-SAME:    ccl.redop = "sum"
 // HOST:         llvm.call @__ccl_host_set_block(%arg4)
 // HOST:         %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
 // HOST:         llvm.switch %{{.*}} : i32, ^[[EXIT:bb[0-9]+]] [

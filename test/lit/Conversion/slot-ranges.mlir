@@ -11,7 +11,6 @@
 // only the second carries the signal, and that a two-chunk copy between the
 // input and the output stays one copy.
 // CHECK-LABEL: llvm.func @ccl_split_n2_f32_sum(
-// CHECK-SAME:    ccl.slot_count = 1024 : i64
 // CHECK:         %[[LAYOUT:.*]] = llvm.mlir.constant(1024 : i64) : i64
 // CHECK:         llvm.call @__ccl_scratch_ptr(%arg0, %{{.*}}, %{{.*}}, %[[SLOT0:.*]], %{{.*}}, %[[LAYOUT]],
 // CHECK:         llvm.call @__ccl_put(
