@@ -146,7 +146,7 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
     algo.walk([&](Operation *op) {
       if (!isa<InstructionOp, TbBarrierOp>(op))
         return;
-      auto id = op->getAttrOfType<IntegerAttr>("op_id");
+      std::optional<int64_t> id = getOpId(op);
       if (!id)
         return;
       OpInfo o;
@@ -156,9 +156,9 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
         o.line = l.getLine();
         o.col = l.getColumn();
       }
-      if (info.ops.size() <= (size_t)id.getInt())
-        info.ops.resize(id.getInt() + 1);
-      info.ops[id.getInt()] = o;
+      if (info.ops.size() <= (size_t)*id)
+        info.ops.resize(*id + 1);
+      info.ops[*id] = o;
     });
   }
   return info;
@@ -172,23 +172,22 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
 void numberBarriers(ModuleOp module) {
   int64_t next = 0;
   module.walk([&](Operation *op) {
-    if (auto id = op->getAttrOfType<IntegerAttr>("op_id"))
-      next = std::max<int64_t>(next, id.getInt() + 1);
+    if (std::optional<int64_t> id = getOpId(op))
+      next = std::max<int64_t>(next, *id + 1);
   });
-  OpBuilder b(module.getContext());
   for (AlgorithmOp algo : module.getOps<AlgorithmOp>()) {
     std::map<std::pair<std::string, int64_t>, int64_t> ids; // (key, k) -> id
     for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
       std::map<std::string, int64_t> seen;
       for (auto bar : tb.getBody().getOps<TbBarrierOp>()) {
-        if (bar->hasAttr("op_id"))
+        if (getOpId(bar))
           continue;
         std::string key =
             SyncLayout::barrierKey(bar.getRankAttr().getInt(), bar.getTbs());
         auto [it, inserted] = ids.try_emplace({key, seen[key]++}, next);
         if (inserted)
           ++next;
-        bar->setAttr("op_id", b.getI64IntegerAttr(it->second));
+        setOpId(bar, it->second);
       }
     }
   }

@@ -135,8 +135,8 @@ void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
       }
       os << "  thread block " << tb.getTbAttr().getInt() << "\n";
       for (Operation &op : tb.getBody().front()) {
-        auto id = op.getAttrOfType<IntegerAttr>("op_id");
-        std::string idText = id ? "#" + std::to_string(id.getInt()) : "";
+        std::optional<int64_t> id = getOpId(&op);
+        std::string idText = id ? "#" + std::to_string(*id) : "";
         std::string line = describe(&op);
         os << llvm::formatv("    {0,5}  {1,-70} {2}", idText, line,
                             where(op.getLoc()))

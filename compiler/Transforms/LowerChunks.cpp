@@ -36,15 +36,14 @@ bool isChunkLevel(Operation *op) {
 
 /// True when the chunk DAG (--ccl-chunk-dag) numbered every operation.
 bool hasDag(ArrayRef<Operation *> ops) {
-  return llvm::all_of(ops, [](Operation *op) { return op->hasAttr("dag_id"); });
+  return llvm::all_of(ops, [](Operation *op) { return getDagId(op).has_value(); });
 }
 
 /// Calls `fn` with the dag_id of every operation `op` depends on.
 void forEachDagDep(Operation *op, llvm::function_ref<void(int64_t)> fn) {
-  for (StringRef kind : {"raw", "war", "waw"})
-    if (auto edges = op->getAttrOfType<DenseI64ArrayAttr>(kind))
-      for (int64_t id : edges.asArrayRef())
-        fn(id);
+  for (DagEdge kind : kDagEdges)
+    for (int64_t id : getDagEdges(op, kind))
+      fn(id);
 }
 
 /// One chunk-level copy/reduce after lowering: the source's put into the
@@ -105,7 +104,7 @@ public:
     std::map<int64_t, Operation *> byId;
     if (haveDag)
       for (Operation *op : ops)
-        byId[op->getAttrOfType<IntegerAttr>("dag_id").getInt()] = op;
+        byId[*getDagId(op)] = op;
     for (Operation *op : ops) {
       find(op);
       if (haveDag) {
@@ -161,7 +160,7 @@ public:
         return;
     std::map<int64_t, size_t> index;
     for (size_t i = 0; i < ops.size(); ++i)
-      index[ops[i]->getAttrOfType<IntegerAttr>("dag_id").getInt()] = i;
+      index[*getDagId(ops[i])] = i;
     std::vector<SmallVector<size_t>> preds(ops.size());
     for (size_t i = 0; i < ops.size(); ++i)
       forEachDagDep(ops[i], [&](int64_t id) {

@@ -73,9 +73,10 @@ def CclChunkDag : Pass<"ccl-chunk-dag", "mlir::ModuleOp"> {
   let summary = "Make data dependencies between operations explicit";
   let description = [{
     Numbers the operations of each global-level algorithm in program order
-    (`dag_id`) and records, per operation, the earlier operations it depends
-    on through a common chunk slot: `raw` (it reads what they wrote), `war`
-    (it overwrites what they read) and `waw` (it overwrites what they wrote).
+    (`ccl.dag_id`) and records, per operation, the earlier operations it
+    depends on through a common chunk slot: `ccl.raw` (it reads what they
+    wrote), `ccl.war` (it overwrites what they read) and `ccl.waw` (it
+    overwrites what they wrote).
     Only the latest writer and the readers since it count, so the edges form
     the transitive reduction per slot. An accumulating operation (`reduce`,
     `reduce_packets`) reads and writes its destination; a fused forward
@@ -85,9 +86,9 @@ def CclChunkDag : Pass<"ccl-chunk-dag", "mlir::ModuleOp"> {
     running it twice gives the same result.
 
     ```mlir
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {dag_id = 0 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.dag_id = 0 : i64}
     ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
-        {dag_id = 2 : i64, raw = array<i64: 0, 1>, waw = array<i64: 0>}
+        {ccl.dag_id = 2 : i64, ccl.raw = array<i64: 0, 1>, ccl.waw = array<i64: 0>}
     ```
   }];
 }
@@ -254,7 +255,7 @@ def CclSchedule : Pass<"ccl-schedule", "mlir::ModuleOp"> {
   let description = [{
     Turns each global-level `ccl.algorithm` into the kernel level: one
     `ccl.thread_block` per (rank, thread block) holding that block's
-    operations in program order, an `op_id` on every operation (it indexes
+    operations in program order, a `ccl.op_id` on every operation (it indexes
     the plan's table of source locations), and a `ccl.barrier` between two
     operations of a block when the later one touches data the earlier one
     wrote, or writes data it read (the threads of a block split each
@@ -267,9 +268,9 @@ def CclSchedule : Pass<"ccl-schedule", "mlir::ModuleOp"> {
     ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"recv"[0][1 : 1]>
     // after
     ccl.thread_block rank 0 tb 0 {
-      ccl.copy tb 0 ... {op_id = 0 : i64}
+      ccl.copy tb 0 ... {ccl.op_id = 0 : i64}
       ccl.barrier
-      ccl.reduce_packets tb 0 ... {op_id = 1 : i64}
+      ccl.reduce_packets tb 0 ... {ccl.op_id = 1 : i64}
     }
     ```
   }];

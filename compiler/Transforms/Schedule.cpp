@@ -93,7 +93,7 @@ LogicalResult schedule(AlgorithmOp algo, int64_t &nextId) {
       acc = PendingAccesses();
     }
     acc.add(op);
-    op->setAttr("op_id", b.getI64IntegerAttr(nextId++));
+    setOpId(op, nextId++);
     op->moveBefore(&dest, dest.end());
   }
   algo.setScheduled(true);
@@ -105,8 +105,8 @@ struct CclSchedulePass : public ccl::impl::CclScheduleBase<CclSchedulePass> {
     // Continue after ids that earlier runs assigned.
     int64_t nextId = 0;
     getOperation().walk([&](InstructionOp op) {
-      if (auto id = op->getAttrOfType<IntegerAttr>("op_id"))
-        nextId = std::max<int64_t>(nextId, id.getInt() + 1);
+      if (std::optional<int64_t> id = getOpId(op))
+        nextId = std::max<int64_t>(nextId, *id + 1);
     });
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
       if (!algo.getScheduled() && failed(schedule(algo, nextId)))

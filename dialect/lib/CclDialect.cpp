@@ -55,3 +55,88 @@ std::string ChunkRefAttr::str() const {
   os << "]";
   return s;
 }
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes
+//===----------------------------------------------------------------------===//
+
+static CclDialect &dialectOf(Operation *op) {
+  auto *dialect = op->getContext()->getLoadedDialect<CclDialect>();
+  assert(dialect && "the ccl dialect must be loaded");
+  return *dialect;
+}
+
+std::optional<int64_t> ccl::getOpId(Operation *op) {
+  if (IntegerAttr id = dialectOf(op).getOpIdAttrHelper().getAttr(op))
+    return id.getInt();
+  return std::nullopt;
+}
+
+void ccl::setOpId(Operation *op, int64_t id) {
+  OpBuilder b(op->getContext());
+  dialectOf(op).getOpIdAttrHelper().setAttr(op, b.getI64IntegerAttr(id));
+}
+
+std::optional<int64_t> ccl::getDagId(Operation *op) {
+  if (IntegerAttr id = dialectOf(op).getDagIdAttrHelper().getAttr(op))
+    return id.getInt();
+  return std::nullopt;
+}
+
+void ccl::setDagId(Operation *op, int64_t id) {
+  OpBuilder b(op->getContext());
+  dialectOf(op).getDagIdAttrHelper().setAttr(op, b.getI64IntegerAttr(id));
+}
+
+/// The attribute name of the edges of `kind`.
+static StringAttr edgeName(Operation *op, DagEdge kind) {
+  CclDialect &d = dialectOf(op);
+  switch (kind) {
+  case DagEdge::ReadAfterWrite:
+    return d.getRawAttrHelper().getName();
+  case DagEdge::WriteAfterRead:
+    return d.getWarAttrHelper().getName();
+  case DagEdge::WriteAfterWrite:
+    break;
+  }
+  return d.getWawAttrHelper().getName();
+}
+
+ArrayRef<int64_t> ccl::getDagEdges(Operation *op, DagEdge kind) {
+  if (auto ids = op->getAttrOfType<DenseI64ArrayAttr>(edgeName(op, kind)))
+    return ids.asArrayRef();
+  return {};
+}
+
+void ccl::setDagEdges(Operation *op, DagEdge kind, ArrayRef<int64_t> ids) {
+  StringAttr name = edgeName(op, kind);
+  if (ids.empty()) {
+    op->removeAttr(name);
+    return;
+  }
+  op->setAttr(name, DenseI64ArrayAttr::get(op->getContext(), ids));
+}
+
+LogicalResult CclDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  if (name == OpIdAttrHelper::getNameStr() ||
+      name == DagIdAttrHelper::getNameStr()) {
+    auto id = dyn_cast<IntegerAttr>(value);
+    if (!id || !id.getType().isSignlessInteger(64) || id.getInt() < 0)
+      return op->emitError("'")
+             << name << "' must be a non-negative i64, not " << value;
+    return success();
+  }
+  if (name == RawAttrHelper::getNameStr() ||
+      name == WarAttrHelper::getNameStr() ||
+      name == WawAttrHelper::getNameStr()) {
+    if (!isa<DenseI64ArrayAttr>(value))
+      return op->emitError("'")
+             << name << "' must be an array<i64: ...> of dag ids, not "
+             << value;
+    return success();
+  }
+  return op->emitError("'") << name << "' is not an attribute of the ccl dialect";
+}

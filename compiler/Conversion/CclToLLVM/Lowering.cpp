@@ -28,8 +28,7 @@ Value i32(OpBuilder &b, Location loc, int64_t v) {
 Type voidTy(MLIRContext *c) { return LLVM::LLVMVoidType::get(c); }
 
 int64_t opId(Operation *op) {
-  auto id = op->getAttrOfType<IntegerAttr>("op_id");
-  return id ? id.getInt() : -1;
+  return getOpId(op).value_or(-1);
 }
 
 void emitSignal(OpBuilder &b, Location loc, Operation *op, const KernelEnv &env,

@@ -425,3 +425,35 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i6
   // expected-error@+1 {{'ccl.reduce' op a chunk-level reduce has one source}}
   ccl.reduce <"output"[0] [0 : 1]> from <"input"[1] [0 : 1]> and [#ccl.chunk<"input"[0][1 : 1]>]
 }
+
+// -----
+
+// Tests that the op id the scheduler records is a non-negative i64.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+  // expected-error@+1 {{'ccl.op_id' must be a non-negative i64, not "first"}}
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = "first"}
+}
+
+// -----
+
+ccl.algorithm @a_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+  // expected-error@+1 {{'ccl.dag_id' must be a non-negative i64, not -1 : i64}}
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.dag_id = -1 : i64}
+}
+
+// -----
+
+// Tests that the chunk DAG's edges are lists of dag ids.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+  // expected-error@+1 {{'ccl.war' must be an array<i64: ...> of dag ids, not [0]}}
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.war = [0]}
+}
+
+// -----
+
+// Tests that an attribute with the dialect's prefix is one it declares.
+ccl.algorithm @a_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+  ccl.channel @c "memory" 1 -> 0
+  // expected-error@+1 {{'ccl.ordinal' is not an attribute of the ccl dialect}}
+  ccl.wait @c tb 0 {ccl.ordinal = 0 : i64}
+}

@@ -17,7 +17,7 @@
 // CHECK-NEXT:    ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 2]> = <"input"[0] [0 : 2]>
 // CHECK-NEXT:    ccl.put_packets @port_1_0 tb 3 <"recv"[0] [2 : 1]> = <"input"[1] [1 : 1]>
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]>
-// CHECK-NEXT:    ccl.reduce_packets tb 0 <"output"[0] [1 : 1]> from <"recv"[0] [2 : 1]> {op_id = 7 : i64}
+// CHECK-NEXT:    ccl.reduce_packets tb 0 <"output"[0] [1 : 1]> from <"recv"[0] [2 : 1]> {ccl.op_id = 7 : i64}
 // CHECK-NEXT:  }
 ccl.algorithm @global_n2 attributes {name = "global", collective = "AllReduce", nranks = 2 : i64,
                                      chunks = 2 : i64, protocol = "LL"} {
@@ -29,7 +29,7 @@ ccl.algorithm @global_n2 attributes {name = "global", collective = "AllReduce", 
   ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 2]> = #ccl.chunk<"input"[0][0 : 2]>
   ccl.put_packets @port_1_0 tb 3 <"recv"[0] [2 : 1]> = <"input"[1] [1 : 1]>
   ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 2]> = #ccl.chunk<"input"[0][0 : 2]>
-  ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][1 : 1]> from #ccl.chunk<"recv"[0][2 : 1]> {op_id = 7 : i64}
+  ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][1 : 1]> from #ccl.chunk<"recv"[0][2 : 1]> {ccl.op_id = 7 : i64}
 }
 
 // Tests that the optional attributes (inplace, chunk counts, instances) and
@@ -107,12 +107,12 @@ ccl.algorithm @ll_n2 attributes {name = "ll", collective = "AllGather", nranks =
 // CHECK-NEXT:    ccl.channel @mem_0_1 "memory" 0 -> 1
 // CHECK-NEXT:    ccl.channel @mem_1_0 "memory" 1 -> 0
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 0 {
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 1 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 1 : i64}
 // CHECK-NEXT:      ccl.barrier
-// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> {op_id = 2 : i64}
+// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> {ccl.op_id = 2 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 1 {
-// CHECK-NEXT:      ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+// CHECK-NEXT:      ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ccl.thread_block rank 1 tb 0 attributes {hint = 1 : i64} {
 // CHECK-NEXT:      ccl.barrier {why = "test"}
@@ -126,12 +126,12 @@ ccl.algorithm @sched_n2 attributes {chunks = 1 : i64, collective = "AllReduce", 
   ccl.channel @mem_0_1 "memory" 0 -> 1
   ccl.channel @mem_1_0 "memory" 1 -> 0
   ccl.thread_block rank 0 tb 0 {
-    ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]> {op_id = 1 : i64}
+    ccl.copy tb 0 #ccl.chunk<"output"[0][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]> {ccl.op_id = 1 : i64}
     ccl.barrier
-    ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"recv"[0][1 : 1]> {op_id = 2 : i64}
+    ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"recv"[0][1 : 1]> {ccl.op_id = 2 : i64}
   }
   ccl.thread_block rank 0 tb 1 {
-    ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]> {op_id = 0 : i64}
+    ccl.put_packets @mem_0_1 tb 1 #ccl.chunk<"recv"[1][0 : 1]> = #ccl.chunk<"input"[0][0 : 1]> {ccl.op_id = 0 : i64}
   }
   ccl.thread_block rank 1 tb 0 attributes {hint = 1 : i64} {
     ccl.barrier {why = "test"}

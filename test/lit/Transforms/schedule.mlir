@@ -14,20 +14,20 @@
 // CHECK-NEXT:    ccl.channel @mem_0_1 "memory" 0 -> 1
 // CHECK-NEXT:    ccl.channel @mem_1_0 "memory" 1 -> 0
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 0 {
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 1 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 1 : i64}
 // CHECK-NEXT:      ccl.barrier
-// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> {op_id = 2 : i64}
+// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> {ccl.op_id = 2 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 1 {
-// CHECK-NEXT:      ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+// CHECK-NEXT:      ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ccl.thread_block rank 1 tb 0 {
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]> {op_id = 4 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]> {ccl.op_id = 4 : i64}
 // CHECK-NEXT:      ccl.barrier
-// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> {op_id = 5 : i64}
+// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> {ccl.op_id = 5 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ccl.thread_block rank 1 tb 1 {
-// CHECK-NEXT:      ccl.put_packets @mem_1_0 tb 1 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]> {op_id = 3 : i64}
+// CHECK-NEXT:      ccl.put_packets @mem_1_0 tb 1 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]> {ccl.op_id = 3 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
 ccl.algorithm @allpairs_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "allpairs", nranks = 2 : i64, protocol = "LL"} {
@@ -51,21 +51,21 @@ ccl.algorithm @allpairs_n2 attributes {chunks = 1 : i64, collective = "AllReduce
 // CHECK-LABEL: ccl.algorithm @deps_n1
 // CHECK-NEXT:    ccl.scratch @tmp slots 4
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 0 {
-// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
 // CHECK-NOT:       ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [1 : 1]> = <"input"[0] [1 : 1]> {op_id = 1 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [1 : 1]> = <"input"[0] [1 : 1]> {ccl.op_id = 1 : i64}
 // CHECK-NOT:       ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [2 : 1]> = <"input"[0] [2 : 1]> {op_id = 2 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [2 : 1]> = <"input"[0] [2 : 1]> {ccl.op_id = 2 : i64}
 // CHECK-NEXT:      ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 2]> = <"tmp"[0] [0 : 2]> {op_id = 3 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 2]> = <"tmp"[0] [0 : 2]> {ccl.op_id = 3 : i64}
 // CHECK-NEXT:      ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [1 : 1]> = <"input"[0] [3 : 1]> {op_id = 4 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [1 : 1]> = <"input"[0] [3 : 1]> {ccl.op_id = 4 : i64}
 // CHECK-NOT:       ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [3 : 1]> = <"input"[0] [3 : 1]> {op_id = 5 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [3 : 1]> = <"input"[0] [3 : 1]> {ccl.op_id = 5 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 1 {
 // CHECK-NOT:       ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 1 <"tmp"[0] [3 : 1]> = <"input"[0] [0 : 1]> {op_id = 6 : i64}
+// CHECK-NEXT:      ccl.copy tb 1 <"tmp"[0] [3 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 6 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
 ccl.algorithm @deps_n1 attributes {chunks = 4 : i64, collective = "Custom", name = "deps", nranks = 1 : i64, protocol = "Simple"} {
@@ -84,10 +84,10 @@ ccl.algorithm @deps_n1 attributes {chunks = 4 : i64, collective = "Custom", name
 // Tests that an already scheduled algorithm is left alone.
 // CHECK-LABEL: ccl.algorithm @done_n1
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 0 {
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 9 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 9 : i64}
 // CHECK-NEXT:    }
 ccl.algorithm @done_n1 attributes {chunks = 1 : i64, collective = "Custom", name = "done", nranks = 1 : i64, protocol = "Simple", scheduled} {
   ccl.thread_block rank 0 tb 0 {
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 9 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 9 : i64}
   }
 }

@@ -106,8 +106,8 @@ ccl.algorithm @nobarrier_n1 attributes {chunks = 1 : i64, collective = "Copy", n
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
   ccl.thread_block rank 0 tb 0 {
     // expected-note@+1 {{the earlier operation is here}}
-    ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+    ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
     // expected-error@+1 {{rank 0 thread block 0 touches tmp[0][0], which the copy at line 109 of the same block also touches, with no ccl.barrier between them (the block's threads split the two operations differently)}}
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"tmp"[0] [0 : 1]> {op_id = 1 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"tmp"[0] [0 : 1]> {ccl.op_id = 1 : i64}
   }
 }

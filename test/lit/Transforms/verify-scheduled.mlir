@@ -18,20 +18,20 @@ ccl.algorithm @allpairs_ll_n2 attributes {chunks = 1 : i64, collective = "AllRed
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>]
   ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>]
   ccl.thread_block rank 0 tb 0 {
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 1 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 1 : i64}
     ccl.barrier
-    ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> {op_id = 2 : i64}
+    ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> {ccl.op_id = 2 : i64}
   }
   ccl.thread_block rank 0 tb 1 {
-    ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+    ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
   }
   ccl.thread_block rank 1 tb 0 {
-    ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]> {op_id = 4 : i64}
+    ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]> {ccl.op_id = 4 : i64}
     ccl.barrier
-    ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> {op_id = 5 : i64}
+    ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> {ccl.op_id = 5 : i64}
   }
   ccl.thread_block rank 1 tb 1 {
-    ccl.put_packets @mem_1_0 tb 1 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]> {op_id = 3 : i64}
+    ccl.put_packets @mem_1_0 tb 1 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]> {ccl.op_id = 3 : i64}
   }
 }
 
@@ -47,11 +47,11 @@ ccl.algorithm @lost_handoff_n1 attributes {chunks = 1 : i64, collective = "Copy"
   ccl.thread_block rank 0 tb 0 {
     // expected-error@+2 {{data race on tmp[0][0]: rank 0 thread block 0 reads it while rank 0 thread block 1 writes it at line 54, with nothing ordering the two}}
     // expected-note@+1 {{counterexample, the last steps of the thread blocks involved: rank 0 thread block 1 ran copy (line 54); rank 0 thread block 0 ran nothing yet}}
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"tmp"[0] [0 : 1]> {op_id = 1 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"tmp"[0] [0 : 1]> {ccl.op_id = 1 : i64}
   }
   ccl.thread_block rank 0 tb 1 {
     // expected-note@+1 {{the other access is here}}
-    ccl.copy tb 1 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+    ccl.copy tb 1 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
   }
 }
 
@@ -67,13 +67,13 @@ ccl.algorithm @barrier_n2 attributes {chunks = 1 : i64, collective = "Copy", nam
   ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
   ccl.thread_block rank 0 tb 0 {
     ccl.tb_barrier rank 0 tbs [0, 1]
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"tmp"[0] [0 : 1]> {op_id = 1 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"tmp"[0] [0 : 1]> {ccl.op_id = 1 : i64}
   }
   ccl.thread_block rank 0 tb 1 {
-    ccl.copy tb 1 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+    ccl.copy tb 1 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
     ccl.tb_barrier rank 0 tbs [0, 1]
   }
   ccl.thread_block rank 1 tb 0 {
-    ccl.copy tb 0 <"output"[1] [0 : 1]> = <"tmp"[0] [0 : 1]> {op_id = 2 : i64}
+    ccl.copy tb 0 <"output"[1] [0 : 1]> = <"tmp"[0] [0 : 1]> {ccl.op_id = 2 : i64}
   }
 }

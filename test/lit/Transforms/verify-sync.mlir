@@ -190,7 +190,7 @@ ccl.algorithm @barmissing_n1 attributes {chunks = 1 : i64, collective = "Copy", 
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
   ccl.thread_block rank 0 tb 0 {
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
     // expected-error@+2 {{rank 0 thread block 0 would wait forever at the thread-block barrier: thread block 1 never reaches it}}
     // expected-note@+1 {{counterexample}}
     ccl.tb_barrier rank 0 tbs [0, 1]
