@@ -164,35 +164,6 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
   return info;
 }
 
-/// The scheduler numbers instruction ops but not the copies of a
-/// ccl.tb_barrier it puts into each participating block. A barrier wait can
-/// time out too, so give every barrier one id after the largest in the
-/// module: the k-th barrier over the same (rank, blocks) in each of its
-/// blocks is the same source operation.
-void numberBarriers(ModuleOp module) {
-  int64_t next = 0;
-  module.walk([&](Operation *op) {
-    if (std::optional<int64_t> id = getOpId(op))
-      next = std::max<int64_t>(next, *id + 1);
-  });
-  for (AlgorithmOp algo : module.getOps<AlgorithmOp>()) {
-    std::map<std::pair<std::string, int64_t>, int64_t> ids; // (key, k) -> id
-    for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
-      std::map<std::string, int64_t> seen;
-      for (auto bar : tb.getBody().getOps<TbBarrierOp>()) {
-        if (getOpId(bar))
-          continue;
-        std::string key =
-            SyncLayout::barrierKey(bar.getRankAttr().getInt(), bar.getTbs());
-        auto [it, inserted] = ids.try_emplace({key, seen[key]++}, next);
-        if (inserted)
-          ++next;
-        setOpId(bar, it->second);
-      }
-    }
-  }
-}
-
 } // namespace
 
 bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
@@ -239,7 +210,6 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
     return true;
   }
 
-  numberBarriers(*module);
   PlanInfo plan = extractPlanInfo(*module, options, path);
   std::vector<TargetArtifacts> artifacts;
   for (const std::string &targetName : options.targets) {

@@ -256,11 +256,12 @@ def CclSchedule : Pass<"ccl-schedule", "mlir::ModuleOp"> {
     Turns each global-level `ccl.algorithm` into the kernel level: one
     `ccl.thread_block` per (rank, thread block) holding that block's
     operations in program order, a `ccl.op_id` on every operation (it indexes
-    the plan's table of source locations), and a `ccl.barrier` between two
-    operations of a block when the later one touches data the earlier one
-    wrote, or writes data it read (the threads of a block split each
-    operation differently). A barrier is not inserted between independent
-    operations.
+    the plan's table of source locations; the copies of a `ccl.tb_barrier`
+    in its blocks share one, numbered after the module's instructions), and
+    a `ccl.barrier` between two operations of a block when the later one
+    touches data the earlier one wrote, or writes data it read (the threads
+    of a block split each operation differently). A barrier is not inserted
+    between independent operations.
 
     ```mlir
     // before

@@ -91,3 +91,31 @@ ccl.algorithm @done_n1 attributes {chunks = 1 : i64, collective = "Custom", name
     ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 9 : i64}
   }
 }
+
+// -----
+
+// Tests that the copies of multi-block barriers get op ids after the
+// instructions: the k-th barrier over the same blocks of a rank is one
+// source operation, so it has one id in each of its blocks.
+// CHECK-LABEL: ccl.algorithm @bars_n1
+// CHECK-NEXT:    ccl.thread_block rank 0 tb 0 {
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [0, 1] {ccl.op_id = 2 : i64}
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [0, 1] {ccl.op_id = 3 : i64}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    ccl.thread_block rank 0 tb 1 {
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [0, 1] {ccl.op_id = 2 : i64}
+// CHECK-NEXT:      ccl.copy tb 1 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> {ccl.op_id = 1 : i64}
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [0, 1] {ccl.op_id = 3 : i64}
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [1, 2] {ccl.op_id = 4 : i64}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    ccl.thread_block rank 0 tb 2 {
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [1, 2] {ccl.op_id = 4 : i64}
+// CHECK-NEXT:    }
+ccl.algorithm @bars_n1 attributes {chunks = 2 : i64, collective = "Mine", name = "bars", nranks = 1 : i64, protocol = "Simple"} {
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.tb_barrier rank 0 tbs [0, 1]
+  ccl.copy tb 1 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+  ccl.tb_barrier rank 0 tbs [0, 1]
+  ccl.tb_barrier rank 0 tbs [1, 2]
+}
