@@ -18,7 +18,7 @@ SyncLayout SyncLayout::of(AlgorithmOp algo) {
   SyncLayout l;
   for (auto ch : algo.getBody().getOps<ChannelOp>())
     l.channels.push_back({ch.getSymName().str(), ch.getSrc(), ch.getDst(),
-                          ch.getKind() == "port", ch.getCreditOrZero()});
+                          ch.getKind() == ChannelKind::Port, ch.getCreditOrZero()});
   for (auto sem : algo.getBody().getOps<SemaphoreOp>())
     l.semaphores.push_back({sem.getSymName().str(), sem.getRankAttr().getInt()});
   std::set<std::string> seen;

@@ -123,7 +123,7 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
     if (inserted) {
       AlgorithmInfo a;
       a.name = algo.getName().str();
-      a.collective = algo.getCollective().str();
+      a.collective = algo.getCollectiveName().str();
       a.inplace = algo.getInplace();
       a.chunks = algo.getChunks();
       a.ll = algo.isLL();

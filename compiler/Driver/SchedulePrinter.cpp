@@ -96,10 +96,10 @@ std::string describe(Operation *op) {
 
 void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
   for (AlgorithmOp algo : module.getOps<AlgorithmOp>()) {
-    os << "algorithm " << algo.getSymName() << ": " << algo.getCollective()
+    os << "algorithm " << algo.getSymName() << ": " << algo.getCollectiveName()
        << (algo.getInplace() ? " (in place)" : "") << ", "
        << algo.getNranks() << " ranks, " << algo.getChunks() << " chunks, "
-       << algo.getProtocol();
+       << stringifyProtocol(algo.getProtocol());
     if (auto inst = algo.getInstancesAttr())
       os << ", " << inst.getInt() << " instances";
     os << "\n";
@@ -107,7 +107,8 @@ void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
       os << "  scratch " << s.getSymName() << ": " << s.getSlots()
          << " slots\n";
     for (auto c : algo.getBody().getOps<ChannelOp>()) {
-      os << "  channel " << c.getSymName() << ": " << c.getKind() << " "
+      os << "  channel " << c.getSymName() << ": "
+         << stringifyChannelKind(c.getKind()) << " "
          << c.getSrc() << " -> " << c.getDst();
       if (c.getCreditOrZero())
         os << ", credit " << c.getCreditOrZero();

@@ -147,7 +147,7 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
     ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
     // after
     ccl.scratch @xfer slots 1
-    ccl.channel @mem_0_1_b0 "memory" 0 -> 1
+    ccl.channel @mem_0_1_b0 memory 0 -> 1
     ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
     ccl.signal @mem_0_1_b0 tb 0
     ccl.wait @mem_0_1_b0 tb 0

@@ -10,6 +10,8 @@ using namespace ccl;
 
 #include "ccl/Dialect/CclDialect.cpp.inc"
 
+#include "ccl/Dialect/CclEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "ccl/Dialect/CclAttrs.cpp.inc"
 
@@ -66,26 +68,33 @@ static CclDialect &dialectOf(Operation *op) {
   return *dialect;
 }
 
-std::optional<int64_t> ccl::getOpId(Operation *op) {
-  if (IntegerAttr id = dialectOf(op).getOpIdAttrHelper().getAttr(op))
+/// The id the discardable attribute of `helper` holds on `op`, if any.
+template <typename Helper>
+static std::optional<int64_t> getId(Helper helper, Operation *op) {
+  if (IntegerAttr id = helper.getAttr(op))
     return id.getInt();
   return std::nullopt;
+}
+
+template <typename Helper>
+static void setId(Helper helper, Operation *op, int64_t id) {
+  helper.setAttr(op, OpBuilder(op->getContext()).getI64IntegerAttr(id));
+}
+
+std::optional<int64_t> ccl::getOpId(Operation *op) {
+  return getId(dialectOf(op).getOpIdAttrHelper(), op);
 }
 
 void ccl::setOpId(Operation *op, int64_t id) {
-  OpBuilder b(op->getContext());
-  dialectOf(op).getOpIdAttrHelper().setAttr(op, b.getI64IntegerAttr(id));
+  setId(dialectOf(op).getOpIdAttrHelper(), op, id);
 }
 
 std::optional<int64_t> ccl::getDagId(Operation *op) {
-  if (IntegerAttr id = dialectOf(op).getDagIdAttrHelper().getAttr(op))
-    return id.getInt();
-  return std::nullopt;
+  return getId(dialectOf(op).getDagIdAttrHelper(), op);
 }
 
 void ccl::setDagId(Operation *op, int64_t id) {
-  OpBuilder b(op->getContext());
-  dialectOf(op).getDagIdAttrHelper().setAttr(op, b.getI64IntegerAttr(id));
+  setId(dialectOf(op).getDagIdAttrHelper(), op, id);
 }
 
 /// The attribute name of the edges of `kind`.

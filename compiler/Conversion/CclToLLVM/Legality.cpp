@@ -107,7 +107,7 @@ void ccl::checkLowerable(AlgorithmOp algo, Reporter &rep) {
       for (ChannelUse use : channelUses(op)) {
         ChannelOp ch = channels.lookup(StringAttr::get(op->getContext(),
                                                        use.channel));
-        if (ch && ch.getKind() == "port") {
+        if (ch && ch.getKind() == ChannelKind::Port) {
           fail(op) << "port channels are not lowered yet (@" << use.channel
                    << " is a port channel)";
           bad = true;

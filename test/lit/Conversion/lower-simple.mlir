@@ -90,10 +90,10 @@
 // SM90-LABEL: llvm.func ptx_kernelcc @ccl_simple_n2_f32_sum_r1(
 // SM90:         llvm.call @__ccl_wait(
 // SM90:         llvm.call @__ccl_wait_commit(
-ccl.algorithm @simple_n2 attributes {chunks = 2 : i64, collective = "AllReduce", name = "simple", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @simple_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "simple", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_1_0 "memory" 1 -> 0
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_1_0 memory 1 -> 0
   ccl.semaphore @sem_1_0 rank 1
   ccl.put @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
   ccl.put @mem_0_1 tb 0 <"recv"[1] [1 : 1]> = <"input"[0] [1 : 1]>
@@ -120,17 +120,17 @@ ccl.algorithm @simple_n2 attributes {chunks = 2 : i64, collective = "AllReduce",
 // CHECK-NEXT:    llvm.call @__ccl_barrier()
 // CHECK-NEXT:    %[[N1:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    llvm.call @__ccl_read_reduce_f32_sum(%{{[0-9]+}}, %[[N1]], %{{[0-9]+}}, %{{[0-9]+}}, %[[Z:[0-9]+]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]])
-ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = "AllReduce", name = "rr9", nranks = 10 : i64, protocol = "Simple"} {
+ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "rr9", nranks = 10 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @s slots 1
-  ccl.channel @c1 "memory" 0 -> 1
-  ccl.channel @c2 "memory" 0 -> 2
-  ccl.channel @c3 "memory" 0 -> 3
-  ccl.channel @c4 "memory" 0 -> 4
-  ccl.channel @c5 "memory" 0 -> 5
-  ccl.channel @c6 "memory" 0 -> 6
-  ccl.channel @c7 "memory" 0 -> 7
-  ccl.channel @c8 "memory" 0 -> 8
-  ccl.channel @c9 "memory" 0 -> 9
+  ccl.channel @c1 memory 0 -> 1
+  ccl.channel @c2 memory 0 -> 2
+  ccl.channel @c3 memory 0 -> 3
+  ccl.channel @c4 memory 0 -> 4
+  ccl.channel @c5 memory 0 -> 5
+  ccl.channel @c6 memory 0 -> 6
+  ccl.channel @c7 memory 0 -> 7
+  ccl.channel @c8 memory 0 -> 8
+  ccl.channel @c9 memory 0 -> 9
   ccl.read_reduce tb 0 <"output"[0] [0 : 1]> from [#ccl.chunk<"s"[1] [0 : 1]>, #ccl.chunk<"s"[2] [0 : 1]>, #ccl.chunk<"s"[3] [0 : 1]>, #ccl.chunk<"s"[4] [0 : 1]>, #ccl.chunk<"s"[5] [0 : 1]>, #ccl.chunk<"s"[6] [0 : 1]>, #ccl.chunk<"s"[7] [0 : 1]>, #ccl.chunk<"s"[8] [0 : 1]>, #ccl.chunk<"s"[9] [0 : 1]>] via [@c1, @c2, @c3, @c4, @c5, @c6, @c7, @c8, @c9]
 }
 
@@ -182,10 +182,10 @@ ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = "AllReduce", n
 // CHECK-NEXT:    llvm.call @__ccl_signal(%arg0, %[[C02C]])
 // CHECK-NOT:     llvm.call @__ccl_put(
 // CHECK:         llvm.br
-ccl.algorithm @fused_n3 attributes {chunks = 2 : i64, collective = "AllReduce", name = "fused", nranks = 3 : i64, protocol = "Simple"} {
+ccl.algorithm @fused_n3 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "fused", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @s slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_0_2 "memory" 0 -> 2
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_0_2 memory 0 -> 2
   ccl.put @mem_0_1 tb 0 <"s"[1] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"s"[2] [0 : 1]>] via [@mem_0_2] signal
   ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"s"[0] [0 : 1]> and [#ccl.chunk<"s"[0] [1 : 1]>] forward [#ccl.chunk<"s"[1] [1 : 1]>] via [@mem_0_1] signal
   ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> forward [#ccl.chunk<"s"[2] [1 : 1]>] via [@mem_0_2]

@@ -67,10 +67,10 @@
 // CHECK-NEXT:    %[[N1:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    llvm.call @__ccl_wait_commit(%arg0, %[[K2]], %[[N1]])
 // CHECK-NEXT:    llvm.br ^bb7
-ccl.algorithm @sync_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "sync", nranks = 3 : i64, protocol = "Simple"} {
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_0_2 "memory" 0 -> 2
-  ccl.channel @mem_1_2 "memory" 1 -> 2
+ccl.algorithm @sync_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "sync", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_0_2 memory 0 -> 2
+  ccl.channel @mem_1_2 memory 1 -> 2
   ccl.semaphore @sem_a rank 0
   ccl.semaphore @sem_b rank 0
   ccl.signal @mem_0_2 tb 0

@@ -9,10 +9,10 @@
 
 // Tests that a kernel-level all-pairs LL AllReduce with ccl.barrier where a
 // block reuses data is proven.
-ccl.algorithm @allpairs_ll_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "allpairs_ll", nranks = 2 : i64, protocol = "LL", scheduled} {
+ccl.algorithm @allpairs_ll_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "allpairs_ll", nranks = 2 : i64, protocol = #ccl.protocol<LL>, scheduled} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_1_0 "memory" 1 -> 0
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_1_0 memory 1 -> 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>]
@@ -40,7 +40,7 @@ ccl.algorithm @allpairs_ll_n2 attributes {chunks = 1 : i64, collective = "AllRed
 // Tests that a scheduling bug that drops a cross-thread-block hand-off is
 // caught at the kernel level: thread block 0 reads what thread block 1
 // writes, and the semaphore that ordered them is gone.
-ccl.algorithm @lost_handoff_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "lost_handoff", nranks = 1 : i64, protocol = "Simple", scheduled} {
+ccl.algorithm @lost_handoff_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "lost_handoff", nranks = 1 : i64, protocol = #ccl.protocol<Simple>, scheduled} {
   ccl.scratch @tmp slots 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
@@ -60,7 +60,7 @@ ccl.algorithm @lost_handoff_n1 attributes {chunks = 1 : i64, collective = "Copy"
 // Tests that matched ccl.tb_barrier copies order the blocks at the kernel
 // level, and that a cross-rank copy keeps its implicit synchronisation
 // after scheduling.
-ccl.algorithm @barrier_n2 attributes {chunks = 1 : i64, collective = "Copy", name = "barrier", nranks = 2 : i64, protocol = "Simple", scheduled} {
+ccl.algorithm @barrier_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "barrier", nranks = 2 : i64, protocol = #ccl.protocol<Simple>, scheduled} {
   ccl.scratch @tmp slots 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]

@@ -14,6 +14,8 @@
 
 #include "ccl/Dialect/CclDialect.h.inc"
 
+#include "ccl/Dialect/CclEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "ccl/Dialect/CclAttrs.h.inc"
 

@@ -30,10 +30,11 @@ def Ccl_Dialect : Dialect {
     the kernel level that code generation consumes.
 
     ```mlir
-    ccl.algorithm @allpairs_ll {collective = "AllReduce", nranks = 2 : i64,
-                                chunks = 1 : i64, protocol = "LL"} {
+    ccl.algorithm @allpairs_ll_n2 attributes {name = "allpairs_ll",
+        collective = #ccl.collective<AllReduce>, nranks = 2 : i64,
+        chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
       ccl.scratch @recv slots 2
-      ccl.channel @mem_0_1 "memory" 0 -> 1
+      ccl.channel @mem_0_1 memory 0 -> 1
       ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
     }
     ```
