@@ -1,12 +1,18 @@
 //===- CclToLLVM.h - kernel-level ccl to the LLVM dialect --------*- C++ -*-===//
+//
+// What the lowering of kernel-level ccl shares with the rest of the
+// compiler: the numbering of an algorithm's synchronisation objects (which
+// the plan repeats), the kernels' names and the element types. The pass is
+// declared in compiler/Conversion/Passes.td; its pieces live in
+// compiler/Conversion/CclToLLVM/.
+//
+//===----------------------------------------------------------------------===//
 #ifndef CCL_CONVERSION_CCLTOLLVM_H
 #define CCL_CONVERSION_CCLTOLLVM_H
 
 #include "compiler/Target/TargetInfo.h"
 
 #include "ccl/Dialect/CclDialect.h"
-
-#include "mlir/IR/PatternMatch.h"
 
 #include <string>
 #include <vector>
@@ -40,17 +46,13 @@ struct SyncLayout {
   std::vector<Barrier> barriers;
 
   static SyncLayout of(AlgorithmOp algo);
-  /// Key of a barrier in the kernel's `ccl.barriers` attribute.
+  /// Key of the barrier over blocks `tbs` of `rank` ("R:T0,T1,...").
   static std::string barrierKey(int64_t rank, llvm::ArrayRef<int64_t> tbs);
 };
 
 /// Replaces every operation of `algo` that moves several chunks from or
 /// into a scratch buffer by one operation per chunk (SlotRanges.cpp).
 void splitSlotRanges(AlgorithmOp algo);
-
-/// Patterns that rewrite instruction ops (inside a kernel built by
-/// --ccl-lower-to-llvm) into calls to the device primitive library.
-void populateCclToLLVMPatterns(mlir::RewritePatternSet &patterns);
 
 /// Bytes per element of `dtype` ("float32", ...), 0 if unknown.
 int dtypeSize(llvm::StringRef dtype);

@@ -4,6 +4,7 @@
 #include "compiler/Driver/SchedulePrinter.h"
 
 #include "compiler/Conversion/CclToLLVM.h"
+#include "compiler/Conversion/Passes.h"
 #include "compiler/Driver/Codegen.h"
 #include "compiler/Target/TargetInfo.h"
 #include "compiler/Transforms/Passes.h"
@@ -122,7 +123,7 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
     if (inserted) {
       AlgorithmInfo a;
       a.name = algo.getName().str();
-      a.collective = algo.getCollective().str();
+      a.collective = algo.getCollectiveName().str();
       a.inplace = algo.getInplace();
       a.chunks = algo.getChunks();
       a.ll = algo.isLL();
@@ -145,7 +146,7 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
     algo.walk([&](Operation *op) {
       if (!isa<InstructionOp, TbBarrierOp>(op))
         return;
-      auto id = op->getAttrOfType<IntegerAttr>("op_id");
+      std::optional<int64_t> id = getOpId(op);
       if (!id)
         return;
       OpInfo o;
@@ -155,42 +156,12 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
         o.line = l.getLine();
         o.col = l.getColumn();
       }
-      if (info.ops.size() <= (size_t)id.getInt())
-        info.ops.resize(id.getInt() + 1);
-      info.ops[id.getInt()] = o;
+      if (info.ops.size() <= (size_t)*id)
+        info.ops.resize(*id + 1);
+      info.ops[*id] = o;
     });
   }
   return info;
-}
-
-/// The scheduler numbers instruction ops but not the copies of a
-/// ccl.tb_barrier it puts into each participating block. A barrier wait can
-/// time out too, so give every barrier one id after the largest in the
-/// module: the k-th barrier over the same (rank, blocks) in each of its
-/// blocks is the same source operation.
-void numberBarriers(ModuleOp module) {
-  int64_t next = 0;
-  module.walk([&](Operation *op) {
-    if (auto id = op->getAttrOfType<IntegerAttr>("op_id"))
-      next = std::max<int64_t>(next, id.getInt() + 1);
-  });
-  OpBuilder b(module.getContext());
-  for (AlgorithmOp algo : module.getOps<AlgorithmOp>()) {
-    std::map<std::pair<std::string, int64_t>, int64_t> ids; // (key, k) -> id
-    for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
-      std::map<std::string, int64_t> seen;
-      for (auto bar : tb.getBody().getOps<TbBarrierOp>()) {
-        if (bar->hasAttr("op_id"))
-          continue;
-        std::string key =
-            SyncLayout::barrierKey(bar.getRankAttr().getInt(), bar.getTbs());
-        auto [it, inserted] = ids.try_emplace({key, seen[key]++}, next);
-        if (inserted)
-          ++next;
-        bar->setAttr("op_id", b.getI64IntegerAttr(it->second));
-      }
-    }
-  }
 }
 
 } // namespace
@@ -239,7 +210,6 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
     return true;
   }
 
-  numberBarriers(*module);
   PlanInfo plan = extractPlanInfo(*module, options, path);
   std::vector<TargetArtifacts> artifacts;
   for (const std::string &targetName : options.targets) {

@@ -96,10 +96,10 @@ std::string describe(Operation *op) {
 
 void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
   for (AlgorithmOp algo : module.getOps<AlgorithmOp>()) {
-    os << "algorithm " << algo.getSymName() << ": " << algo.getCollective()
+    os << "algorithm " << algo.getSymName() << ": " << algo.getCollectiveName()
        << (algo.getInplace() ? " (in place)" : "") << ", "
        << algo.getNranks() << " ranks, " << algo.getChunks() << " chunks, "
-       << algo.getProtocol();
+       << stringifyProtocol(algo.getProtocol());
     if (auto inst = algo.getInstancesAttr())
       os << ", " << inst.getInt() << " instances";
     os << "\n";
@@ -107,7 +107,8 @@ void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
       os << "  scratch " << s.getSymName() << ": " << s.getSlots()
          << " slots\n";
     for (auto c : algo.getBody().getOps<ChannelOp>()) {
-      os << "  channel " << c.getSymName() << ": " << c.getKind() << " "
+      os << "  channel " << c.getSymName() << ": "
+         << stringifyChannelKind(c.getKind()) << " "
          << c.getSrc() << " -> " << c.getDst();
       if (c.getCreditOrZero())
         os << ", credit " << c.getCreditOrZero();
@@ -135,8 +136,8 @@ void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
       }
       os << "  thread block " << tb.getTbAttr().getInt() << "\n";
       for (Operation &op : tb.getBody().front()) {
-        auto id = op.getAttrOfType<IntegerAttr>("op_id");
-        std::string idText = id ? "#" + std::to_string(id.getInt()) : "";
+        std::optional<int64_t> id = getOpId(&op);
+        std::string idText = id ? "#" + std::to_string(*id) : "";
         std::string line = describe(&op);
         os << llvm::formatv("    {0,5}  {1,-70} {2}", idText, line,
                             where(op.getLoc()))

@@ -29,7 +29,6 @@ struct SlotState {
 };
 
 void buildDag(AlgorithmOp algo) {
-  OpBuilder b(algo.getContext());
   std::map<Slot, SlotState> slots;
   int64_t id = 0;
   auto each = [](ArrayRef<ChunkRefAttr> refs, auto fn) {
@@ -41,9 +40,9 @@ void buildDag(AlgorithmOp algo) {
     if (!isa<InstructionOp, TbBarrierOp>(op))
       continue;
     int64_t me = id++;
-    op.setAttr("dag_id", b.getI64IntegerAttr(me));
-    for (StringRef name : {"raw", "war", "waw"})
-      op.removeAttr(name);
+    setDagId(&op, me);
+    for (DagEdge kind : kDagEdges)
+      setDagEdges(&op, kind, {});
     auto inst = dyn_cast<InstructionOp>(op);
     if (!inst)
       continue;
@@ -71,14 +70,12 @@ void buildDag(AlgorithmOp algo) {
       st.writer = me;
       st.readers.clear();
     });
-    auto set = [&](StringRef name, const std::set<int64_t> &ids) {
-      if (!ids.empty())
-        op.setAttr(name, b.getDenseI64ArrayAttr(
-                             SmallVector<int64_t>(ids.begin(), ids.end())));
+    auto set = [&](DagEdge kind, const std::set<int64_t> &ids) {
+      setDagEdges(&op, kind, SmallVector<int64_t>(ids.begin(), ids.end()));
     };
-    set("raw", raw);
-    set("war", war);
-    set("waw", waw);
+    set(DagEdge::ReadAfterWrite, raw);
+    set(DagEdge::WriteAfterRead, war);
+    set(DagEdge::WriteAfterWrite, waw);
   }
 }
 

@@ -36,15 +36,14 @@ bool isChunkLevel(Operation *op) {
 
 /// True when the chunk DAG (--ccl-chunk-dag) numbered every operation.
 bool hasDag(ArrayRef<Operation *> ops) {
-  return llvm::all_of(ops, [](Operation *op) { return op->hasAttr("dag_id"); });
+  return llvm::all_of(ops, [](Operation *op) { return getDagId(op).has_value(); });
 }
 
 /// Calls `fn` with the dag_id of every operation `op` depends on.
 void forEachDagDep(Operation *op, llvm::function_ref<void(int64_t)> fn) {
-  for (StringRef kind : {"raw", "war", "waw"})
-    if (auto edges = op->getAttrOfType<DenseI64ArrayAttr>(kind))
-      for (int64_t id : edges.asArrayRef())
-        fn(id);
+  for (DagEdge kind : kDagEdges)
+    for (int64_t id : getDagEdges(op, kind))
+      fn(id);
 }
 
 /// One chunk-level copy/reduce after lowering: the source's put into the
@@ -74,7 +73,7 @@ bool isSync(Operation *op) {
 /// Rewrites one algorithm; `kind` is the channel kind for Simple transfers.
 class ChunkLowering {
 public:
-  ChunkLowering(AlgorithmOp algo, StringRef kind, int64_t maxBlocks)
+  ChunkLowering(AlgorithmOp algo, ChannelKind kind, int64_t maxBlocks)
       : algo(algo), kind(kind), maxBlocks(maxBlocks), b(algo.getContext()) {}
 
   /// Splits the unplaced operations into lanes: operations that touch a
@@ -105,7 +104,7 @@ public:
     std::map<int64_t, Operation *> byId;
     if (haveDag)
       for (Operation *op : ops)
-        byId[op->getAttrOfType<IntegerAttr>("dag_id").getInt()] = op;
+        byId[*getDagId(op)] = op;
     for (Operation *op : ops) {
       find(op);
       if (haveDag) {
@@ -161,7 +160,7 @@ public:
         return;
     std::map<int64_t, size_t> index;
     for (size_t i = 0; i < ops.size(); ++i)
-      index[ops[i]->getAttrOfType<IntegerAttr>("dag_id").getInt()] = i;
+      index[*getDagId(ops[i])] = i;
     std::vector<SmallVector<size_t>> preds(ops.size());
     for (size_t i = 0; i < ops.size(); ++i)
       forEachDagDep(ops[i], [&](int64_t id) {
@@ -218,10 +217,10 @@ public:
     for (Operation &op : body)
       if (isChunkLevel(&op))
         chunkOps.push_back(&op);
-    if (algo.isLL() && kind != "memory")
+    if (algo.isLL() && kind != ChannelKind::Memory)
       return algo.emitError("an LL algorithm sends packets over memory "
                             "channels; --channel=")
-             << kind << " applies to Simple algorithms";
+             << stringifyChannelKind(kind) << " applies to Simple algorithms";
 
     collectPlaced();
 
@@ -255,8 +254,10 @@ public:
       ChunkRefAttr src = inst.getReadRefs().front();
       int64_t from = src.getRank(), to = dst.getRank();
       int64_t tb = block[op];
-      FlatSymbolRefAttr ch = channel(algo.isLL() ? "memory" : kind, from, to,
-                                     tb, loc);
+      ChannelKind chKind = algo.isLL() ? ChannelKind::Memory : kind;
+      FlatSymbolRefAttr ch =
+          channel(chKind == ChannelKind::Memory ? "mem" : "port", chKind, from,
+                  to, tb, loc);
       IntegerAttr tb0 = b.getI64IntegerAttr(tb);
       ChunkRefAttr landing = dst;
       if (slotted[index]) {
@@ -283,7 +284,7 @@ public:
                                               landing, nullptr, nullptr,
                                               nullptr);
       } else {
-        bool port = kind == "port";
+        bool port = kind == ChannelKind::Port;
         t.put = PutOp::create(b, loc, ch, tb0, nullptr, landing, src,
                               UnitAttr(), UnitAttr(), nullptr, nullptr);
         SignalOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
@@ -395,7 +396,8 @@ public:
     for (const Transfer *t : unsafe) {
       assert(t->consume && "direct landings are slotted when unsafe");
       FlatSymbolRefAttr ack =
-          channel("ack", t->to, t->from, t->tb, t->put->getLoc());
+          channel("ack", ChannelKind::Memory, t->to, t->from, t->tb,
+                  t->put->getLoc());
       ++acks[ack.getValue().str()];
       IntegerAttr tb = b.getI64IntegerAttr(t->tb);
       b.setInsertionPointAfter(t->consume);
@@ -570,30 +572,28 @@ private:
     return b.getStringAttr(name);
   }
 
-  /// The channel `kind from -> to` of thread block `tb` (each channel end
-  /// belongs to one block), created on first use.
-  FlatSymbolRefAttr channel(StringRef chKind, int64_t from, int64_t to,
-                            int64_t tb, Location loc) {
-    auto key = std::make_tuple(chKind.str(), from, to, tb);
+  /// The channel `chKind from -> to` of thread block `tb`, named
+  /// `PREFIX_from_to_bTB` (each channel end belongs to one block), created
+  /// on first use.
+  FlatSymbolRefAttr channel(StringRef prefix, ChannelKind chKind, int64_t from,
+                            int64_t to, int64_t tb, Location loc) {
+    auto key = std::make_tuple(prefix.str(), from, to, tb);
     if (auto it = channels.find(key); it != channels.end())
       return it->second;
-    std::string base = llvm::formatv("{0}_{1}_{2}_b{3}",
-                                     chKind == "memory" ? "mem" : chKind, from,
-                                     to, tb)
-                           .str();
-    StringRef declKind = chKind == "ack" ? "memory" : chKind;
+    std::string base =
+        llvm::formatv("{0}_{1}_{2}_b{3}", prefix, from, to, tb).str();
     std::string name = base;
     for (int i = 1; algo.lookupDeclaration(name); ++i)
       name = base + "_" + std::to_string(i);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(&algo.getBody().front(),
                         algo.declarationSlot(AlgorithmOp::Decl::Channel));
-    ChannelOp::create(b, loc, name, declKind, from, to, /*credit=*/nullptr);
+    ChannelOp::create(b, loc, name, chKind, from, to, /*credit=*/nullptr);
     return channels[key] = FlatSymbolRefAttr::get(b.getContext(), name);
   }
 
   AlgorithmOp algo;
-  std::string kind;
+  ChannelKind kind;
   int64_t maxBlocks;
   OpBuilder b;
   std::map<Operation *, int64_t> block;
@@ -609,7 +609,8 @@ struct CclLowerChunksPass
       getOperation().emitError("max-blocks must be at least 1");
       return signalPassFailure();
     }
-    if (channelKind != "memory" && channelKind != "port") {
+    std::optional<ChannelKind> kind = symbolizeChannelKind(channelKind);
+    if (!kind) {
       getOperation().emitError("--channel must be memory or port, not '")
           << channelKind << "'";
       return signalPassFailure();
@@ -620,23 +621,25 @@ struct CclLowerChunksPass
       return signalPassFailure();
     }
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
-      if (!algo.getScheduled() && failed(lower(algo)))
+      if (!algo.getScheduled() && failed(lower(algo, *kind)))
         return signalPassFailure();
   }
 
-  LogicalResult lower(AlgorithmOp algo) {
+  /// Lowers `algo`'s chunk-level operations; Simple transfers go over
+  /// channels of `kind`.
+  LogicalResult lower(AlgorithmOp algo, ChannelKind kind) {
     std::set<size_t> forceSlot;
     if (crossCall == "ack" && landsDirectly(algo)) {
       // Lower a copy first to see which direct landings are safe.
       OwningOpRef<AlgorithmOp> trial = cast<AlgorithmOp>(algo->clone());
       std::vector<Transfer> transfers;
-      ChunkLowering lowering(*trial, channelKind, maxBlocks);
+      ChunkLowering lowering(*trial, kind, maxBlocks);
       if (failed(lowering.run({}, transfers)))
         return failure();
       forceSlot = lowering.unsafeLandings(transfers);
     }
     std::vector<Transfer> transfers;
-    ChunkLowering lowering(algo, channelKind, maxBlocks);
+    ChunkLowering lowering(algo, kind, maxBlocks);
     if (failed(lowering.run(forceSlot, transfers)))
       return failure();
     if (crossCall == "ack" && !transfers.empty())

@@ -2,7 +2,6 @@
 #ifndef CCL_TRANSFORMS_PASSES_H
 #define CCL_TRANSFORMS_PASSES_H
 
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

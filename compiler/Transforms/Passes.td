@@ -73,9 +73,10 @@ def CclChunkDag : Pass<"ccl-chunk-dag", "mlir::ModuleOp"> {
   let summary = "Make data dependencies between operations explicit";
   let description = [{
     Numbers the operations of each global-level algorithm in program order
-    (`dag_id`) and records, per operation, the earlier operations it depends
-    on through a common chunk slot: `raw` (it reads what they wrote), `war`
-    (it overwrites what they read) and `waw` (it overwrites what they wrote).
+    (`ccl.dag_id`) and records, per operation, the earlier operations it
+    depends on through a common chunk slot: `ccl.raw` (it reads what they
+    wrote), `ccl.war` (it overwrites what they read) and `ccl.waw` (it
+    overwrites what they wrote).
     Only the latest writer and the readers since it count, so the edges form
     the transitive reduction per slot. An accumulating operation (`reduce`,
     `reduce_packets`) reads and writes its destination; a fused forward
@@ -85,9 +86,9 @@ def CclChunkDag : Pass<"ccl-chunk-dag", "mlir::ModuleOp"> {
     running it twice gives the same result.
 
     ```mlir
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {dag_id = 0 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.dag_id = 0 : i64}
     ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
-        {dag_id = 2 : i64, raw = array<i64: 0, 1>, waw = array<i64: 0>}
+        {ccl.dag_id = 2 : i64, ccl.raw = array<i64: 0, 1>, ccl.waw = array<i64: 0>}
     ```
   }];
 }
@@ -146,7 +147,7 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
     ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
     // after
     ccl.scratch @xfer slots 1
-    ccl.channel @mem_0_1_b0 "memory" 0 -> 1
+    ccl.channel @mem_0_1_b0 memory 0 -> 1
     ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
     ccl.signal @mem_0_1_b0 tb 0
     ccl.wait @mem_0_1_b0 tb 0
@@ -254,12 +255,13 @@ def CclSchedule : Pass<"ccl-schedule", "mlir::ModuleOp"> {
   let description = [{
     Turns each global-level `ccl.algorithm` into the kernel level: one
     `ccl.thread_block` per (rank, thread block) holding that block's
-    operations in program order, an `op_id` on every operation (it indexes
-    the plan's table of source locations), and a `ccl.barrier` between two
-    operations of a block when the later one touches data the earlier one
-    wrote, or writes data it read (the threads of a block split each
-    operation differently). A barrier is not inserted between independent
-    operations.
+    operations in program order, a `ccl.op_id` on every operation (it indexes
+    the plan's table of source locations; the copies of a `ccl.tb_barrier`
+    in its blocks share one, numbered after the module's instructions), and
+    a `ccl.barrier` between two operations of a block when the later one
+    touches data the earlier one wrote, or writes data it read (the threads
+    of a block split each operation differently). A barrier is not inserted
+    between independent operations.
 
     ```mlir
     // before
@@ -267,47 +269,12 @@ def CclSchedule : Pass<"ccl-schedule", "mlir::ModuleOp"> {
     ccl.reduce_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"recv"[0][1 : 1]>
     // after
     ccl.thread_block rank 0 tb 0 {
-      ccl.copy tb 0 ... {op_id = 0 : i64}
+      ccl.copy tb 0 ... {ccl.op_id = 0 : i64}
       ccl.barrier
-      ccl.reduce_packets tb 0 ... {op_id = 1 : i64}
+      ccl.reduce_packets tb 0 ... {ccl.op_id = 1 : i64}
     }
     ```
   }];
-}
-
-def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
-  let summary = "Lower scheduled algorithms to LLVM dialect kernels";
-  let description = [{
-    Emits one kernel per scheduled `ccl.algorithm`, element type and
-    reduction operator, named `ccl_<name>_n<nranks>_<dtype>_<op>`. The
-    kernel dispatches on (rank, thread block) to straight-line code in which
-    every operation is a call into the device primitive library
-    (`__ccl_put_packets`, `__ccl_reduce_packets_f32_sum`, ...), which is
-    linked and inlined later. Target differences (kernel calling convention,
-    how the block index is read) come from the target's `TargetInfo`.
-
-    Scratch slots are laid out for the largest message (`max-bytes`), so a
-    slot's address does not depend on the call's `count` and consecutive
-    calls of different sizes use the same slots; an operation that moves
-    several chunks from or into scratch is split into one operation per
-    chunk first (each chunk goes to the start of its own slot).
-
-    ```mlir
-    llvm.func ptx_kernelcc @ccl_allpairs_ll_n2_f32_sum(%ctx: !llvm.ptr, ...)
-    ```
-  }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "Target: host or sm_90">,
-    Option<"maxBytes", "max-bytes", "uint64_t", /*default=*/"1048576",
-           "Largest message the library supports (count times element "
-           "size): the scratch layout">,
-    ListOption<"dtypes", "dtypes", "std::string",
-               "Element types (float32, float16, bfloat16)">,
-    ListOption<"redops", "redops", "std::string",
-               "Reduction operators (sum, prod, max, min)">,
-  ];
-  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 #endif // CCL_PASSES_TD

@@ -5,6 +5,7 @@
 #include "ccl/Dialect/CclDialect.h"
 
 #include <map>
+#include <vector>
 
 namespace ccl {
 #define GEN_PASS_DEF_CCLSCHEDULE
@@ -93,11 +94,40 @@ LogicalResult schedule(AlgorithmOp algo, int64_t &nextId) {
       acc = PendingAccesses();
     }
     acc.add(op);
-    op->setAttr("op_id", b.getI64IntegerAttr(nextId++));
+    setOpId(op, nextId++);
     op->moveBefore(&dest, dest.end());
   }
   algo.setScheduled(true);
   return success();
+}
+
+/// Scheduling puts a copy of a ccl.tb_barrier into each participating
+/// block. A barrier wait can time out too, so every barrier without an id
+/// gets one after the largest in the module: the k-th barrier over the same
+/// (rank, blocks) in each of its blocks is the same source operation.
+void numberBarriers(ModuleOp module) {
+  int64_t next = 0;
+  module.walk([&](Operation *op) {
+    if (std::optional<int64_t> id = getOpId(op))
+      next = std::max<int64_t>(next, *id + 1);
+  });
+  using Key = std::pair<int64_t, std::vector<int64_t>>; // (rank, blocks)
+  for (AlgorithmOp algo : module.getOps<AlgorithmOp>()) {
+    std::map<std::pair<Key, int64_t>, int64_t> ids; // (key, k) -> id
+    for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
+      std::map<Key, int64_t> seen;
+      for (auto bar : tb.getBody().getOps<TbBarrierOp>()) {
+        if (getOpId(bar))
+          continue;
+        Key key{bar.getRankAttr().getInt(),
+                std::vector<int64_t>(bar.getTbs().begin(), bar.getTbs().end())};
+        auto [it, inserted] = ids.try_emplace({key, seen[key]++}, next);
+        if (inserted)
+          ++next;
+        setOpId(bar, it->second);
+      }
+    }
+  }
 }
 
 struct CclSchedulePass : public ccl::impl::CclScheduleBase<CclSchedulePass> {
@@ -105,12 +135,13 @@ struct CclSchedulePass : public ccl::impl::CclScheduleBase<CclSchedulePass> {
     // Continue after ids that earlier runs assigned.
     int64_t nextId = 0;
     getOperation().walk([&](InstructionOp op) {
-      if (auto id = op->getAttrOfType<IntegerAttr>("op_id"))
-        nextId = std::max<int64_t>(nextId, id.getInt() + 1);
+      if (std::optional<int64_t> id = getOpId(op))
+        nextId = std::max<int64_t>(nextId, *id + 1);
     });
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
       if (!algo.getScheduled() && failed(schedule(algo, nextId)))
         return signalPassFailure();
+    numberBarriers(getOperation());
   }
 };
 

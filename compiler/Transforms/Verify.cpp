@@ -155,7 +155,7 @@ LogicalResult ProgramBuilder::build() {
   } else {
     bool allIds = true;
     algo.walk([&](InstructionOp op) {
-      if (!op->getAttrOfType<IntegerAttr>("op_id"))
+      if (!getOpId(op))
         allIds = false;
     });
     // (rank, tbs, k) -> the k-th barrier of that set.
@@ -191,7 +191,7 @@ LogicalResult ProgramBuilder::build() {
           continue; // ccl.barrier: intra-block, checked separately
         Step s;
         s.op = &op;
-        s.order = allIds ? op.getAttrOfType<IntegerAttr>("op_id").getInt() : pos;
+        s.order = allIds ? *getOpId(&op) : pos;
         lastOrder = s.order;
         s.chunkLevel = isChunkLevel(&op);
         prog.blocks[b].steps.push_back(s);

@@ -83,7 +83,7 @@ void Machine::prepare() {
     if (auto ch = dyn_cast<ChannelOp>(op)) {
       channelIds[ch.getSymName()] = channels.size();
       channels.push_back({ch.getSymName().str(), ch.getCreditOrZero(), {}, {}, 0});
-      portChannel.push_back(ch.getKind() == "port");
+      portChannel.push_back(ch.getKind() == ChannelKind::Port);
     } else if (auto sw = dyn_cast<SwitchChannelOp>(op)) {
       channelIds[sw.getSymName()] = channels.size();
       channels.push_back({sw.getSymName().str(), 0, {}, {}, 0});

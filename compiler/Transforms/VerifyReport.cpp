@@ -470,7 +470,7 @@ LogicalResult Machine::checkPostcondition(int64_t rank, int call,
     // Reported at the algorithm (the user's file); the contract line, which
     // may be in the built-in prelude, is a note.
     InFlightDiagnostic d = algo.emitError()
-                           << algo.getCollective() << " postcondition fails";
+                           << algo.getCollectiveName() << " postcondition fails";
     if (call > 0)
       d << " after " << callName(call)
         << " (calls issued back to back, without synchronisation)";

@@ -85,7 +85,8 @@ FlatSymbolRefAttr Evaluator::channelSymbol(const Channel &ch, Location l) {
     if (it != credits.end() && it->second.first > 0)
       credit = builder.getI64IntegerAttr(it->second.first);
     symbols[name] =
-        ChannelOp::create(builder, l, name, ch.kind, ch.src, ch.dst, credit);
+        ChannelOp::create(builder, l, name, *symbolizeChannelKind(ch.kind),
+                          ch.src, ch.dst, credit);
   }
   return FlatSymbolRefAttr::get(ctx, name);
 }

@@ -310,13 +310,20 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
   auto optI64 = [&](int64_t v, int64_t dflt) -> IntegerAttr {
     return v == dflt ? IntegerAttr() : builder.getI64IntegerAttr(v);
   };
+  // A built-in collective is one of the dialect's kinds; any other is
+  // custom and keeps its declared name.
+  std::optional<CollectiveKind> kind = symbolizeCollectiveKind(coll.name);
+  bool builtin = kind && *kind != CollectiveKind::Custom;
   algo = AlgorithmOp::create(
       builder, fileLoc(curFile, a.loc),
       builder.getStringAttr(a.name + "_n" + std::to_string(n)),
-      builder.getStringAttr(a.name), builder.getStringAttr(coll.name),
+      builder.getStringAttr(a.name),
+      CollectiveKindAttr::get(ctx, builtin ? *kind : CollectiveKind::Custom),
+      builtin ? StringAttr() : builder.getStringAttr(coll.name),
       builder.getBoolAttr(inplace), builder.getI64IntegerAttr(n),
       builder.getI64IntegerAttr(chunks * instances),
-      builder.getStringAttr(protocol), /*scheduled=*/nullptr,
+      ProtocolAttr::get(ctx, *symbolizeProtocol(protocol)),
+      /*scheduled=*/nullptr,
       optI64(inChunks * instances, chunks * instances),
       optI64(outChunks * instances, chunks * instances),
       optI64(instances, 1), /*params=*/nullptr);

@@ -84,12 +84,13 @@ int64_t AlgorithmOp::getBufferChunks(StringRef buffer) {
 }
 
 LogicalResult AlgorithmOp::verify() {
-  StringRef p = getProtocol();
-  if (p != "LL" && p != "Simple")
-    return emitOpError("protocol must be \"LL\" or \"Simple\", not \"")
-           << p << "\"";
-  if (getCollective().empty())
+  bool custom = getCollective() == CollectiveKind::Custom;
+  if (custom && getCollectiveName().empty())
     return emitOpError("needs the name of the collective it implements");
+  if (!custom && getCustomCollective())
+    return emitOpError("implements the built-in ")
+           << stringifyCollectiveKind(getCollective())
+           << ", so it has no custom_collective";
   return success();
 }
 
@@ -126,14 +127,30 @@ LogicalResult AlgorithmOp::verifyRegions() {
 // ChannelOp, ThreadBlockOp
 //===----------------------------------------------------------------------===//
 
+/// A channel's kind as the bare keyword (`memory`, `port`).
+static ParseResult parseChannelKind(OpAsmParser &parser,
+                                    ChannelKindAttr &kind) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef word;
+  if (parser.parseKeyword(&word))
+    return failure();
+  if (word == "switch")
+    return parser.emitError(loc, "a switch channel connects a rank set; "
+                                 "declare it with 'ccl.switch_channel'");
+  std::optional<ChannelKind> k = symbolizeChannelKind(word);
+  if (!k)
+    return parser.emitError(loc, "channel kind must be memory or port, not \"")
+           << word << "\"";
+  kind = ChannelKindAttr::get(parser.getContext(), *k);
+  return success();
+}
+
+static void printChannelKind(OpAsmPrinter &printer, ChannelOp,
+                             ChannelKindAttr kind) {
+  printer << stringifyChannelKind(kind.getValue());
+}
+
 LogicalResult ChannelOp::verify() {
-  StringRef k = getKind();
-  if (k == "switch")
-    return emitOpError("a switch channel connects a rank set; declare it "
-                       "with 'ccl.switch_channel'");
-  if (k != "memory" && k != "port")
-    return emitOpError("channel kind must be memory or port, not \"")
-           << k << "\"";
   int64_t n = getEnclosingAlgorithm(*this).getNranks();
   for (int64_t r : {getSrc(), getDst()})
     if (r < 0 || r >= n)
@@ -330,9 +347,9 @@ static FailureOr<ChannelOp> verifyChannel(Operation *op, FlatSymbolRefAttr sym,
              << sym;
     return op->emitOpError("unknown channel ") << sym;
   }
-  if (portOnly && ch.getKind() != "port")
+  if (portOnly && ch.getKind() != ChannelKind::Port)
     return op->emitOpError("needs a port channel, not a ")
-           << ch.getKind() << " channel";
+           << stringifyChannelKind(ch.getKind()) << " channel";
   return ch;
 }
 
@@ -636,9 +653,9 @@ LogicalResult ReadReduceOp::verify() {
     auto ch = verifyChannel(*this, cast<FlatSymbolRefAttr>(chAttr));
     if (failed(ch))
       return failure();
-    if (ch->getKind() != "memory")
+    if (ch->getKind() != ChannelKind::Memory)
       return emitOpError("reads peers through memory channels, not ")
-             << ch->getKind() << " channel " << chAttr;
+             << stringifyChannelKind(ch->getKind()) << " channel " << chAttr;
     if (ch->getSrc() != getDst().getRank() || ch->getDst() != src.getRank())
       return emitOpError("source ")
              << src.str() << " is read through channel " << chAttr

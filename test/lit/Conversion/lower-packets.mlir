@@ -10,8 +10,6 @@
 //  - unpack_packets writes the destination chunk's bytes.
 
 // CHECK-LABEL: llvm.func @ccl_pk_n2_f32_sum(
-// CHECK-SAME:    ccl.ll
-// CHECK-SAME:    ccl.padded = ["recv"]
 // CHECK:         %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
 // CHECK:       ^bb1:
 // CHECK:         %[[DST:.*]] = llvm.call @__ccl_scratch_ptr(
@@ -37,11 +35,11 @@
 // CHECK:         %[[ON:.*]] = llvm.call @__ccl_chunk_elems(
 // CHECK:         %[[OB:.*]] = llvm.mul %[[ON]], %{{.*}} : i64
 // CHECK:         llvm.call @__ccl_unpack_packets(%arg0, %[[OUT]], %{{.*}}, %[[OB]], %{{.*}}, %{{.*}})
-ccl.algorithm @pk_n2 attributes {chunks = 2 : i64, collective = "AllReduce", name = "pk", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @pk_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "pk", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 1
   ccl.scratch @fwd slots 1
   ccl.scratch @other slots 1
-  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @mem_0_1 memory 0 -> 1
   ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.put_packets @mem_0_1 tb 0 <"other"[1] [0 : 1]> = <"input"[0] [1 : 1]>
   ccl.copy_packets tb 0 <"fwd"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
@@ -61,8 +59,8 @@ ccl.algorithm @pk_n2 attributes {chunks = 2 : i64, collective = "AllReduce", nam
 // CHECK:         %[[F:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         llvm.call @__ccl_put_packets(%[[F]], %[[D]], %{{.*}}, %[[FLAG]])
 // CHECK-NOT:     __ccl_signal
-ccl.algorithm @rcs_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "rcs", nranks = 3 : i64, protocol = "LL"} {
+ccl.algorithm @rcs_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "rcs", nranks = 3 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 3
-  ccl.channel @mem_1_2 "memory" 1 -> 2
+  ccl.channel @mem_1_2 memory 1 -> 2
   ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> forward [#ccl.chunk<"recv"[2] [1 : 1]>] via [@mem_1_2]
 }

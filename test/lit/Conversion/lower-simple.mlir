@@ -2,9 +2,8 @@
 // RUN: %ccl-opt %s --split-input-file --ccl-schedule --ccl-lower-to-llvm='target=sm_90 dtypes=float32 redops=sum' | FileCheck %s --check-prefix=SM90
 
 // Tests that the Simple-protocol operations lower to their device-library
-// calls, with the kernel's channel, semaphore and barrier tables as
-// function attributes (indices in declaration order; barriers keyed by
-// rank and blocks):
+// calls, channels, semaphores and multi-block barriers passed as their
+// indices in the plan's tables (lower-sync.mlir has more of them):
 //  - put into a peer's scratch slot -> __ccl_put (bytes of the source
 //    chunk), and `signal` fused after it -> __ccl_signal(ctx, channel);
 //  - signal relaxed -> __ccl_signal_relaxed;
@@ -20,9 +19,6 @@
 //    participating block.
 
 // CHECK-LABEL: llvm.func @ccl_simple_n2_f32_sum(
-// CHECK-SAME:    ccl.barriers = {"1:0,1" = [0, 2]}
-// CHECK-SAME:    ccl.channels = {mem_0_1 = 0 : i64, mem_1_0 = 1 : i64}
-// CHECK-SAME:    ccl.semaphores = {sem_1_0 = 0 : i64}
 // CHECK-NOT:     llvm.alloca
 // CHECK:         llvm.switch
 // Rank 0, block 0.
@@ -55,7 +51,8 @@
 // CHECK:         %[[RS:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         llvm.call @__ccl_reduce_f32_sum(%[[RD]], %[[RS]], %[[RN]])
 // CHECK:         llvm.call @__ccl_copy(
-// CHECK:         llvm.call @__ccl_release(%arg0,
+// CHECK:         %[[SEM:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_release(%arg0, %[[SEM]])
 // CHECK:         llvm.call @__ccl_tb_barrier(%arg0,
 // CHECK-NEXT:    %[[CCH:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[CN:.*]] = llvm.mlir.constant(2 : i32) : i32
@@ -63,7 +60,9 @@
 // CHECK-NEXT:    llvm.br ^bb4
 // Rank 1, block 1.
 // CHECK:       ^bb3:
-// CHECK:         llvm.call @__ccl_acquire(%arg0,
+// CHECK-NEXT:    %[[SEM2:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[AID:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_acquire(%arg0, %[[SEM2]], %[[AID]])
 // CHECK:         llvm.call @__ccl_get(
 // CHECK:         %[[RRD:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
 // CHECK:         %[[RRN:.*]] = llvm.call @__ccl_chunk_elems(
@@ -91,10 +90,10 @@
 // SM90-LABEL: llvm.func ptx_kernelcc @ccl_simple_n2_f32_sum_r1(
 // SM90:         llvm.call @__ccl_wait(
 // SM90:         llvm.call @__ccl_wait_commit(
-ccl.algorithm @simple_n2 attributes {chunks = 2 : i64, collective = "AllReduce", name = "simple", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @simple_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "simple", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_1_0 "memory" 1 -> 0
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_1_0 memory 1 -> 0
   ccl.semaphore @sem_1_0 rank 1
   ccl.put @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
   ccl.put @mem_0_1 tb 0 <"recv"[1] [1 : 1]> = <"input"[0] [1 : 1]>
@@ -121,17 +120,17 @@ ccl.algorithm @simple_n2 attributes {chunks = 2 : i64, collective = "AllReduce",
 // CHECK-NEXT:    llvm.call @__ccl_barrier()
 // CHECK-NEXT:    %[[N1:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    llvm.call @__ccl_read_reduce_f32_sum(%{{[0-9]+}}, %[[N1]], %{{[0-9]+}}, %{{[0-9]+}}, %[[Z:[0-9]+]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]])
-ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = "AllReduce", name = "rr9", nranks = 10 : i64, protocol = "Simple"} {
+ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "rr9", nranks = 10 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @s slots 1
-  ccl.channel @c1 "memory" 0 -> 1
-  ccl.channel @c2 "memory" 0 -> 2
-  ccl.channel @c3 "memory" 0 -> 3
-  ccl.channel @c4 "memory" 0 -> 4
-  ccl.channel @c5 "memory" 0 -> 5
-  ccl.channel @c6 "memory" 0 -> 6
-  ccl.channel @c7 "memory" 0 -> 7
-  ccl.channel @c8 "memory" 0 -> 8
-  ccl.channel @c9 "memory" 0 -> 9
+  ccl.channel @c1 memory 0 -> 1
+  ccl.channel @c2 memory 0 -> 2
+  ccl.channel @c3 memory 0 -> 3
+  ccl.channel @c4 memory 0 -> 4
+  ccl.channel @c5 memory 0 -> 5
+  ccl.channel @c6 memory 0 -> 6
+  ccl.channel @c7 memory 0 -> 7
+  ccl.channel @c8 memory 0 -> 8
+  ccl.channel @c9 memory 0 -> 9
   ccl.read_reduce tb 0 <"output"[0] [0 : 1]> from [#ccl.chunk<"s"[1] [0 : 1]>, #ccl.chunk<"s"[2] [0 : 1]>, #ccl.chunk<"s"[3] [0 : 1]>, #ccl.chunk<"s"[4] [0 : 1]>, #ccl.chunk<"s"[5] [0 : 1]>, #ccl.chunk<"s"[6] [0 : 1]>, #ccl.chunk<"s"[7] [0 : 1]>, #ccl.chunk<"s"[8] [0 : 1]>, #ccl.chunk<"s"[9] [0 : 1]>] via [@c1, @c2, @c3, @c4, @c5, @c6, @c7, @c8, @c9]
 }
 
@@ -183,10 +182,10 @@ ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = "AllReduce", n
 // CHECK-NEXT:    llvm.call @__ccl_signal(%arg0, %[[C02C]])
 // CHECK-NOT:     llvm.call @__ccl_put(
 // CHECK:         llvm.br
-ccl.algorithm @fused_n3 attributes {chunks = 2 : i64, collective = "AllReduce", name = "fused", nranks = 3 : i64, protocol = "Simple"} {
+ccl.algorithm @fused_n3 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "fused", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @s slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_0_2 "memory" 0 -> 2
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_0_2 memory 0 -> 2
   ccl.put @mem_0_1 tb 0 <"s"[1] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"s"[2] [0 : 1]>] via [@mem_0_2] signal
   ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"s"[0] [0 : 1]> and [#ccl.chunk<"s"[0] [1 : 1]>] forward [#ccl.chunk<"s"[1] [1 : 1]>] via [@mem_0_1] signal
   ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> forward [#ccl.chunk<"s"[2] [1 : 1]>] via [@mem_0_2]

@@ -14,8 +14,6 @@
 // HOST-DAG:   llvm.func @__ccl_end(!llvm.ptr)
 // HOST-LABEL: llvm.func @ccl_allpairs_n2_f32_sum(
 // HOST-SAME:    %arg4: i32
-// HOST-SAME:    ccl.dtype = "float32"
-// HOST-SAME:    ccl.redop = "sum"
 // HOST:         llvm.call @__ccl_host_set_block(%arg4)
 // HOST:         %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
 // HOST:         llvm.switch %{{.*}} : i32, ^[[EXIT:bb[0-9]+]] [
@@ -55,10 +53,10 @@
 // SM90-NEXT:    llvm.switch %[[BID1]] : i32
 // SM90:         llvm.call @__ccl_put_packets(
 // SM90-NOT:     llvm.call @__ccl_put_packets(
-ccl.algorithm @allpairs_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "allpairs", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @allpairs_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "allpairs", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_1_0 "memory" 1 -> 0
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_1_0 memory 1 -> 0
   ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>

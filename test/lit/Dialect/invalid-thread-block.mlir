@@ -7,7 +7,7 @@
 // (getRankAttr().getInt(), getTbAttr().getInt()).
 
 // Tests that a thread block index is not negative.
-ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL", scheduled} {
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>, scheduled} {
   // expected-error@+1 {{'ccl.thread_block' op thread block must be non-negative}}
   ccl.thread_block rank 0 tb -1 {
   }
@@ -16,7 +16,7 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2
 // -----
 
 // Tests that a negative thread block rank is reported as that negative rank.
-ccl.algorithm @a_n2 attributes {name = "a", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL", scheduled} {
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>, scheduled} {
   // expected-error@+1 {{'ccl.thread_block' op rank -1 does not exist (nranks = 2)}}
   ccl.thread_block rank -1 tb 0 {
   }

@@ -7,14 +7,14 @@
 // the reduce's result and overwrites another chunk the first copy read.
 // Running the pass twice gives the same edges.
 // CHECK-LABEL: ccl.algorithm @dag_n2
-// CHECK:         ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]> {dag_id = 0 : i64}
-// CHECK-NEXT:    ccl.put_packets @mem_1_0 tb 1 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]> {dag_id = 1 : i64}
-// CHECK-NEXT:    ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> {dag_id = 2 : i64, raw = array<i64: 0, 1>, waw = array<i64: 0>}
-// CHECK-NEXT:    ccl.copy tb 2 <"input"[0] [1 : 1]> = <"input"[1] [1 : 1]> {dag_id = 3 : i64, war = array<i64: 0>}
-// CHECK-NEXT:    ccl.copy tb 0 <"input"[0] [0 : 1]> = <"output"[0] [0 : 1]> {dag_id = 4 : i64, raw = array<i64: 2>, war = array<i64: 0>}
-ccl.algorithm @dag_n2 attributes {name = "dag", collective = "AllReduce", nranks = 2 : i64, chunks = 2 : i64, protocol = "LL"} {
+// CHECK:         ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]> {ccl.dag_id = 0 : i64}
+// CHECK-NEXT:    ccl.put_packets @mem_1_0 tb 1 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]> {ccl.dag_id = 1 : i64}
+// CHECK-NEXT:    ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> {ccl.dag_id = 2 : i64, ccl.raw = array<i64: 0, 1>, ccl.waw = array<i64: 0>}
+// CHECK-NEXT:    ccl.copy tb 2 <"input"[0] [1 : 1]> = <"input"[1] [1 : 1]> {ccl.dag_id = 3 : i64, ccl.war = array<i64: 0>}
+// CHECK-NEXT:    ccl.copy tb 0 <"input"[0] [0 : 1]> = <"output"[0] [0 : 1]> {ccl.dag_id = 4 : i64, ccl.raw = array<i64: 2>, ccl.war = array<i64: 0>}
+ccl.algorithm @dag_n2 attributes {name = "dag", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_1_0 "memory" 1 -> 0
+  ccl.channel @mem_1_0 memory 1 -> 0
   ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]>
   ccl.put_packets @mem_1_0 tb 1 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]>
   ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
@@ -27,11 +27,11 @@ ccl.algorithm @dag_n2 attributes {name = "dag", collective = "AllReduce", nranks
 // Tests that operations on disjoint chunks get no edges, and that only the
 // latest writer counts (no edge from op 0 to op 2).
 // CHECK-LABEL: ccl.algorithm @independent_n2
-// CHECK:         ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {dag_id = 0 : i64}
-// CHECK-NEXT:    ccl.copy tb 1 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> {dag_id = 1 : i64}
-// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [1 : 1]> {dag_id = 2 : i64, waw = array<i64: 0>}
-// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {dag_id = 3 : i64, waw = array<i64: 2>}
-ccl.algorithm @independent_n2 attributes {name = "independent", collective = "AllReduce", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+// CHECK:         ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.dag_id = 0 : i64}
+// CHECK-NEXT:    ccl.copy tb 1 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> {ccl.dag_id = 1 : i64}
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [1 : 1]> {ccl.dag_id = 2 : i64, ccl.waw = array<i64: 0>}
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.dag_id = 3 : i64, ccl.waw = array<i64: 2>}
+ccl.algorithm @independent_n2 attributes {name = "independent", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy tb 1 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [1 : 1]>
@@ -43,9 +43,9 @@ ccl.algorithm @independent_n2 attributes {name = "independent", collective = "Al
 // Tests that a multimem broadcast writes the chunk on every member, so a
 // later read of it on another member depends on it.
 // CHECK-LABEL: ccl.algorithm @multimem_n2
-// CHECK:         ccl.multimem_broadcast @sw tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {dag_id = 0 : i64}
-// CHECK-NEXT:    ccl.copy tb 0 <"output"[1] [1 : 1]> = <"output"[1] [0 : 1]> {dag_id = 1 : i64, raw = array<i64: 0>}
-ccl.algorithm @multimem_n2 attributes {name = "multimem", collective = "AllReduce", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+// CHECK:         ccl.multimem_broadcast @sw tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.dag_id = 0 : i64}
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[1] [1 : 1]> = <"output"[1] [0 : 1]> {ccl.dag_id = 1 : i64, ccl.raw = array<i64: 0>}
+ccl.algorithm @multimem_n2 attributes {name = "multimem", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.switch_channel @sw ranks [0, 1]
   ccl.multimem_broadcast @sw tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[1] [1 : 1]> = <"output"[1] [0 : 1]>
@@ -55,10 +55,10 @@ ccl.algorithm @multimem_n2 attributes {name = "multimem", collective = "AllReduc
 
 // Tests that kernel-level (scheduled) algorithms are left alone.
 // CHECK-LABEL: ccl.algorithm @sched_n2
-// CHECK:         ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+// CHECK:         ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
 // CHECK-NOT:     dag_id
-ccl.algorithm @sched_n2 attributes {name = "sched", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple", scheduled} {
+ccl.algorithm @sched_n2 attributes {name = "sched", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>, scheduled} {
   ccl.thread_block rank 0 tb 0 {
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
   }
 }

@@ -8,11 +8,11 @@
 // CHECK-NEXT:    ccl.signal @mem_0_1b tb 1{{$}}
 // CHECK-NEXT:    ccl.put @mem_0_1 tb 1 <"buf"[1] [2 : 1]> = <"input"[0] [2 : 1]>{{$}}
 // CHECK-NEXT:    ccl.signal @mem_0_1 tb 1 relaxed
-ccl.algorithm @put_signal_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 3 : i64, protocol = "Simple"} {
+ccl.algorithm @put_signal_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 3 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @buf slots 3
-  ccl.channel @port_0_1 "port" 0 -> 1
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_0_1b "memory" 0 -> 1
+  ccl.channel @port_0_1 port 0 -> 1
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_0_1b memory 0 -> 1
   ccl.put @port_0_1 tb 0 <"buf"[1] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.signal @port_0_1 tb 0
   ccl.flush @port_0_1 tb 0
@@ -31,10 +31,10 @@ ccl.algorithm @put_signal_n2 attributes {name = "a", collective = "Mine", nranks
 // CHECK-NEXT:    ccl.put @mem_0_2 tb 0 <"buf"[2] [1 : 1]> = <"input"[0] [1 : 1]>{{$}}
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>{{$}}
 // CHECK-NEXT:    ccl.put @mem_0_1 tb 0 <"buf"[1] [1 : 1]> = <"input"[0] [1 : 1]>{{$}}
-ccl.algorithm @multi_put_n3 attributes {name = "a", collective = "Mine", nranks = 3 : i64, chunks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @multi_put_n3 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 3 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @buf slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_0_2 "memory" 0 -> 2
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_0_2 memory 0 -> 2
   ccl.put @mem_0_1 tb 0 <"buf"[1] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.put @mem_0_2 tb 0 <"buf"[2] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.put @mem_0_2 tb 0 <"buf"[2] [1 : 1]> = <"input"[0] [1 : 1]>
@@ -54,10 +54,10 @@ ccl.algorithm @multi_put_n3 attributes {name = "a", collective = "Mine", nranks 
 // CHECK-NEXT:    ccl.put @mem_1_2 tb 0 <"buf"[2] [2 : 1]> = <"input"[1] [0 : 1]>{{$}}
 // CHECK-NEXT:    ccl.copy tb 0 <"input"[1] [3 : 1]> = <"buf"[1] [3 : 1]>{{$}}
 // CHECK-NEXT:    ccl.put @mem_1_2b tb 1 <"buf"[2] [3 : 1]> = <"input"[1] [3 : 1]>{{$}}
-ccl.algorithm @forward_n3 attributes {name = "a", collective = "Mine", nranks = 3 : i64, chunks = 4 : i64, protocol = "Simple"} {
+ccl.algorithm @forward_n3 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 3 : i64, chunks = 4 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @buf slots 4
-  ccl.channel @mem_1_2 "memory" 1 -> 2
-  ccl.channel @mem_1_2b "memory" 1 -> 2
+  ccl.channel @mem_1_2 memory 1 -> 2
+  ccl.channel @mem_1_2b memory 1 -> 2
   ccl.copy tb 0 <"input"[1] [0 : 1]> = <"buf"[1] [0 : 1]>
   ccl.put @mem_1_2 tb 0 <"buf"[2] [0 : 1]> = <"input"[1] [0 : 1]> signal
   ccl.reduce tb 0 <"input"[1] [1 : 1]> from <"buf"[1] [1 : 1]>
@@ -77,7 +77,7 @@ ccl.algorithm @forward_n3 attributes {name = "a", collective = "Mine", nranks = 
 // CHECK:         ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]> and [#ccl.chunk<"buf"[0] [1 : 1]>, #ccl.chunk<"buf"[0] [2 : 1]>]{{$}}
 // CHECK-NEXT:    ccl.reduce tb 0 <"output"[0] [1 : 1]> from <"buf"[0] [0 : 1]>{{$}}
 // CHECK-NEXT:    ccl.reduce <"output"[0] [1 : 1]> from <"input"[1] [1 : 1]>{{$}}
-ccl.algorithm @nary_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 3 : i64, protocol = "Simple"} {
+ccl.algorithm @nary_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 3 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @buf slots 3
   ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]>
   ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [1 : 1]>
@@ -94,9 +94,9 @@ ccl.algorithm @nary_n2 attributes {name = "a", collective = "Mine", nranks = 2 :
 // CHECK:         ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> forward [#ccl.chunk<"recv"[2] [1 : 1]>] via [@mem_1_2]{{$}}
 // CHECK-NEXT:    ccl.reduce_packets tb 0 <"output"[1] [1 : 1]> from <"recv"[1] [1 : 1]>{{$}}
 // CHECK-NEXT:    ccl.put_packets @mem_1_2 tb 0 <"recv"[2] [2 : 1]> = <"input"[1] [0 : 1]>{{$}}
-ccl.algorithm @packets_n3 attributes {name = "a", collective = "Mine", nranks = 3 : i64, chunks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @packets_n3 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 3 : i64, chunks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 3
-  ccl.channel @mem_1_2 "memory" 1 -> 2
+  ccl.channel @mem_1_2 memory 1 -> 2
   ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
   ccl.put_packets @mem_1_2 tb 0 <"recv"[2] [1 : 1]> = <"output"[1] [0 : 1]>
   ccl.reduce_packets tb 0 <"output"[1] [1 : 1]> from <"recv"[1] [1 : 1]>
@@ -111,7 +111,7 @@ ccl.algorithm @packets_n3 attributes {name = "a", collective = "Mine", nranks = 
 // CHECK:         ccl.multimem_reduce @sw tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> broadcast{{$}}
 // CHECK-NEXT:    ccl.multimem_reduce @sw tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>{{$}}
 // CHECK-NEXT:    ccl.multimem_broadcast @sw tb 0 <"output"[0] [0 : 1]> = <"output"[0] [1 : 1]>{{$}}
-ccl.algorithm @multimem_n2 attributes {name = "a", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @multimem_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.switch_channel @sw ranks [0, 1]
   ccl.multimem_reduce @sw tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.multimem_broadcast @sw tb 0 <"output"[0] [0 : 1]> = <"output"[0] [0 : 1]>

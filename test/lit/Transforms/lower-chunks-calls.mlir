@@ -13,7 +13,7 @@
 // that produces its source, so that the two can still be fused), a signal
 // after the destination's copy out of the slot.
 // CHECK-LABEL: ccl.algorithm @bcast_n2
-// CHECK:         ccl.channel @ack_1_0_b0 "memory" 1 -> 0 credit 1
+// CHECK:         ccl.channel @ack_1_0_b0 memory 1 -> 0 credit 1
 // CHECK:         ccl.wait @ack_1_0_b0 tb 0
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"output"[0] [0 : 1]>
@@ -21,7 +21,7 @@
 // CHECK-NEXT:    ccl.signal @ack_1_0_b0 tb 0
 // NONE: write-after-read race on xfer[1][0] between calls: rank 0 thread block 0 writes it in call 2 while rank 1 thread block 0 may still read it in call 1
 
-ccl.algorithm @bcast_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "bcast", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @bcast_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "bcast", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy <"output"[1] [0 : 1]> = <"output"[0] [0 : 1]>
@@ -37,7 +37,7 @@ ccl.algorithm @bcast_n2 attributes {chunks = 1 : i64, collective = "Broadcast", 
 // CHECK-NOT:     ack_
 // CHECK:         ccl.ensure
 
-ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = "AllReduce", name = "ring", nranks = 2 : i64, protocol = "Simple", inplace = true} {
+ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "ring", nranks = 2 : i64, protocol = #ccl.protocol<Simple>, inplace = true} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
@@ -58,7 +58,7 @@ ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = "AllReduce", n
 // per acknowledgement: slots alternate between calls, so the put waits for
 // the acknowledgement of two calls back.
 // CHECK-LABEL: ccl.algorithm @llbcast_n2
-// CHECK:         ccl.channel @ack_1_0_b0 "memory" 1 -> 0 credit 2
+// CHECK:         ccl.channel @ack_1_0_b0 memory 1 -> 0 credit 2
 // CHECK:         ccl.wait @ack_1_0_b0 tb 0
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.put_packets @mem_0_1_b0
@@ -66,7 +66,7 @@ ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = "AllReduce", n
 // CHECK-NEXT:    ccl.signal @ack_1_0_b0 tb 0
 // NONE: write-after-read race on xfer[1][0] between calls: rank 0 thread block 0 writes it in call 3 while rank 1 thread block 0 may still read it in call 1
 
-ccl.algorithm @llbcast_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "llbcast", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @llbcast_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "llbcast", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy <"output"[1] [0 : 1]> = <"output"[0] [0 : 1]>
@@ -88,7 +88,7 @@ ccl.algorithm @llbcast_n2 attributes {chunks = 1 : i64, collective = "Broadcast"
 // CHECK-NEXT:    ccl.signal @ack_1_0_b0 tb 0
 // NONE: write-after-read race on xfer[1][0] between calls
 
-ccl.algorithm @chain_n3 attributes {chunks = 1 : i64, collective = "Broadcast", name = "chain", nranks = 3 : i64, protocol = "Simple"} {
+ccl.algorithm @chain_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "chain", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy <"output"[1] [0 : 1]> = <"output"[0] [0 : 1]>
@@ -109,7 +109,7 @@ ccl.algorithm @chain_n3 attributes {chunks = 1 : i64, collective = "Broadcast", 
 // CHECK-NEXT:    ccl.signal @ack_1_0_b0 tb 0
 // NONE: write-after-read race on buf[1][0] between calls
 
-ccl.algorithm @land_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "land", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @land_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "land", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @buf slots 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -129,7 +129,7 @@ ccl.algorithm @land_n2 attributes {chunks = 1 : i64, collective = "Broadcast", n
 // CHECK-NOT:     ack_
 // CHECK:         ccl.ensure
 
-ccl.algorithm @landsafe_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "landsafe", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @landsafe_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "landsafe", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @buf slots 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>

@@ -11,7 +11,7 @@
 // NODAG-LABEL: ccl.algorithm @rar_n3
 // NODAG:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
 // NODAG:         ccl.put @mem_0_2_b0 tb 0 <"xfer"[2] [0 : 1]> = <"input"[0] [0 : 1]>
-ccl.algorithm @rar_n3 attributes {name = "rar", collective = "Mine", nranks = 3 : i64, chunks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @rar_n3 attributes {name = "rar", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 3 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.copy <"output"[1] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy <"output"[2] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]

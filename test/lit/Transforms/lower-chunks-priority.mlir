@@ -26,7 +26,7 @@
 // NODAG:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>
 // NODAG:         ccl.put @mem_1_0_b0 tb 0 <"xfer"[0] [0 : 1]> = <"output"[1] [0 : 1]>
 // NODAG:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [1 : 1]> = <"input"[0] [1 : 1]>
-ccl.algorithm @two_chains_n2 attributes {name = "two_chains", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @two_chains_n2 attributes {name = "two_chains", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.copy <"output"[1] [0 : 1]> = <"input"[0] [0 : 1]>

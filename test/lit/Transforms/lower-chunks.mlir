@@ -9,19 +9,19 @@
 // all on thread block 0, over a new memory channel.
 // CHECK-LABEL: ccl.algorithm @reduce_n2
 // CHECK-NEXT:    ccl.scratch @xfer slots 1
-// CHECK-NEXT:    ccl.channel @mem_0_1_b0 "memory" 0 -> 1
+// CHECK-NEXT:    ccl.channel @mem_0_1_b0 memory 0 -> 1
 // CHECK:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>{{$}}
 // CHECK-NEXT:    ccl.signal @mem_0_1_b0 tb 0{{$}}
 // CHECK-NEXT:    ccl.wait @mem_0_1_b0 tb 0{{$}}
 // CHECK-NEXT:    ccl.reduce tb 0 <"input"[1] [0 : 1]> from <"xfer"[1] [0 : 1]>
 // CHECK-NEXT:    ccl.ensure
 // PORT-LABEL: ccl.algorithm @reduce_n2
-// PORT:         ccl.channel @port_0_1_b0 "port" 0 -> 1
+// PORT:         ccl.channel @port_0_1_b0 port 0 -> 1
 // PORT:    ccl.put @port_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]>{{$}}
 // PORT-NEXT:    ccl.signal @port_0_1_b0 tb 0
 // PORT-NEXT:    ccl.flush @port_0_1_b0 tb 0
 // PORT-NEXT:    ccl.wait @port_0_1_b0 tb 0
-ccl.algorithm @reduce_n2 attributes {name = "reduce", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @reduce_n2 attributes {name = "reduce", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
@@ -38,9 +38,9 @@ ccl.algorithm @reduce_n2 attributes {name = "reduce", collective = "Mine", nrank
 // CHECK-LABEL: ccl.algorithm @copies_n3
 // CHECK-NEXT:    ccl.scratch @buf slots 2
 // CHECK-NEXT:    ccl.scratch @xfer slots 3
-// CHECK-NEXT:    ccl.channel @mem_0_1 "memory" 0 -> 1
-// CHECK-NEXT:    ccl.channel @mem_0_1_b0 "memory" 0 -> 1
-// CHECK-NEXT:    ccl.channel @mem_2_1_b0 "memory" 2 -> 1
+// CHECK-NEXT:    ccl.channel @mem_0_1 memory 0 -> 1
+// CHECK-NEXT:    ccl.channel @mem_0_1_b0 memory 0 -> 1
+// CHECK-NEXT:    ccl.channel @mem_2_1_b0 memory 2 -> 1
 // CHECK-NEXT:    ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 2]> = <"input"[0] [0 : 2]>
 // CHECK-NEXT:    ccl.signal @mem_0_1_b0 tb 0
 // CHECK-NEXT:    ccl.wait @mem_0_1_b0 tb 0
@@ -51,9 +51,9 @@ ccl.algorithm @reduce_n2 attributes {name = "reduce", collective = "Mine", nrank
 // CHECK-NEXT:    ccl.signal @mem_0_1_b0 tb 0
 // CHECK-NEXT:    ccl.wait @mem_0_1_b0 tb 0
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
-ccl.algorithm @copies_n3 attributes {name = "copies", collective = "Mine", nranks = 3 : i64, chunks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @copies_n3 attributes {name = "copies", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 3 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @buf slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @mem_0_1 memory 0 -> 1
   ccl.copy <"output"[1] [0 : 2]> = <"input"[0] [0 : 2]>
   ccl.copy <"output"[1] [1 : 1]> = <"input"[2] [1 : 1]>
   ccl.copy <"buf"[1] [0 : 1]> = <"input"[0] [1 : 1]>
@@ -72,7 +72,7 @@ ccl.algorithm @copies_n3 attributes {name = "copies", collective = "Mine", nrank
 // CHECK-NEXT:    ccl.put @mem_0_1_b2 tb 2 <"xfer"[1] [1 : 1]> = <"input"[0] [1 : 1]>
 // CHECK:         ccl.reduce tb 2 <"input"[1] [1 : 1]> from <"xfer"[1] [1 : 1]>
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]>
-ccl.algorithm @lanes_n2 attributes {name = "lanes", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @lanes_n2 attributes {name = "lanes", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
   ccl.reduce <"input"[1] [1 : 1]> from <"input"[0] [1 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]>
@@ -85,12 +85,12 @@ ccl.algorithm @lanes_n2 attributes {name = "lanes", collective = "Mine", nranks 
 // unpack_packets / reduce_packets, without signals.
 // CHECK-LABEL: ccl.algorithm @ll_n2
 // CHECK-NEXT:    ccl.scratch @xfer slots 2
-// CHECK-NEXT:    ccl.channel @mem_1_0_b0 "memory" 1 -> 0
+// CHECK-NEXT:    ccl.channel @mem_1_0_b0 memory 1 -> 0
 // CHECK-NEXT:    ccl.put_packets @mem_1_0_b0 tb 0 <"xfer"[0] [0 : 1]> = <"input"[1] [0 : 1]>
 // CHECK-NEXT:    ccl.unpack_packets tb 0 <"output"[0] [0 : 1]> from <"xfer"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.put_packets @mem_1_0_b0 tb 0 <"xfer"[0] [1 : 1]> = <"input"[1] [0 : 1]>
 // CHECK-NEXT:    ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"xfer"[0] [1 : 1]>
-ccl.algorithm @ll_n2 attributes {name = "ll", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+ccl.algorithm @ll_n2 attributes {name = "ll", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
   ccl.copy <"output"[0] [0 : 1]> = <"input"[1] [0 : 1]>
   ccl.reduce <"output"[0] [0 : 1]> from <"input"[1] [0 : 1]>
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>]
@@ -102,14 +102,14 @@ ccl.algorithm @ll_n2 attributes {name = "ll", collective = "Mine", nranks = 2 : 
 // operations are all placed: nothing changes.
 // CHECK-LABEL: ccl.algorithm @placed_n2
 // CHECK-NEXT:    ccl.scratch @recv slots 2
-// CHECK-NEXT:    ccl.channel @mem_0_1 "memory" 0 -> 1
+// CHECK-NEXT:    ccl.channel @mem_0_1 memory 0 -> 1
 // CHECK-NEXT:    ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]>
 // CHECK-NEXT:    ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
 // CHECK-NEXT:  }
-ccl.algorithm @placed_n2 attributes {name = "placed", collective = "AllReduce", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+ccl.algorithm @placed_n2 attributes {name = "placed", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @mem_0_1 memory 0 -> 1
   ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]>
   ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
@@ -131,7 +131,7 @@ ccl.algorithm @placed_n2 attributes {name = "placed", collective = "AllReduce", 
 // CHECK-NEXT:    ccl.reduce tb 2 <"output"[0] [0 : 1]> from <"input"[0] [1 : 1]>
 // CHECK-NEXT:    ccl.copy tb 2 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
 // CHECK-NEXT:    ccl.ensure
-ccl.algorithm @after_placed_n2 attributes {name = "after_placed", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @after_placed_n2 attributes {name = "after_placed", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.copy tb 1 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.reduce <"output"[0] [0 : 1]> from <"input"[0] [1 : 1]>
   ccl.copy <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>

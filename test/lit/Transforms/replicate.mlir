@@ -12,8 +12,8 @@
 // CHECK-SAME:    instances = 2 : i64
 // CHECK-SAME:    output_chunks = 6 : i64
 // CHECK-NEXT:    ccl.scratch @buf slots 4
-// CHECK-NEXT:    ccl.channel @mem_0_1_i0 "memory" 0 -> 1
-// CHECK-NEXT:    ccl.channel @mem_0_1_i1 "memory" 0 -> 1
+// CHECK-NEXT:    ccl.channel @mem_0_1_i0 memory 0 -> 1
+// CHECK-NEXT:    ccl.channel @mem_0_1_i1 memory 0 -> 1
 // CHECK-NEXT:    ccl.semaphore @sem_i0 rank 1
 // CHECK-NEXT:    ccl.semaphore @sem_i1 rank 1
 // CHECK-NEXT:    ccl.put @mem_0_1_i0 tb 1 <"buf"[1] [0 : 1]> = <"input"[0] [0 : 1]>{{$}}
@@ -34,10 +34,10 @@
 // ONE-LABEL: ccl.algorithm @two_n2
 // ONE-SAME:    chunks = 2 : i64
 // ONE-NEXT:    ccl.scratch @buf slots 2
-// ONE-NEXT:    ccl.channel @mem_0_1 "memory" 0 -> 1
-ccl.algorithm @two_n2 attributes {name = "two", collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, output_chunks = 3 : i64, protocol = "Simple"} {
+// ONE-NEXT:    ccl.channel @mem_0_1 memory 0 -> 1
+ccl.algorithm @two_n2 attributes {name = "two", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, output_chunks = 3 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @buf slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
+  ccl.channel @mem_0_1 memory 0 -> 1
   ccl.semaphore @sem rank 1
   ccl.put @mem_0_1 tb 1 <"buf"[1] [0 : 2]> = <"input"[0] [0 : 2]> signal
   ccl.wait @mem_0_1 tb 0
@@ -54,7 +54,7 @@ ccl.algorithm @two_n2 attributes {name = "two", collective = "Mine", nranks = 2 
 // CHECK-LABEL: ccl.algorithm @unplaced_n2
 // CHECK-SAME:    chunks = 1 : i64
 // CHECK-NEXT:    ccl.copy <"input"[1] [0 : 1]> = <"input"[0] [0 : 1]>
-ccl.algorithm @unplaced_n2 attributes {name = "unplaced", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @unplaced_n2 attributes {name = "unplaced", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.copy <"input"[1] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.ensure <"input"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
 }

@@ -11,29 +11,29 @@
 // CHECK-LABEL: ccl.algorithm @allpairs_n2
 // CHECK-SAME:    scheduled
 // CHECK-NEXT:    ccl.scratch @recv slots 2
-// CHECK-NEXT:    ccl.channel @mem_0_1 "memory" 0 -> 1
-// CHECK-NEXT:    ccl.channel @mem_1_0 "memory" 1 -> 0
+// CHECK-NEXT:    ccl.channel @mem_0_1 memory 0 -> 1
+// CHECK-NEXT:    ccl.channel @mem_1_0 memory 1 -> 0
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 0 {
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 1 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 1 : i64}
 // CHECK-NEXT:      ccl.barrier
-// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> {op_id = 2 : i64}
+// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]> {ccl.op_id = 2 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 1 {
-// CHECK-NEXT:      ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+// CHECK-NEXT:      ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ccl.thread_block rank 1 tb 0 {
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]> {op_id = 4 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]> {ccl.op_id = 4 : i64}
 // CHECK-NEXT:      ccl.barrier
-// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> {op_id = 5 : i64}
+// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> {ccl.op_id = 5 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ccl.thread_block rank 1 tb 1 {
-// CHECK-NEXT:      ccl.put_packets @mem_1_0 tb 1 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]> {op_id = 3 : i64}
+// CHECK-NEXT:      ccl.put_packets @mem_1_0 tb 1 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]> {ccl.op_id = 3 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
-ccl.algorithm @allpairs_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "allpairs", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @allpairs_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "allpairs", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_1_0 "memory" 1 -> 0
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_1_0 memory 1 -> 0
   ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.reduce_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
@@ -51,24 +51,24 @@ ccl.algorithm @allpairs_n2 attributes {chunks = 1 : i64, collective = "AllReduce
 // CHECK-LABEL: ccl.algorithm @deps_n1
 // CHECK-NEXT:    ccl.scratch @tmp slots 4
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 0 {
-// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
 // CHECK-NOT:       ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [1 : 1]> = <"input"[0] [1 : 1]> {op_id = 1 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [1 : 1]> = <"input"[0] [1 : 1]> {ccl.op_id = 1 : i64}
 // CHECK-NOT:       ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [2 : 1]> = <"input"[0] [2 : 1]> {op_id = 2 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [2 : 1]> = <"input"[0] [2 : 1]> {ccl.op_id = 2 : i64}
 // CHECK-NEXT:      ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 2]> = <"tmp"[0] [0 : 2]> {op_id = 3 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 2]> = <"tmp"[0] [0 : 2]> {ccl.op_id = 3 : i64}
 // CHECK-NEXT:      ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [1 : 1]> = <"input"[0] [3 : 1]> {op_id = 4 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"tmp"[0] [1 : 1]> = <"input"[0] [3 : 1]> {ccl.op_id = 4 : i64}
 // CHECK-NOT:       ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [3 : 1]> = <"input"[0] [3 : 1]> {op_id = 5 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [3 : 1]> = <"input"[0] [3 : 1]> {ccl.op_id = 5 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 1 {
 // CHECK-NOT:       ccl.barrier
-// CHECK-NEXT:      ccl.copy tb 1 <"tmp"[0] [3 : 1]> = <"input"[0] [0 : 1]> {op_id = 6 : i64}
+// CHECK-NEXT:      ccl.copy tb 1 <"tmp"[0] [3 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 6 : i64}
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
-ccl.algorithm @deps_n1 attributes {chunks = 4 : i64, collective = "Custom", name = "deps", nranks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @deps_n1 attributes {chunks = 4 : i64, collective = #ccl.collective<custom>, custom_collective = "Custom", name = "deps", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @tmp slots 4
   ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"tmp"[0] [1 : 1]> = <"input"[0] [1 : 1]>
@@ -84,10 +84,38 @@ ccl.algorithm @deps_n1 attributes {chunks = 4 : i64, collective = "Custom", name
 // Tests that an already scheduled algorithm is left alone.
 // CHECK-LABEL: ccl.algorithm @done_n1
 // CHECK-NEXT:    ccl.thread_block rank 0 tb 0 {
-// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 9 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 9 : i64}
 // CHECK-NEXT:    }
-ccl.algorithm @done_n1 attributes {chunks = 1 : i64, collective = "Custom", name = "done", nranks = 1 : i64, protocol = "Simple", scheduled} {
+ccl.algorithm @done_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Custom", name = "done", nranks = 1 : i64, protocol = #ccl.protocol<Simple>, scheduled} {
   ccl.thread_block rank 0 tb 0 {
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 9 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 9 : i64}
   }
+}
+
+// -----
+
+// Tests that the copies of multi-block barriers get op ids after the
+// instructions: the k-th barrier over the same blocks of a rank is one
+// source operation, so it has one id in each of its blocks.
+// CHECK-LABEL: ccl.algorithm @bars_n1
+// CHECK-NEXT:    ccl.thread_block rank 0 tb 0 {
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [0, 1] {ccl.op_id = 2 : i64}
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [0, 1] {ccl.op_id = 3 : i64}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    ccl.thread_block rank 0 tb 1 {
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [0, 1] {ccl.op_id = 2 : i64}
+// CHECK-NEXT:      ccl.copy tb 1 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> {ccl.op_id = 1 : i64}
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [0, 1] {ccl.op_id = 3 : i64}
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [1, 2] {ccl.op_id = 4 : i64}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    ccl.thread_block rank 0 tb 2 {
+// CHECK-NEXT:      ccl.tb_barrier rank 0 tbs [1, 2] {ccl.op_id = 4 : i64}
+// CHECK-NEXT:    }
+ccl.algorithm @bars_n1 attributes {chunks = 2 : i64, collective = #ccl.collective<custom>, custom_collective = "Mine", name = "bars", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.tb_barrier rank 0 tbs [0, 1]
+  ccl.copy tb 1 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+  ccl.tb_barrier rank 0 tbs [0, 1]
+  ccl.tb_barrier rank 0 tbs [1, 2]
 }

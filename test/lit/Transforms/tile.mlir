@@ -12,10 +12,10 @@
 // CHECK-SAME:    chunks = 2 : i64
 // CHECK-NOT:     instances
 // CHECK-NEXT:    ccl.scratch @xfer slots 2
-// CHECK-NEXT:    ccl.channel @mem_0_1_t0 "memory" 0 -> 1
-// CHECK-NEXT:    ccl.channel @mem_0_1_t1 "memory" 0 -> 1
-// CHECK-NEXT:    ccl.channel @ack_1_0_t0 "memory" 1 -> 0 credit 1
-// CHECK-NEXT:    ccl.channel @ack_1_0_t1 "memory" 1 -> 0 credit 1
+// CHECK-NEXT:    ccl.channel @mem_0_1_t0 memory 0 -> 1
+// CHECK-NEXT:    ccl.channel @mem_0_1_t1 memory 0 -> 1
+// CHECK-NEXT:    ccl.channel @ack_1_0_t0 memory 1 -> 0 credit 1
+// CHECK-NEXT:    ccl.channel @ack_1_0_t1 memory 1 -> 0 credit 1
 // CHECK:         ccl.wait @ack_1_0_t0 tb 0
 // CHECK-NEXT:    ccl.put @mem_0_1_t0 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
 // CHECK-NEXT:    ccl.wait @ack_1_0_t1 tb 0
@@ -26,10 +26,10 @@
 // CHECK-NEXT:    ccl.signal @ack_1_0_t0 tb 3
 // CHECK-NEXT:    ccl.copy tb 3 <"output"[1] [1 : 1]> = <"xfer"[1] [1 : 1]>
 // CHECK-NEXT:    ccl.signal @ack_1_0_t1 tb 3
-ccl.algorithm @tiled_n2 attributes {name = "tiled", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @tiled_n2 attributes {name = "tiled", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @xfer slots 1
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @ack_1_0 "memory" 1 -> 0 credit 1
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @ack_1_0 memory 1 -> 0 credit 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.wait @ack_1_0 tb 0
   ccl.put @mem_0_1 tb 0 <"xfer"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
@@ -56,10 +56,10 @@ ccl.algorithm @tiled_n2 attributes {name = "tiled", collective = "Mine", nranks 
 // CHECK-NEXT:    ccl.signal @ack_1_0_t0 tb 2
 // CHECK-NEXT:    ccl.wait @ack_1_0_t1 tb 0
 // CHECK-NEXT:    ccl.put @mem_0_1_t1 tb 0 <"xfer"[1] [1 : 1]> = <"input"[0] [1 : 1]> signal
-ccl.algorithm @sem_n2 attributes {name = "sem", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @sem_n2 attributes {name = "sem", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @xfer slots 1
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @ack_1_0 "memory" 1 -> 0 credit 1
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @ack_1_0 memory 1 -> 0 credit 1
   ccl.semaphore @s rank 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.wait @ack_1_0 tb 0
@@ -78,17 +78,17 @@ ccl.algorithm @sem_n2 attributes {name = "sem", collective = "Mine", nranks = 2 
 // signals, order its reader after its writer): rank 0's copy of tile 0
 // comes right after its put of tile 0, before rank 1 unpacks it.
 // CHECK-LABEL: ccl.algorithm @ll_n2
-// CHECK:         ccl.channel @ack_1_0_t0 "memory" 1 -> 0 credit 2
+// CHECK:         ccl.channel @ack_1_0_t0 memory 1 -> 0 credit 2
 // CHECK:         ccl.put_packets @mem_0_1_t0 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.unpack_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
 // CHECK-NEXT:    ccl.signal @ack_1_0_t0 tb 0
 // CHECK-NEXT:    ccl.wait @ack_1_0_t1 tb 0
 // CHECK-NEXT:    ccl.put_packets @mem_0_1_t1 tb 0 <"recv"[1] [1 : 1]> = <"input"[0] [1 : 1]>
-ccl.algorithm @ll_n2 attributes {name = "ll", collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+ccl.algorithm @ll_n2 attributes {name = "ll", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 1
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @ack_1_0 "memory" 1 -> 0 credit 2
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @ack_1_0 memory 1 -> 0 credit 2
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.wait @ack_1_0 tb 0
   ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>

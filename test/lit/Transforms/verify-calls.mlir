@@ -11,14 +11,14 @@
 // Tests that a sender that refills a peer's scratch slot in the next call
 // before the peer has reduced it in this one is reported: the sender's call
 // ends without waiting for the peer's reduce.
-ccl.algorithm @rs_n3 attributes {chunks = 3 : i64, collective = "ReduceScatter", name = "rs", nranks = 3 : i64, protocol = "Simple", output_chunks = 1 : i64} {
+ccl.algorithm @rs_n3 attributes {chunks = 3 : i64, collective = #ccl.collective<ReduceScatter>, name = "rs", nranks = 3 : i64, protocol = #ccl.protocol<Simple>, output_chunks = 1 : i64} {
   ccl.scratch @recv slots 3
-  ccl.channel @c_0_1 "port" 0 -> 1
-  ccl.channel @c_0_2 "memory" 0 -> 2
-  ccl.channel @c_1_0 "memory" 1 -> 0
-  ccl.channel @c_1_2 "memory" 1 -> 2
-  ccl.channel @c_2_0 "port" 2 -> 0
-  ccl.channel @c_2_1 "memory" 2 -> 1
+  ccl.channel @c_0_1 port 0 -> 1
+  ccl.channel @c_0_2 memory 0 -> 2
+  ccl.channel @c_1_0 memory 1 -> 0
+  ccl.channel @c_1_2 memory 1 -> 2
+  ccl.channel @c_2_0 port 2 -> 0
+  ccl.channel @c_2_1 memory 2 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.require <"input"[0] [2 : 1]> holds <"input"[0] [2 : 1]>
@@ -65,13 +65,13 @@ ccl.algorithm @rs_n3 attributes {chunks = 3 : i64, collective = "ReduceScatter",
 // from its output is reported: the caller reuses the output for the next
 // call.
 // expected-note@+1 {{the other access is here}}
-ccl.algorithm @ag_get_n3 attributes {chunks = 1 : i64, collective = "AllGather", name = "ag_get", nranks = 3 : i64, protocol = "Simple", output_chunks = 3 : i64} {
-  ccl.channel @m_0_1 "memory" 0 -> 1
-  ccl.channel @m_0_2 "memory" 0 -> 2
-  ccl.channel @m_1_0 "memory" 1 -> 0
-  ccl.channel @m_1_2 "memory" 1 -> 2
-  ccl.channel @m_2_0 "memory" 2 -> 0
-  ccl.channel @m_2_1 "memory" 2 -> 1
+ccl.algorithm @ag_get_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllGather>, name = "ag_get", nranks = 3 : i64, protocol = #ccl.protocol<Simple>, output_chunks = 3 : i64} {
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.channel @m_0_2 memory 0 -> 2
+  ccl.channel @m_1_0 memory 1 -> 0
+  ccl.channel @m_1_2 memory 1 -> 2
+  ccl.channel @m_2_0 memory 2 -> 0
+  ccl.channel @m_2_1 memory 2 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
@@ -114,7 +114,7 @@ ccl.algorithm @ag_get_n3 attributes {chunks = 1 : i64, collective = "AllGather",
 
 // Tests that a rank whose result a peer's multimem store writes is reported
 // when nothing makes the rank wait for that store before its call returns.
-ccl.algorithm @nvls_n2 attributes {chunks = 2 : i64, collective = "AllReduce", name = "nvls", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @nvls_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "nvls", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.switch_channel @sw ranks [0, 1]
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
@@ -138,13 +138,13 @@ ccl.algorithm @nvls_n2 attributes {chunks = 2 : i64, collective = "AllReduce", n
 // Tests that reading a peer's input with read_reduce is reported when the
 // peer can return (and its caller refill the input) before the read.
 // expected-note@+1 {{the other access is here}}
-ccl.algorithm @readreduce_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "readreduce", nranks = 3 : i64, protocol = "Simple"} {
-  ccl.channel @m_0_1 "memory" 0 -> 1
-  ccl.channel @m_0_2 "memory" 0 -> 2
-  ccl.channel @m_1_0 "memory" 1 -> 0
-  ccl.channel @m_1_2 "memory" 1 -> 2
-  ccl.channel @m_2_0 "memory" 2 -> 0
-  ccl.channel @m_2_1 "memory" 2 -> 1
+ccl.algorithm @readreduce_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "readreduce", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.channel @m_0_2 memory 0 -> 2
+  ccl.channel @m_1_0 memory 1 -> 0
+  ccl.channel @m_1_2 memory 1 -> 2
+  ccl.channel @m_2_0 memory 2 -> 0
+  ccl.channel @m_2_1 memory 2 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
@@ -167,7 +167,7 @@ ccl.algorithm @readreduce_n3 attributes {chunks = 1 : i64, collective = "AllRedu
 // Tests that a semaphore released more often than it is acquired in a call
 // is reported: its count carries over, so the next call's acquire would
 // return before that call's release.
-ccl.algorithm @sem_extra_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "sem_extra", nranks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @sem_extra_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "sem_extra", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @tmp slots 1
   ccl.semaphore @sem rank 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
@@ -186,9 +186,9 @@ ccl.algorithm @sem_extra_n1 attributes {chunks = 1 : i64, collective = "Copy", n
 // Tests that an LL sender that never hears from its receiver is reported: it
 // can run two calls ahead and overwrite packets the receiver has not read
 // (LL scratch alternates between two copies by call parity).
-ccl.algorithm @ll_ahead_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "ll_ahead", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @ll_ahead_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "ll_ahead", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 1
-  ccl.channel @m_0_1 "memory" 0 -> 1
+  ccl.channel @m_0_1 memory 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   // expected-error@+2 {{with 2 ranks: write-after-read race on recv[1][0] between calls: rank 0 thread block 1 writes it in call 3 while rank 1 thread block 0 may still read it in call 1 at line}}
@@ -205,10 +205,10 @@ ccl.algorithm @ll_ahead_n2 attributes {chunks = 1 : i64, collective = "Broadcast
 // Tests that the LL broadcast above is proven once the receiver acknowledges
 // each call over a channel with one credit and the sender waits for the
 // acknowledgement before it sends (so it is at most one call ahead).
-ccl.algorithm @ll_acked_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "ll_acked", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @ll_acked_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "ll_acked", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 1
-  ccl.channel @m_0_1 "memory" 0 -> 1
-  ccl.channel @ack_1_0 "memory" 1 -> 0 credit 1
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.channel @ack_1_0 memory 1 -> 0 credit 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.wait @ack_1_0 tb 1
@@ -223,10 +223,10 @@ ccl.algorithm @ll_acked_n2 attributes {chunks = 1 : i64, collective = "Broadcast
 
 // Tests that an acknowledgement sent before the receiver has read the slot
 // does not hide the race between calls.
-ccl.algorithm @early_ack_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "early_ack", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @early_ack_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "early_ack", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @recv slots 1
-  ccl.channel @m_0_1 "memory" 0 -> 1
-  ccl.channel @ack_1_0 "memory" 1 -> 0 credit 1
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.channel @ack_1_0 memory 1 -> 0 credit 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.wait @ack_1_0 tb 1

@@ -6,14 +6,14 @@
 
 // Tests that the one-phase all-pairs AllReduce with LL packets is proven:
 // the packet reads are ordered after the sends by the packet flags.
-ccl.algorithm @allpairs_ll_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "allpairs_ll", nranks = 3 : i64, protocol = "LL"} {
+ccl.algorithm @allpairs_ll_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "allpairs_ll", nranks = 3 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 3
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_0_2 "memory" 0 -> 2
-  ccl.channel @mem_1_0 "memory" 1 -> 0
-  ccl.channel @mem_1_2 "memory" 1 -> 2
-  ccl.channel @mem_2_0 "memory" 2 -> 0
-  ccl.channel @mem_2_1 "memory" 2 -> 1
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_0_2 memory 0 -> 2
+  ccl.channel @mem_1_0 memory 1 -> 0
+  ccl.channel @mem_1_2 memory 1 -> 2
+  ccl.channel @mem_2_0 memory 2 -> 0
+  ccl.channel @mem_2_1 memory 2 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
@@ -42,7 +42,7 @@ ccl.algorithm @allpairs_ll_n3 attributes {chunks = 1 : i64, collective = "AllRed
 // Tests that a chunk-level ring AllReduce (cross-rank reduce and copy, no
 // placement) is proven: every chunk-level operation waits for the earlier
 // operations it conflicts with.
-ccl.algorithm @ring_n3 attributes {chunks = 3 : i64, collective = "AllReduce", name = "ring", nranks = 3 : i64, protocol = "Simple", inplace = true} {
+ccl.algorithm @ring_n3 attributes {chunks = 3 : i64, collective = #ccl.collective<AllReduce>, name = "ring", nranks = 3 : i64, protocol = #ccl.protocol<Simple>, inplace = true} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.require <"input"[0] [2 : 1]> holds <"input"[0] [2 : 1]>
@@ -82,20 +82,20 @@ ccl.algorithm @ring_n3 attributes {chunks = 3 : i64, collective = "AllReduce", n
 // the acknowledgements that make consecutive calls safe: a receiver signals
 // a credited channel back once it has reduced a slot, and the sender waits
 // for that before it fills the slot again (the first call finds the credit).
-ccl.algorithm @rs_n3 attributes {chunks = 3 : i64, collective = "ReduceScatter", name = "rs", nranks = 3 : i64, protocol = "Simple", output_chunks = 1 : i64} {
+ccl.algorithm @rs_n3 attributes {chunks = 3 : i64, collective = #ccl.collective<ReduceScatter>, name = "rs", nranks = 3 : i64, protocol = #ccl.protocol<Simple>, output_chunks = 1 : i64} {
   ccl.scratch @recv slots 3
-  ccl.channel @c_0_1 "port" 0 -> 1
-  ccl.channel @c_0_2 "memory" 0 -> 2
-  ccl.channel @c_1_0 "memory" 1 -> 0
-  ccl.channel @c_1_2 "memory" 1 -> 2
-  ccl.channel @c_2_0 "port" 2 -> 0
-  ccl.channel @c_2_1 "memory" 2 -> 1
-  ccl.channel @a_0_1 "memory" 0 -> 1 credit 1
-  ccl.channel @a_0_2 "memory" 0 -> 2 credit 1
-  ccl.channel @a_1_0 "memory" 1 -> 0 credit 1
-  ccl.channel @a_1_2 "memory" 1 -> 2 credit 1
-  ccl.channel @a_2_0 "memory" 2 -> 0 credit 1
-  ccl.channel @a_2_1 "memory" 2 -> 1 credit 1
+  ccl.channel @c_0_1 port 0 -> 1
+  ccl.channel @c_0_2 memory 0 -> 2
+  ccl.channel @c_1_0 memory 1 -> 0
+  ccl.channel @c_1_2 memory 1 -> 2
+  ccl.channel @c_2_0 port 2 -> 0
+  ccl.channel @c_2_1 memory 2 -> 1
+  ccl.channel @a_0_1 memory 0 -> 1 credit 1
+  ccl.channel @a_0_2 memory 0 -> 2 credit 1
+  ccl.channel @a_1_0 memory 1 -> 0 credit 1
+  ccl.channel @a_1_2 memory 1 -> 2 credit 1
+  ccl.channel @a_2_0 memory 2 -> 0 credit 1
+  ccl.channel @a_2_1 memory 2 -> 1 credit 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.require <"input"[0] [2 : 1]> holds <"input"[0] [2 : 1]>
@@ -150,19 +150,19 @@ ccl.algorithm @rs_n3 attributes {chunks = 3 : i64, collective = "ReduceScatter",
 // wait for their signal (the peer copied its chunk before signalling) is
 // proven; each reader tells the owner when it is done, and the owner's call
 // ends only then (the caller may reuse the output as soon as it returns).
-ccl.algorithm @ag_get_n3 attributes {chunks = 1 : i64, collective = "AllGather", name = "ag_get", nranks = 3 : i64, protocol = "Simple", output_chunks = 3 : i64} {
-  ccl.channel @m_0_1 "memory" 0 -> 1
-  ccl.channel @m_0_2 "memory" 0 -> 2
-  ccl.channel @m_1_0 "memory" 1 -> 0
-  ccl.channel @m_1_2 "memory" 1 -> 2
-  ccl.channel @m_2_0 "memory" 2 -> 0
-  ccl.channel @m_2_1 "memory" 2 -> 1
-  ccl.channel @k_0_1 "memory" 0 -> 1
-  ccl.channel @k_0_2 "memory" 0 -> 2
-  ccl.channel @k_1_0 "memory" 1 -> 0
-  ccl.channel @k_1_2 "memory" 1 -> 2
-  ccl.channel @k_2_0 "memory" 2 -> 0
-  ccl.channel @k_2_1 "memory" 2 -> 1
+ccl.algorithm @ag_get_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllGather>, name = "ag_get", nranks = 3 : i64, protocol = #ccl.protocol<Simple>, output_chunks = 3 : i64} {
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.channel @m_0_2 memory 0 -> 2
+  ccl.channel @m_1_0 memory 1 -> 0
+  ccl.channel @m_1_2 memory 1 -> 2
+  ccl.channel @m_2_0 memory 2 -> 0
+  ccl.channel @m_2_1 memory 2 -> 1
+  ccl.channel @k_0_1 memory 0 -> 1
+  ccl.channel @k_0_2 memory 0 -> 2
+  ccl.channel @k_1_0 memory 1 -> 0
+  ccl.channel @k_1_2 memory 1 -> 2
+  ccl.channel @k_2_0 memory 2 -> 0
+  ccl.channel @k_2_1 memory 2 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
@@ -215,7 +215,7 @@ ccl.algorithm @ag_get_n3 attributes {chunks = 1 : i64, collective = "AllGather",
 // Tests that a semaphore hand-off between two thread blocks and a
 // thread-block barrier order the blocks' accesses (two-chunk references are
 // checked chunk by chunk).
-ccl.algorithm @handoff_n2 attributes {chunks = 2 : i64, collective = "Copy", name = "handoff", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @handoff_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "handoff", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @tmp slots 2
   ccl.semaphore @sem_0 rank 0
   ccl.semaphore @sem_1 rank 1
@@ -248,11 +248,11 @@ ccl.algorithm @handoff_n2 attributes {chunks = 2 : i64, collective = "Copy", nam
 // with a start handshake (a peer's input is read only once the peer is in
 // the same call) and an end handshake (a rank returns only once its peers'
 // stores into its output have landed).
-ccl.algorithm @nvls_n2 attributes {chunks = 2 : i64, collective = "AllReduce", name = "nvls", nranks = 2 : i64, protocol = "Simple"} {
-  ccl.channel @s_0_1 "memory" 0 -> 1
-  ccl.channel @s_1_0 "memory" 1 -> 0
-  ccl.channel @e_0_1 "memory" 0 -> 1
-  ccl.channel @e_1_0 "memory" 1 -> 0
+ccl.algorithm @nvls_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "nvls", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @s_0_1 memory 0 -> 1
+  ccl.channel @s_1_0 memory 1 -> 0
+  ccl.channel @e_0_1 memory 0 -> 1
+  ccl.channel @e_1_0 memory 1 -> 0
   ccl.switch_channel @sw ranks [0, 1]
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
@@ -282,13 +282,13 @@ ccl.algorithm @nvls_n2 attributes {chunks = 2 : i64, collective = "AllReduce", n
 // proven: each rank tells its peers when its input holds this call's data
 // (its first signal on each channel) and when it is done reading theirs
 // (its second), and reads or returns only after the matching waits.
-ccl.algorithm @readreduce_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "readreduce", nranks = 3 : i64, protocol = "Simple"} {
-  ccl.channel @m_0_1 "memory" 0 -> 1
-  ccl.channel @m_0_2 "memory" 0 -> 2
-  ccl.channel @m_1_0 "memory" 1 -> 0
-  ccl.channel @m_1_2 "memory" 1 -> 2
-  ccl.channel @m_2_0 "memory" 2 -> 0
-  ccl.channel @m_2_1 "memory" 2 -> 1
+ccl.algorithm @readreduce_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "readreduce", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.channel @m_0_2 memory 0 -> 2
+  ccl.channel @m_1_0 memory 1 -> 0
+  ccl.channel @m_1_2 memory 1 -> 2
+  ccl.channel @m_2_0 memory 2 -> 0
+  ccl.channel @m_2_1 memory 2 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
@@ -331,11 +331,11 @@ ccl.algorithm @readreduce_n3 attributes {chunks = 1 : i64, collective = "AllRedu
 
 // Tests that an LL AllGather (put_packets, copy_packets into a second packet
 // buffer, unpack_packets in another thread block) is proven.
-ccl.algorithm @ag_ll_n2 attributes {chunks = 1 : i64, collective = "AllGather", name = "ag_ll", nranks = 2 : i64, protocol = "LL", output_chunks = 2 : i64} {
+ccl.algorithm @ag_ll_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllGather>, name = "ag_ll", nranks = 2 : i64, protocol = #ccl.protocol<LL>, output_chunks = 2 : i64} {
   ccl.scratch @recv slots 2
   ccl.scratch @fwd slots 2
-  ccl.channel @m_0_1 "memory" 0 -> 1
-  ccl.channel @m_1_0 "memory" 1 -> 0
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.channel @m_1_0 memory 1 -> 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.put_packets @m_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>

@@ -7,12 +7,12 @@
 // planted, which must be a compile error.
 
 // Tests that the correctly fused ring proves.
-ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = "AllReduce", inplace = true, name = "ring", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, inplace = true, name = "ring", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @xfer slots 2
-  ccl.channel @mem_1_0_b0 "memory" 1 -> 0
-  ccl.channel @mem_0_1_b0 "memory" 0 -> 1
-  ccl.channel @mem_0_1_b1 "memory" 0 -> 1
-  ccl.channel @mem_1_0_b1 "memory" 1 -> 0
+  ccl.channel @mem_1_0_b0 memory 1 -> 0
+  ccl.channel @mem_0_1_b0 memory 0 -> 1
+  ccl.channel @mem_0_1_b1 memory 0 -> 1
+  ccl.channel @mem_1_0_b1 memory 1 -> 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
@@ -37,12 +37,12 @@ ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = "AllReduce", i
 
 // Tests that a fused reduce-send that lost its signal is caught: rank 1
 // waits for a signal nothing sends.
-ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = "AllReduce", inplace = true, name = "ring", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, inplace = true, name = "ring", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @xfer slots 2
-  ccl.channel @mem_1_0_b0 "memory" 1 -> 0
-  ccl.channel @mem_0_1_b0 "memory" 0 -> 1
-  ccl.channel @mem_0_1_b1 "memory" 0 -> 1
-  ccl.channel @mem_1_0_b1 "memory" 1 -> 0
+  ccl.channel @mem_1_0_b0 memory 1 -> 0
+  ccl.channel @mem_0_1_b0 memory 0 -> 1
+  ccl.channel @mem_0_1_b1 memory 0 -> 1
+  ccl.channel @mem_1_0_b1 memory 1 -> 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
@@ -69,12 +69,12 @@ ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = "AllReduce", i
 
 // Tests that a fused forward into the wrong slot is caught: rank 1 copies
 // a slot the forward never wrote.
-ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = "AllReduce", inplace = true, name = "ring", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @ring_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, inplace = true, name = "ring", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @xfer slots 2
-  ccl.channel @mem_1_0_b0 "memory" 1 -> 0
-  ccl.channel @mem_0_1_b0 "memory" 0 -> 1
-  ccl.channel @mem_0_1_b1 "memory" 0 -> 1
-  ccl.channel @mem_1_0_b1 "memory" 1 -> 0
+  ccl.channel @mem_1_0_b0 memory 1 -> 0
+  ccl.channel @mem_0_1_b0 memory 0 -> 1
+  ccl.channel @mem_0_1_b1 memory 0 -> 1
+  ccl.channel @mem_1_0_b1 memory 1 -> 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>

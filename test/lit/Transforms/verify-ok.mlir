@@ -7,12 +7,12 @@
 
 // CHECK-LABEL: ccl.algorithm @allpairs_ll_n3
 // CHECK-NEXT:    ccl.scratch @recv slots 3
-// CHECK-NEXT:    ccl.channel @mem_0_1 "memory" 0 -> 1
-// CHECK-NEXT:    ccl.channel @mem_0_2 "memory" 0 -> 2
-// CHECK-NEXT:    ccl.channel @mem_1_0 "memory" 1 -> 0
-// CHECK-NEXT:    ccl.channel @mem_1_2 "memory" 1 -> 2
-// CHECK-NEXT:    ccl.channel @mem_2_0 "memory" 2 -> 0
-// CHECK-NEXT:    ccl.channel @mem_2_1 "memory" 2 -> 1
+// CHECK-NEXT:    ccl.channel @mem_0_1 memory 0 -> 1
+// CHECK-NEXT:    ccl.channel @mem_0_2 memory 0 -> 2
+// CHECK-NEXT:    ccl.channel @mem_1_0 memory 1 -> 0
+// CHECK-NEXT:    ccl.channel @mem_1_2 memory 1 -> 2
+// CHECK-NEXT:    ccl.channel @mem_2_0 memory 2 -> 0
+// CHECK-NEXT:    ccl.channel @mem_2_1 memory 2 -> 1
 // CHECK-NEXT:    ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
 // CHECK-NEXT:    ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
@@ -36,14 +36,14 @@
 // CHECK-NEXT:    ccl.ensure <"output"[2] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
 // CHECK-NEXT:  }
 // CHECK-NOT:   error
-  ccl.algorithm @allpairs_ll_n3 attributes {chunks = 1 : i64, collective = "AllReduce", name = "allpairs_ll", nranks = 3 : i64, protocol = "LL"} {
+  ccl.algorithm @allpairs_ll_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "allpairs_ll", nranks = 3 : i64, protocol = #ccl.protocol<LL>} {
     ccl.scratch @recv slots 3
-    ccl.channel @mem_0_1 "memory" 0 -> 1
-    ccl.channel @mem_0_2 "memory" 0 -> 2
-    ccl.channel @mem_1_0 "memory" 1 -> 0
-    ccl.channel @mem_1_2 "memory" 1 -> 2
-    ccl.channel @mem_2_0 "memory" 2 -> 0
-    ccl.channel @mem_2_1 "memory" 2 -> 1
+    ccl.channel @mem_0_1 memory 0 -> 1
+    ccl.channel @mem_0_2 memory 0 -> 2
+    ccl.channel @mem_1_0 memory 1 -> 0
+    ccl.channel @mem_1_2 memory 1 -> 2
+    ccl.channel @mem_2_0 memory 2 -> 0
+    ccl.channel @mem_2_1 memory 2 -> 1
     ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
     ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
     ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>

@@ -8,9 +8,9 @@
 
 // Tests that a put followed by a relaxed signal does not make its data
 // visible: the relaxed signal only counts.
-ccl.algorithm @relaxed_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "relaxed", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @relaxed_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "relaxed", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @recv slots 1
-  ccl.channel @m_0_1 "memory" 0 -> 1
+  ccl.channel @m_0_1 memory 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{the put is here}}
   ccl.put @m_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -28,9 +28,9 @@ ccl.algorithm @relaxed_n2 attributes {chunks = 1 : i64, collective = "Broadcast"
 
 // Tests that a wait orders only its own thread block: thread block 1 of the
 // receiver reads without waiting.
-ccl.algorithm @otherblock_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "otherblock", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @otherblock_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "otherblock", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @recv slots 1
-  ccl.channel @m_0_1 "memory" 0 -> 1
+  ccl.channel @m_0_1 memory 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{the put is here}}
   ccl.put @m_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
@@ -47,9 +47,9 @@ ccl.algorithm @otherblock_n2 attributes {chunks = 1 : i64, collective = "Broadca
 
 // Tests that a signal covers only the signalling thread block's puts: the
 // put runs on thread block 1, the signal on thread block 0.
-ccl.algorithm @otherputter_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "otherputter", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @otherputter_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "otherputter", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @recv slots 1
-  ccl.channel @m_0_1 "memory" 0 -> 1
+  ccl.channel @m_0_1 memory 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{the put is here}}
   ccl.put @m_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -67,7 +67,7 @@ ccl.algorithm @otherputter_n2 attributes {chunks = 1 : i64, collective = "Broadc
 
 // Tests that a multimem store into a peer is not visible there without a
 // signal and a wait.
-ccl.algorithm @mmvisible_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "mmvisible", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @mmvisible_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "mmvisible", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.switch_channel @sw ranks [0, 1]
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{the multimem_broadcast is here}}
@@ -81,7 +81,7 @@ ccl.algorithm @mmvisible_n2 attributes {chunks = 1 : i64, collective = "Broadcas
 // -----
 
 // Tests that two thread blocks of one rank writing one chunk conflict.
-ccl.algorithm @ww_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "ww", nranks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @ww_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "ww", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{the other access is here}}
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -95,7 +95,7 @@ ccl.algorithm @ww_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "
 
 // Tests that a read in one thread block of a chunk another block writes
 // races.
-ccl.algorithm @raw_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "raw", nranks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @raw_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "raw", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @tmp slots 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{the other access is here}}
@@ -111,7 +111,7 @@ ccl.algorithm @raw_n1 attributes {chunks = 1 : i64, collective = "Copy", name = 
 // Tests that overwriting a chunk that another thread block may still be
 // reading is a write-after-read race: the semaphore orders the first write
 // before the read, but nothing orders the read before the second write.
-ccl.algorithm @war_n1 attributes {chunks = 2 : i64, collective = "Copy", name = "war", nranks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @war_n1 attributes {chunks = 2 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "war", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @tmp slots 1
   ccl.semaphore @sem rank 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
@@ -134,9 +134,9 @@ ccl.algorithm @war_n1 attributes {chunks = 2 : i64, collective = "Copy", name = 
 // Tests that a put into a peer's scratch slot that the peer may still be
 // reading (the second round reuses the slot without a "slot free" signal)
 // is a write-after-read race.
-ccl.algorithm @reuse_n2 attributes {chunks = 2 : i64, collective = "Broadcast", name = "reuse", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @reuse_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<Broadcast>, name = "reuse", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @recv slots 1
-  ccl.channel @m_0_1 "memory" 0 -> 1
+  ccl.channel @m_0_1 memory 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]>
@@ -156,10 +156,10 @@ ccl.algorithm @reuse_n2 attributes {chunks = 2 : i64, collective = "Broadcast", 
 // -----
 
 // Tests that two ranks putting into the same chunk of a third conflict.
-ccl.algorithm @twoputs_n3 attributes {chunks = 1 : i64, collective = "Gather", name = "twoputs", nranks = 3 : i64, protocol = "Simple"} {
+ccl.algorithm @twoputs_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Gather", name = "twoputs", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @recv slots 1
-  ccl.channel @m_0_1 "memory" 0 -> 1
-  ccl.channel @m_2_1 "memory" 2 -> 1
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.channel @m_2_1 memory 2 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
   // expected-note@+1 {{the other access is here}}
@@ -177,7 +177,7 @@ ccl.algorithm @twoputs_n3 attributes {chunks = 1 : i64, collective = "Gather", n
 
 // Tests that a chunk-level copy is ordered only after earlier operations: a
 // channel-level read on another thread block after it still races with it.
-ccl.algorithm @chunklater_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "chunklater", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @chunklater_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "chunklater", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @tmp slots 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -193,9 +193,9 @@ ccl.algorithm @chunklater_n2 attributes {chunks = 1 : i64, collective = "Broadca
 
 // Tests that overwriting the source of a port-channel put before the
 // putting thread block flushed the channel is reported.
-ccl.algorithm @noflush_n2 attributes {chunks = 2 : i64, collective = "Broadcast", name = "noflush", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @noflush_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<Broadcast>, name = "noflush", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @tmp slots 1
-  ccl.channel @p_0_1 "port" 0 -> 1
+  ccl.channel @p_0_1 port 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -217,9 +217,9 @@ ccl.algorithm @noflush_n2 attributes {chunks = 2 : i64, collective = "Broadcast"
 // Tests that the same program with the flush before the overwrite passes
 // the race check, and that a port-channel put that is never flushed is
 // reported (the kernel could end while the proxy still reads the source).
-ccl.algorithm @neverflushed_n2 attributes {chunks = 2 : i64, collective = "Broadcast", name = "neverflushed", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @neverflushed_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<Broadcast>, name = "neverflushed", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @tmp slots 1
-  ccl.channel @p_0_1 "port" 0 -> 1
+  ccl.channel @p_0_1 port 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]>

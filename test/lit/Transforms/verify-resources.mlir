@@ -8,7 +8,7 @@
 // Tests that a rank using more thread blocks than can be co-resident (133
 // with the default limit of 132) is rejected.
 // expected-error@+1 {{rank 0 uses 133 thread blocks, more than max-blocks-per-rank = 132 (the thread blocks of a kernel wait for each other, so all of them must be resident at once)}}
-ccl.algorithm @manyblocks_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "manyblocks", nranks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @manyblocks_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "manyblocks", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{thread block 132 of rank 0 is used here}}
   ccl.copy tb 132 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -19,8 +19,8 @@ ccl.algorithm @manyblocks_n1 attributes {chunks = 1 : i64, collective = "Copy", 
 
 // Tests that signals on one channel from two thread blocks are rejected:
 // the k-th wait could not be matched with a definite signal.
-ccl.algorithm @twosignallers_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "twosignallers", nranks = 2 : i64, protocol = "Simple"} {
-  ccl.channel @m_0_1 "memory" 0 -> 1
+ccl.algorithm @twosignallers_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "twosignallers", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @m_0_1 memory 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{the other thread block uses it here}}
   ccl.put @m_0_1 tb 0 <"output"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
@@ -34,8 +34,8 @@ ccl.algorithm @twosignallers_n2 attributes {chunks = 1 : i64, collective = "Broa
 // -----
 
 // Tests that waits on one channel from two thread blocks are rejected.
-ccl.algorithm @twowaiters_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "twowaiters", nranks = 2 : i64, protocol = "Simple"} {
-  ccl.channel @m_0_1 "memory" 0 -> 1
+ccl.algorithm @twowaiters_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "twowaiters", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @m_0_1 memory 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.put @m_0_1 tb 0 <"output"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
   ccl.signal @m_0_1 tb 0
@@ -50,7 +50,7 @@ ccl.algorithm @twowaiters_n2 attributes {chunks = 1 : i64, collective = "Broadca
 
 // Tests that a semaphore released by two thread blocks is rejected (the
 // k-th acquire is matched with the k-th release).
-ccl.algorithm @tworeleasers_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "tworeleasers", nranks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @tworeleasers_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "tworeleasers", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.semaphore @sem rank 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{the other thread block uses it here}}
@@ -66,7 +66,7 @@ ccl.algorithm @tworeleasers_n1 attributes {chunks = 1 : i64, collective = "Copy"
 // -----
 
 // Tests that a semaphore acquired by two thread blocks is rejected.
-ccl.algorithm @twoacquirers_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "twoacquirers", nranks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @twoacquirers_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "twoacquirers", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.semaphore @sem rank 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.release @sem tb 1
@@ -84,10 +84,10 @@ ccl.algorithm @twoacquirers_n1 attributes {chunks = 1 : i64, collective = "Copy"
 // Tests that two sends into one scratch slot in the same call are a
 // write-write conflict, even from one thread block: the reader cannot tell
 // the two calls' packets apart.
-ccl.algorithm @twosends_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "twosends", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @twosends_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "twosends", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_1_0 "memory" 1 -> 0
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_1_0 memory 1 -> 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{the other send is here}}
   ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -100,14 +100,14 @@ ccl.algorithm @twosends_n2 attributes {chunks = 1 : i64, collective = "AllReduce
 
 // Tests that at the kernel level two dependent operations of one thread
 // block need a ccl.barrier between them.
-ccl.algorithm @nobarrier_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "nobarrier", nranks = 1 : i64, protocol = "Simple", scheduled} {
+ccl.algorithm @nobarrier_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "nobarrier", nranks = 1 : i64, protocol = #ccl.protocol<Simple>, scheduled} {
   ccl.scratch @tmp slots 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
   ccl.thread_block rank 0 tb 0 {
     // expected-note@+1 {{the earlier operation is here}}
-    ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {op_id = 0 : i64}
+    ccl.copy tb 0 <"tmp"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
     // expected-error@+1 {{rank 0 thread block 0 touches tmp[0][0], which the copy at line 109 of the same block also touches, with no ccl.barrier between them (the block's threads split the two operations differently)}}
-    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"tmp"[0] [0 : 1]> {op_id = 1 : i64}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"tmp"[0] [0 : 1]> {ccl.op_id = 1 : i64}
   }
 }

@@ -10,7 +10,7 @@
 
 // Tests that an algorithm without a postcondition is rejected.
 // expected-error@+1 {{algorithm 'nopost' (2 ranks) has no postcondition: without 'ccl.ensure' there is nothing to prove it against}}
-ccl.algorithm @nopost_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "nopost", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @nopost_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "nopost", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
 }
@@ -21,10 +21,10 @@ ccl.algorithm @nopost_n2 attributes {chunks = 1 : i64, collective = "AllReduce",
 // at its ccl.ensure, naming the missing input and where the result was last
 // written.
 // expected-error@+1 {{with 2 ranks: AllReduce postcondition fails: output[1][0] (rank 1, chunk 0) holds input[1][0] but must hold input[0][0] + input[1][0] (missing: input[0][0])}}
-ccl.algorithm @dropped_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "dropped", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @dropped_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "dropped", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_1_0 "memory" 1 -> 0
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_1_0 memory 1 -> 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -42,7 +42,7 @@ ccl.algorithm @dropped_n2 attributes {chunks = 1 : i64, collective = "AllReduce"
 
 // Tests that an output never written is reported as such.
 // expected-error@+1 {{with 2 ranks: AllReduce postcondition fails: output[0][0] (rank 0, chunk 0) is never written, but must hold input[0][0] + input[1][0]}}
-ccl.algorithm @unwritten_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "unwritten", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @unwritten_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "unwritten", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   // expected-note@+1 {{the postcondition is stated here}}
@@ -54,10 +54,10 @@ ccl.algorithm @unwritten_n2 attributes {chunks = 1 : i64, collective = "AllReduc
 
 // Tests that a contribution added twice is reported.
 // expected-error@+1 {{with 2 ranks: AllReduce postcondition fails: output[0][0] (rank 0, chunk 0) holds input[0][0] + 2 x input[1][0] but must hold input[0][0] + input[1][0] (counted more than once: input[1][0])}}
-ccl.algorithm @twice_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "twice", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @twice_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "twice", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_1_0 "memory" 1 -> 0
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_1_0 memory 1 -> 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
@@ -80,8 +80,8 @@ ccl.algorithm @twice_n2 attributes {chunks = 1 : i64, collective = "AllReduce", 
 // with the foreign and the missing term; a term repeated in ccl.ensure
 // counts twice.
 // expected-error@+1 {{with 2 ranks: Broadcast postcondition fails: output[1][1] (rank 1, chunk 1) holds input[0][0] but must hold input[0][1] (missing: input[0][1]) (not part of it: input[0][0])}}
-ccl.algorithm @bcast_n2 attributes {chunks = 2 : i64, collective = "Broadcast", name = "bcast", nranks = 2 : i64, protocol = "Simple"} {
-  ccl.channel @m_0_1 "memory" 0 -> 1
+ccl.algorithm @bcast_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<Broadcast>, name = "bcast", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @m_0_1 memory 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 2]> = <"input"[0] [0 : 2]>
@@ -99,7 +99,7 @@ ccl.algorithm @bcast_n2 attributes {chunks = 2 : i64, collective = "Broadcast", 
 // -----
 
 // Tests that a location with two postconditions is rejected.
-ccl.algorithm @twoensure_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "twoensure", nranks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @twoensure_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "twoensure", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-note@+1 {{the first one is here}}
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
@@ -110,7 +110,7 @@ ccl.algorithm @twoensure_n1 attributes {chunks = 1 : i64, collective = "Copy", n
 // -----
 
 // Tests that a location with two preconditions is rejected.
-ccl.algorithm @tworequire_n1 attributes {chunks = 1 : i64, collective = "Copy", name = "tworequire", nranks = 1 : i64, protocol = "Simple"} {
+ccl.algorithm @tworequire_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "tworequire", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   // expected-note@+1 {{the first one is here}}
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-error@+1 {{second precondition for input[0][0]}}
@@ -121,7 +121,7 @@ ccl.algorithm @tworequire_n1 attributes {chunks = 1 : i64, collective = "Copy", 
 // -----
 
 // Tests that reading a scratch chunk before anything wrote it is reported.
-ccl.algorithm @undef_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "undef", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @undef_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "undef", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @tmp slots 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   // expected-error@+1 {{reads tmp[0][0] before anything wrote it}}
@@ -133,7 +133,7 @@ ccl.algorithm @undef_n2 attributes {chunks = 1 : i64, collective = "AllReduce", 
 
 // Tests that a chunk no ccl.require mentions is undefined: in a Broadcast
 // from rank 0, rank 1's input holds nothing.
-ccl.algorithm @undefinput_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "undefinput", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @undefinput_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "undefinput", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   // expected-error@+1 {{reads input[1][0] before anything wrote it}}
@@ -146,9 +146,9 @@ ccl.algorithm @undefinput_n2 attributes {chunks = 1 : i64, collective = "Broadca
 
 // Tests that reading data that a put writes only later in program order
 // (with nothing ordering the put first) is reported, naming the put.
-ccl.algorithm @early_n2 attributes {chunks = 1 : i64, collective = "Broadcast", name = "early", nranks = 2 : i64, protocol = "Simple"} {
+ccl.algorithm @early_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "early", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @recv slots 1
-  ccl.channel @m_0_1 "memory" 0 -> 1
+  ccl.channel @m_0_1 memory 0 -> 1
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   // expected-error@+1 {{with 2 ranks: rank 1 thread block 0 reads recv[1][0], which the put at line 157 writes, but this operation is not ordered after that put (a signal after the put and a matching wait before this operation would order it)}}
@@ -162,10 +162,10 @@ ccl.algorithm @early_n2 attributes {chunks = 1 : i64, collective = "Broadcast", 
 // -----
 
 // Tests that reducing into a chunk before anything wrote it is reported.
-ccl.algorithm @undefacc_n2 attributes {chunks = 1 : i64, collective = "AllReduce", name = "undefacc", nranks = 2 : i64, protocol = "LL"} {
+ccl.algorithm @undefacc_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "undefacc", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 2
-  ccl.channel @mem_0_1 "memory" 0 -> 1
-  ccl.channel @mem_1_0 "memory" 1 -> 0
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_1_0 memory 1 -> 0
   ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
   ccl.put_packets @mem_1_0 tb 1 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]>

@@ -4,6 +4,7 @@
 #define CCL_ATTRS_TD
 
 include "ccl/Dialect/CclDialect.td"
+include "ccl/Dialect/CclEnums.td"
 include "mlir/IR/AttrTypeBase.td"
 
 class Ccl_Attr<string name, string attrMnemonic, list<Trait> traits = []>

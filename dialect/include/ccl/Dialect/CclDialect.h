@@ -10,7 +10,11 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <optional>
+
 #include "ccl/Dialect/CclDialect.h.inc"
+
+#include "ccl/Dialect/CclEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "ccl/Dialect/CclAttrs.h.inc"
@@ -31,6 +35,35 @@ AlgorithmOp getEnclosingAlgorithm(mlir::Operation *op);
 /// flags and signal nothing. The verifier, the tiling and the code
 /// generator all count signals with this.
 llvm::SmallVector<llvm::StringRef> signalledChannels(mlir::Operation *op);
+
+//===----------------------------------------------------------------------===//
+// What the passes record on operations (the dialect's discardable
+// attributes, CclDialect.td)
+//===----------------------------------------------------------------------===//
+
+/// `ccl.op_id`: the index of `op` in the plan's table of source locations,
+/// given by --ccl-schedule; none before scheduling.
+std::optional<int64_t> getOpId(mlir::Operation *op);
+void setOpId(mlir::Operation *op, int64_t id);
+
+/// `ccl.dag_id`: the position of `op` in the chunk DAG (--ccl-chunk-dag).
+std::optional<int64_t> getDagId(mlir::Operation *op);
+void setDagId(mlir::Operation *op, int64_t id);
+
+/// The edges of the chunk DAG into an operation, by kind.
+enum class DagEdge {
+  ReadAfterWrite,  ///< `ccl.raw`: it reads what they wrote
+  WriteAfterRead,  ///< `ccl.war`: it overwrites what they read
+  WriteAfterWrite, ///< `ccl.waw`: it overwrites what they wrote
+};
+constexpr DagEdge kDagEdges[] = {DagEdge::ReadAfterWrite,
+                                 DagEdge::WriteAfterRead,
+                                 DagEdge::WriteAfterWrite};
+/// The dag_ids of the operations `op` depends on by `kind` (empty: none).
+llvm::ArrayRef<int64_t> getDagEdges(mlir::Operation *op, DagEdge kind);
+/// Records them; an empty list removes the attribute.
+void setDagEdges(mlir::Operation *op, DagEdge kind,
+                 llvm::ArrayRef<int64_t> ids);
 } // namespace ccl
 
 #endif // CCL_DIALECT_CCLDIALECT_H

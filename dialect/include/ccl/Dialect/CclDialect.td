@@ -30,14 +30,32 @@ def Ccl_Dialect : Dialect {
     the kernel level that code generation consumes.
 
     ```mlir
-    ccl.algorithm @allpairs_ll {collective = "AllReduce", nranks = 2 : i64,
-                                chunks = 1 : i64, protocol = "LL"} {
+    ccl.algorithm @allpairs_ll_n2 attributes {name = "allpairs_ll",
+        collective = #ccl.collective<AllReduce>, nranks = 2 : i64,
+        chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
       ccl.scratch @recv slots 2
-      ccl.channel @mem_0_1 "memory" 0 -> 1
+      ccl.channel @mem_0_1 memory 0 -> 1
       ccl.put_packets @mem_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
     }
     ```
   }];
+  // What the passes record on an operation, printed with the `ccl.` prefix
+  // (`{ccl.op_id = 3 : i64}`). Read and written through the helpers in
+  // CclDialect.h, checked by the dialect's attribute verifier.
+  let discardableAttrs = (ins
+    // --ccl-schedule: the operation's index in the plan's table of source
+    // locations (every instruction and multi-block barrier of the module).
+    "::mlir::IntegerAttr":$op_id,
+    // --ccl-chunk-dag: the operation's position in program order, and the
+    // earlier operations (by dag_id) it reads after they wrote (raw),
+    // overwrites after they read (war) or overwrites after they wrote (waw)
+    // a common chunk slot.
+    "::mlir::IntegerAttr":$dag_id,
+    "::mlir::DenseI64ArrayAttr":$raw,
+    "::mlir::DenseI64ArrayAttr":$war,
+    "::mlir::DenseI64ArrayAttr":$waw
+  );
+  let hasOperationAttrVerify = 1;
   let useDefaultAttributePrinterParser = 1;
 }
 

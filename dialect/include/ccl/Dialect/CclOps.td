@@ -23,23 +23,26 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
   let description = [{
     Holds the scratch buffers, channels and operations of algorithm `name`
     for `nranks` ranks. `collective` is the collective it implements
-    (`AllReduce`, ...); `inplace` whether output aliases input; `chunks` the
-    number of chunks input and output are split into; `protocol` is `LL` or
-    `Simple`. `input_chunks` and `output_chunks` give the number of chunks of
+    (`#ccl.collective<AllReduce>`, ...; `#ccl.collective<custom>` for one
+    the program declared, whose name is `custom_collective`); `inplace`
+    whether output aliases input; `chunks` the number of chunks input and
+    output are split into; `protocol` is `#ccl.protocol<LL>` or
+    `#ccl.protocol<Simple>`. `input_chunks` and `output_chunks` give the number of chunks of
     `input` and `output` when they differ from `chunks` (AllGather's output
     has `nranks * chunks`); `instances` records how many copies of the
     program were laid side by side (`instances(k)`); `params` holds the
-    values of the collective's parameters (`{root = 1 : i64}`). `collective` names a
-    built-in collective or one the program declared; its contract is the
-    `ccl.require` and `ccl.ensure` operations in the body. The symbol name
+    values of the collective's parameters (`{root = 1 : i64}`). The
+    collective's contract is the `ccl.require` and `ccl.ensure` operations
+    in the body. The symbol name
     is `<name>_n<nranks>`, so one module can hold an
     algorithm for several rank counts. At the global level the body holds
     instruction operations in program order; once `scheduled` is set it
     holds `ccl.thread_block` regions instead.
 
     ```mlir
-    ccl.algorithm @allpairs_ll_n2 {name = "allpairs_ll", collective = "AllReduce",
-        nranks = 2 : i64, chunks = 1 : i64, protocol = "LL"} {
+    ccl.algorithm @allpairs_ll_n2 attributes {name = "allpairs_ll",
+        collective = #ccl.collective<AllReduce>, nranks = 2 : i64,
+        chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
       ccl.scratch @recv slots 2
       ...
     }
@@ -48,11 +51,12 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
   let arguments = (ins
     SymbolNameAttr:$sym_name,
     StrAttr:$name,
-    StrAttr:$collective,
+    Ccl_CollectiveKindAttr:$collective,
+    OptionalAttr<StrAttr>:$custom_collective,
     DefaultValuedAttr<BoolAttr, "false">:$inplace,
     ConfinedAttr<I64Attr, [IntMinValue<1>]>:$nranks,
     ConfinedAttr<I64Attr, [IntMinValue<1>]>:$chunks,
-    StrAttr:$protocol,
+    Ccl_ProtocolAttr:$protocol,
     UnitAttr:$scheduled,
     OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$input_chunks,
     OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$output_chunks,
@@ -76,7 +80,14 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     /// that kind and of the kinds before it (`All`: after every declaration,
     /// before the contract and the operations).
     ::mlir::Block::iterator declarationSlot(Decl kind);
-    bool isLL() { return getProtocol() == "LL"; }
+    bool isLL() { return getProtocol() == ::ccl::Protocol::LL; }
+    /// The collective's name: a built-in's (`AllReduce`) or the declared
+    /// name of a custom one.
+    ::llvm::StringRef getCollectiveName() {
+      return getCollective() == ::ccl::CollectiveKind::Custom
+                 ? getCustomCollective().value_or("")
+                 : stringifyCollectiveKind(getCollective());
+    }
   }];
 }
 
@@ -114,14 +125,14 @@ def Ccl_ChannelOp : Ccl_Op<"channel", [Symbol, HasParent<"AlgorithmOp">]> {
     Such a channel ends every call with `n` signals not yet waited for.
 
     ```mlir
-    ccl.channel @mem_0_1 "memory" 0 -> 1
-    ccl.channel @ack_1_0 "memory" 1 -> 0 credit 1
+    ccl.channel @mem_0_1 memory 0 -> 1
+    ccl.channel @ack_1_0 memory 1 -> 0 credit 1
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind,
+  let arguments = (ins SymbolNameAttr:$sym_name, Ccl_ChannelKindAttr:$kind,
                        I64Attr:$src, I64Attr:$dst,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$credit);
-  let assemblyFormat = "$sym_name $kind $src `->` $dst (`credit` $credit^)? attr-dict";
+  let assemblyFormat = "$sym_name custom<ChannelKind>($kind) $src `->` $dst (`credit` $credit^)? attr-dict";
   let extraClassDeclaration = [{
     /// Signals the channel holds before the first call (0 without credit).
     int64_t getCreditOrZero() { return getCredit() ? *getCredit() : 0; }

@@ -1,0 +1,89 @@
+//===- CclToLLVM.cpp - kernel-level ccl to LLVM dialect kernels ------------===//
+//
+// The --ccl-lower-to-llvm pass. Each scheduled algorithm becomes one kernel
+// per (dtype, reduction op), and on GPU targets per rank:
+//
+//   1. checkLowerable reports what the lowering cannot produce code for
+//      (Legality.h); operations on several scratch slots are split
+//      (splitSlotRanges);
+//   2. buildKernels emits each kernel's skeleton with copies of its thread
+//      blocks' ops and records the kernel's environment (KernelBuilder.h);
+//   3. the patterns (Patterns.h) rewrite the copies into calls to the
+//      device library, reading the environment of their kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/CclToLLVM.h"
+#include "compiler/Conversion/CclToLLVM/KernelBuilder.h"
+#include "compiler/Conversion/CclToLLVM/Legality.h"
+#include "compiler/Conversion/CclToLLVM/Patterns.h"
+#include "compiler/Conversion/Passes.h"
+
+namespace ccl {
+#define GEN_PASS_DEF_CCLLOWERTOLLVM
+#include "compiler/Conversion/Passes.h.inc"
+} // namespace ccl
+
+using namespace mlir;
+using namespace ccl;
+
+namespace {
+
+struct CclLowerToLLVMPass
+    : public ccl::impl::CclLowerToLLVMBase<CclLowerToLLVMPass> {
+  using CclLowerToLLVMBase::CclLowerToLLVMBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto target = createTargetInfo(this->target);
+    if (!target) {
+      module.emitError("unknown target '") << this->target << "'";
+      return signalPassFailure();
+    }
+    SmallVector<std::string> dts(dtypes.begin(), dtypes.end());
+    SmallVector<std::string> ops(redops.begin(), redops.end());
+    if (dts.empty())
+      dts = {"float32"};
+    if (ops.empty())
+      ops = {"sum"};
+    for (const std::string &d : dts)
+      if (!dtypeSize(d)) {
+        module.emitError("unknown dtype '") << d << "'";
+        return signalPassFailure();
+      }
+    for (const std::string &o : ops)
+      if (o != "sum" && o != "prod" && o != "max" && o != "min") {
+        module.emitError("unknown reduction operator '") << o << "'";
+        return signalPassFailure();
+      }
+
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    SmallVector<AlgorithmOp> algos(module.getOps<AlgorithmOp>());
+    Reporter rep;
+    for (AlgorithmOp algo : algos) {
+      if (!algo.getScheduled()) {
+        algo.emitError("must be scheduled (--ccl-schedule) before lowering");
+        return signalPassFailure();
+      }
+      checkLowerable(algo, rep);
+      splitSlotRanges(algo);
+    }
+    if (!rep.ok())
+      return signalPassFailure();
+    KernelEnvs envs;
+    for (AlgorithmOp algo : algos)
+      buildKernels(b, algo, *target, dts, ops, maxBytes, envs);
+    for (AlgorithmOp algo : algos)
+      algo.erase();
+
+    CclToLLVMConversionTarget conv(getContext());
+    RewritePatternSet patterns(&getContext());
+    populateDataMovementPatterns(envs, patterns);
+    populateSynchronizationPatterns(envs, patterns);
+    if (failed(applyPartialConversion(module, conv, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,112 @@
+//===- KernelBuilder.h - kernel skeletons and their environment --*- C++ -*-===//
+//
+// The kernel builder of --ccl-lower-to-llvm. For one scheduled algorithm,
+// element type and reduction operator it emits the kernel's skeleton
+//
+//   kernel(ctx, input, output, count [, block])
+//     epoch = __ccl_begin(ctx)
+//     switch (ctx->rank * nblocks + block)   // per-rank kernels: block
+//       case r * nblocks + t: <copies of thread block t of rank r's ops>
+//     __ccl_end(ctx)
+//
+// and records the kernel's environment: its arguments, element size and
+// type, reduction operator and the algorithm's tables (where each scratch
+// buffer, channel, semaphore and barrier sits in the plan). The patterns
+// (Patterns.h) look the environment up for the kernel that holds the op
+// they rewrite; nothing about the kernel travels in attributes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCL_CONVERSION_CCLTOLLVM_KERNELBUILDER_H
+#define CCL_CONVERSION_CCLTOLLVM_KERNELBUILDER_H
+
+#include "compiler/Target/TargetInfo.h"
+
+#include "ccl/Dialect/CclDialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <memory>
+#include <string>
+
+namespace ccl {
+
+/// Facts of one algorithm that every kernel built from it shares: the
+/// indices SyncLayout gives its channels, semaphores and multi-block
+/// barriers, its scratch buffers in declaration order, its protocol.
+struct AlgorithmTables {
+  struct Scratch {
+    int64_t index = 0, slots = 0;
+  };
+  struct Barrier {
+    int64_t index = 0, nblocks = 0;
+  };
+  int64_t chunks = 1;
+  bool ll = false;
+  llvm::StringMap<Scratch> scratch;
+  llvm::StringMap<int64_t> channels;
+  llvm::StringMap<int64_t> semaphores;
+  /// By SyncLayout::barrierKey.
+  llvm::StringMap<Barrier> barriers;
+  /// Scratch buffers a copy_packets reads: their put_packets fill whole
+  /// slot ranges.
+  llvm::StringSet<> padded;
+
+  explicit AlgorithmTables(AlgorithmOp algo);
+};
+
+/// Everything a pattern needs to know about the kernel it is inside.
+struct KernelEnv {
+  std::shared_ptr<const AlgorithmTables> tables;
+  /// The kernel's arguments and the epoch __ccl_begin returned.
+  mlir::Value ctx, input, output, count, epoch;
+  /// Bytes per element.
+  int64_t esize = 0;
+  /// The count scratch is laid out for (the largest message's).
+  int64_t slotCount = 1;
+  std::string dtype, redop;
+  /// Per ccl.wait: how many waits on its channel its block made before it
+  /// in the call.
+  llvm::DenseMap<mlir::Operation *, int64_t> waitOrdinals;
+
+  int64_t channelIndex(llvm::StringRef name) const {
+    return tables->channels.lookup(name);
+  }
+  int64_t semaphoreIndex(llvm::StringRef name) const {
+    return tables->semaphores.lookup(name);
+  }
+  bool isPadded(llvm::StringRef buffer) const {
+    return tables->padded.contains(buffer);
+  }
+  /// The barrier over blocks `tbs` of `rank`; null if the algorithm has
+  /// none.
+  const AlgorithmTables::Barrier *barrier(int64_t rank,
+                                          llvm::ArrayRef<int64_t> tbs) const;
+};
+
+/// The environments of the kernels of a module, by kernel.
+class KernelEnvs {
+public:
+  /// The environment of the kernel that holds `op`; null outside a kernel.
+  const KernelEnv *lookup(mlir::Operation *op) const;
+  void add(mlir::LLVM::LLVMFuncOp kernel, KernelEnv env);
+
+private:
+  llvm::DenseMap<mlir::Operation *, KernelEnv> envs;
+};
+
+/// Builds the kernels of `algo` at the end of `b`'s block, one per dtype
+/// and operator (on targets whose kernels read the block index from a
+/// register, one per rank as well, named NAME_rR), each holding a copy of
+/// its thread blocks' operations, and records their environments.
+void buildKernels(mlir::OpBuilder &b, AlgorithmOp algo,
+                  const TargetInfo &target,
+                  llvm::ArrayRef<std::string> dtypes,
+                  llvm::ArrayRef<std::string> redops, uint64_t maxBytes,
+                  KernelEnvs &envs);
+
+} // namespace ccl
+
+#endif // CCL_CONVERSION_CCLTOLLVM_KERNELBUILDER_H

@@ -1,0 +1,48 @@
+//===- Passes.td - ccl conversion passes -------------------*- tablegen -*-===//
+//
+// Passes that convert out of the ccl dialect. The passes that transform
+// the ccl dialect itself are declared in compiler/Transforms/Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CCL_CONVERSION_PASSES_TD
+#define CCL_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower scheduled algorithms to LLVM dialect kernels";
+  let description = [{
+    Emits one kernel per scheduled `ccl.algorithm`, element type and
+    reduction operator, named `ccl_<name>_n<nranks>_<dtype>_<op>`. The
+    kernel dispatches on (rank, thread block) to straight-line code in which
+    every operation is a call into the device primitive library
+    (`__ccl_put_packets`, `__ccl_reduce_packets_f32_sum`, ...), which is
+    linked and inlined later. Target differences (kernel calling convention,
+    how the block index is read) come from the target's `TargetInfo`.
+
+    Scratch slots are laid out for the largest message (`max-bytes`), so a
+    slot's address does not depend on the call's `count` and consecutive
+    calls of different sizes use the same slots; an operation that moves
+    several chunks from or into scratch is split into one operation per
+    chunk first (each chunk goes to the start of its own slot).
+
+    ```mlir
+    llvm.func ptx_kernelcc @ccl_allpairs_ll_n2_f32_sum(%ctx: !llvm.ptr, ...)
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Target: host or sm_90">,
+    Option<"maxBytes", "max-bytes", "uint64_t", /*default=*/"1048576",
+           "Largest message the library supports (count times element "
+           "size): the scratch layout">,
+    ListOption<"dtypes", "dtypes", "std::string",
+               "Element types (float32, float16, bfloat16)">,
+    ListOption<"redops", "redops", "std::string",
+               "Reduction operators (sum, prod, max, min)">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+#endif // CCL_CONVERSION_PASSES_TD
