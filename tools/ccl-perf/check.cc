@@ -58,7 +58,7 @@ double InputGen::value(int rank, size_t i) const {
 }
 
 static const uint32_t kPoison32 = 0x7fc0dead;  // quiet NaN, recognisable payload
-static uint16_t poison16(DType t) { return t == DType::F16 ? 0x7e5a : 0x7fda; }
+static uint16_t poison16(DType t) { return t == DType::Float16 ? 0x7e5a : 0x7fda; }
 
 uint32_t InputGen::bitsOf(int rank, size_t i, DType t) const {
   uint64_t h = mix64(key ^ 0x6a09e667f3bcc909ull ^
@@ -90,7 +90,7 @@ void InputGen::fill(int rank, DType t, void *dst, size_t count) const {
 }
 
 void fillPoison(DType t, void *dst, size_t count) {
-  if (t == DType::F32) {
+  if (t == DType::Float32) {
     for (size_t i = 0; i < count; i++) std::memcpy((char *)dst + 4 * i, &kPoison32, 4);
   } else {
     uint16_t p = poison16(t);

@@ -8,37 +8,29 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ccl/types.h"
+
 namespace cclperf {
 
-enum class DType { F32 = 0, F16 = 1, BF16 = 2 };  // == cclDataType_t values
-enum class Op { Sum = 0, Prod = 1, Max = 2, Min = 3 };  // == cclRedOp_t values
+// The values of cclDataType_t and cclRedOp_t, from ccl/types.def.
+enum class DType : unsigned {
+#define CCL_DTYPE(ID, CName, code, ...) CName = code,
+#include "ccl/types.def"
+};
+enum class Op : unsigned {
+#define CCL_REDOP(ID, CName, code, ...) CName = code,
+#include "ccl/types.def"
+};
 
-inline size_t dtypeSize(DType t) { return t == DType::F32 ? 4 : 2; }
+inline const ccl::DTypeInfo &dtypeInfo(DType t) {
+  return *ccl::dtypeByCode(static_cast<unsigned>(t));
+}
+inline size_t dtypeSize(DType t) { return dtypeInfo(t).size; }
 // Names as nccl-tests prints them in its table.
-inline const char *dtypeTableName(DType t) {
-  switch (t) {
-    case DType::F32: return "float";
-    case DType::F16: return "half";
-    case DType::BF16: return "bfloat16";
-  }
-  return "?";
-}
-inline const char *dtypeName(DType t) {
-  switch (t) {
-    case DType::F32: return "float32";
-    case DType::F16: return "float16";
-    case DType::BF16: return "bfloat16";
-  }
-  return "?";
-}
+inline const char *dtypeTableName(DType t) { return dtypeInfo(t).ncclName; }
+inline const char *dtypeName(DType t) { return dtypeInfo(t).name; }
 inline const char *opName(Op o) {
-  switch (o) {
-    case Op::Sum: return "sum";
-    case Op::Prod: return "prod";
-    case Op::Max: return "max";
-    case Op::Min: return "min";
-  }
-  return "?";
+  return ccl::redOpByCode(static_cast<unsigned>(o))->name;
 }
 
 inline uint32_t floatBits(float f) {
@@ -100,17 +92,17 @@ inline float bf16ToFloat(uint16_t b) { return bitsFloat((uint32_t)b << 16); }
 // Element `i` of a buffer of type `t`, as float.
 inline float loadAsFloat(DType t, const void *buf, size_t i) {
   switch (t) {
-    case DType::F32: {
+    case DType::Float32: {
       float f;
       std::memcpy(&f, (const char *)buf + 4 * i, 4);
       return f;
     }
-    case DType::F16: {
+    case DType::Float16: {
       uint16_t h;
       std::memcpy(&h, (const char *)buf + 2 * i, 2);
       return halfToFloat(h);
     }
-    case DType::BF16: {
+    case DType::Bfloat16: {
       uint16_t h;
       std::memcpy(&h, (const char *)buf + 2 * i, 2);
       return bf16ToFloat(h);
@@ -120,13 +112,13 @@ inline float loadAsFloat(DType t, const void *buf, size_t i) {
 }
 inline void storeFromFloat(DType t, void *buf, size_t i, float v) {
   switch (t) {
-    case DType::F32: std::memcpy((char *)buf + 4 * i, &v, 4); break;
-    case DType::F16: {
+    case DType::Float32: std::memcpy((char *)buf + 4 * i, &v, 4); break;
+    case DType::Float16: {
       uint16_t h = floatToHalf(v);
       std::memcpy((char *)buf + 2 * i, &h, 2);
       break;
     }
-    case DType::BF16: {
+    case DType::Bfloat16: {
       uint16_t h = floatToBf16(v);
       std::memcpy((char *)buf + 2 * i, &h, 2);
       break;

@@ -43,7 +43,7 @@ struct Env {
   // Host buffers of the largest buffer's size: staging, reference, poison.
   std::vector<unsigned char> hostBuf, refBuf, poisonBuf;
   bool poisonValid = false;
-  DType poisonType = DType::F32;
+  DType poisonType = DType::Float32;
   uint64_t checkedCalls = 0;
 
   // False (and *err: "WHAT on rank R failed: ...") when a driver call failed.

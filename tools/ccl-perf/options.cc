@@ -147,36 +147,37 @@ bool anyOf(const char *c, std::initializer_list<const char *> names) {
   return false;
 }
 
+// A type is named as cclc names it (float32), as nccl-tests does (float,
+// half), by its suffix (f32, bf16) or as fp32 / fp16.
 bool parseDtypes(const std::string &s, std::vector<DType> *out) {
-  return parseList(s, out, {DType::F32, DType::F16, DType::BF16},
-                   [](const char *c, DType *v) {
-                     if (anyOf(c, {"float32", "float", "f32", "fp32"}))
-                       *v = DType::F32;
-                     else if (anyOf(c, {"float16", "half", "f16", "fp16"}))
-                       *v = DType::F16;
-                     else if (anyOf(c, {"bfloat16", "bf16"}))
-                       *v = DType::BF16;
-                     else
-                       return false;
-                     return true;
-                   });
+  std::vector<DType> all;
+  for (const ccl::DTypeInfo &d : ccl::kDTypes)
+    all.push_back(static_cast<DType>(d.code));
+  return parseList(s, out, all, [](const char *c, DType *v) {
+    for (const ccl::DTypeInfo &d : ccl::kDTypes) {
+      std::string fp = d.suffix[0] == 'f' ? "fp" + std::string(d.suffix + 1) : "";
+      if (anyOf(c, {d.name, d.ncclName, d.suffix}) ||
+          (!fp.empty() && anyOf(c, {fp.c_str()}))) {
+        *v = static_cast<DType>(d.code);
+        return true;
+      }
+    }
+    return false;
+  });
 }
 
 bool parseOps(const std::string &s, std::vector<Op> *out) {
-  return parseList(s, out, {Op::Sum, Op::Prod, Op::Max, Op::Min},
-                   [](const char *c, Op *v) {
-                     if (anyOf(c, {"sum"}))
-                       *v = Op::Sum;
-                     else if (anyOf(c, {"prod"}))
-                       *v = Op::Prod;
-                     else if (anyOf(c, {"max"}))
-                       *v = Op::Max;
-                     else if (anyOf(c, {"min"}))
-                       *v = Op::Min;
-                     else
-                       return false;
-                     return true;
-                   });
+  std::vector<Op> all;
+  for (const ccl::RedOpInfo &o : ccl::kRedOps)
+    all.push_back(static_cast<Op>(o.code));
+  return parseList(s, out, all, [](const char *c, Op *v) {
+    for (const ccl::RedOpInfo &o : ccl::kRedOps)
+      if (anyOf(c, {o.name})) {
+        *v = static_cast<Op>(o.code);
+        return true;
+      }
+    return false;
+  });
 }
 
 /// "R[:B]=US" -> Delay. false if malformed.

@@ -34,7 +34,7 @@ struct Options {
   // defaults that the plan can run.
   bool nranksSet = false, minBytesSet = false, maxBytesSet = false;
   int graphLaunches = 0;  // -G: 0 = eager
-  std::vector<DType> dtypes{DType::F32};
+  std::vector<DType> dtypes{DType::Float32};
   std::vector<Op> ops{Op::Sum};
   std::string lib;
   std::string algo;

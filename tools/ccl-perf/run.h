@@ -16,7 +16,7 @@ namespace cclperf {
 // What one row runs: count elements of type t, reduced with op.
 struct RowSpec {
   size_t count = 0;
-  DType t = DType::F32;
+  DType t = DType::Float32;
   Op op = Op::Sum;
 };
 

@@ -77,7 +77,8 @@ std::vector<std::pair<DType, Op>> sweepCombos(const Env &env, const Backend &b,
       continue;
     }
     std::vector<Op> candidates = o.ops;
-    for (Op op : {Op::Sum, Op::Prod, Op::Max, Op::Min}) candidates.push_back(op);
+    for (const ccl::RedOpInfo &o : ccl::kRedOps)
+      candidates.push_back(static_cast<Op>(o.code));
     bool found = false;
     std::string why;
     for (Op op : candidates)

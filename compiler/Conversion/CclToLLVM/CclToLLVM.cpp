@@ -18,6 +18,7 @@
 #include "compiler/Conversion/CclToLLVM/Legality.h"
 #include "compiler/Conversion/CclToLLVM/Patterns.h"
 #include "compiler/Conversion/Passes.h"
+#include "ccl/types.h"
 
 namespace ccl {
 #define GEN_PASS_DEF_CCLLOWERTOLLVM
@@ -52,7 +53,7 @@ struct CclLowerToLLVMPass
         return signalPassFailure();
       }
     for (const std::string &o : ops)
-      if (o != "sum" && o != "prod" && o != "max" && o != "min") {
+      if (!findRedOp(o)) {
         module.emitError("unknown reduction operator '") << o << "'";
         return signalPassFailure();
       }

@@ -4,8 +4,8 @@
 #include "compiler/Conversion/CclToLLVM.h"
 #include "compiler/Conversion/CclToLLVM/Lowering.h"
 
+#include "ccl/types.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/StringSwitch.h"
 
 #include <optional>
 
@@ -13,19 +13,13 @@ using namespace mlir;
 using namespace ccl;
 
 int ccl::dtypeSize(StringRef dtype) {
-  return llvm::StringSwitch<int>(dtype)
-      .Case("float32", 4)
-      .Case("float16", 2)
-      .Case("bfloat16", 2)
-      .Default(0);
+  const DTypeInfo *d = findDType(std::string_view(dtype.data(), dtype.size()));
+  return d ? int(d->size) : 0;
 }
 
 StringRef ccl::dtypeSuffix(StringRef dtype) {
-  return llvm::StringSwitch<StringRef>(dtype)
-      .Case("float32", "f32")
-      .Case("float16", "f16")
-      .Case("bfloat16", "bf16")
-      .Default("");
+  const DTypeInfo *d = findDType(std::string_view(dtype.data(), dtype.size()));
+  return d ? d->suffix : "";
 }
 
 std::string ccl::kernelName(StringRef algoSymbol, StringRef dtype,
