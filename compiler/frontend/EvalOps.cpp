@@ -145,7 +145,7 @@ Evaluator::channelEnds(const MethodCall &m, const Channel &ch, bool getDir) {
   auto ends = twoChunks(m);
   if (failed(ends))
     return failure();
-  const auto &[dst, src] = *ends;
+  const Chunk &dst = ends->first, &src = ends->second;
   int64_t srcRank = getDir ? ch.dst : ch.src;
   int64_t dstRank = getDir ? ch.src : ch.dst;
   if (src.rank != srcRank)
@@ -173,7 +173,7 @@ FailureOr<Value> Evaluator::channelOp(const MethodCall &m, const Channel &ch) {
     auto ends = channelEnds(m, ch, /*getDir=*/false);
     if (failed(ends))
       return failure();
-    const auto &[dst, src] = *ends;
+    const Chunk &dst = ends->first, &src = ends->second;
     if (e.name == "put_packets" && !scratchSlots.count(dst.buffer))
       return error(m.positional[0]->loc)
              << "packets must land in a scratch buffer, not '" << dst.buffer
@@ -201,7 +201,7 @@ FailureOr<Value> Evaluator::channelOp(const MethodCall &m, const Channel &ch) {
     auto ends = channelEnds(m, ch, /*getDir=*/true);
     if (failed(ends))
       return failure();
-    const auto &[dst, src] = *ends;
+    const Chunk &dst = ends->first, &src = ends->second;
     FlatSymbolRefAttr sym = channelSymbol(ch, l);
     pieces(dst.count, [&](int64_t p, int64_t n) {
       GetOp::create(builder, l, sym, tb, group, ref(dst, p, n),
@@ -244,7 +244,7 @@ FailureOr<Value> Evaluator::switchOp(const MethodCall &m, const Switch &sw) {
   auto ends = twoChunks(m);
   if (failed(ends))
     return failure();
-  const auto &[dst, src] = *ends;
+  const Chunk &dst = ends->first, &src = ends->second;
   if (dst.rank != src.rank)
     return error(e.loc) << "'" << e.name << "' runs on one rank: write "
                         << "both chunks with its rank (" << show(dst) << ", "
