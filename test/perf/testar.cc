@@ -254,22 +254,22 @@ const ccl_op_info kOps[] = {
   { (uint32_t)DType::T, (uint32_t)Op::O, nullptr, &kernel<Coll::C, DType::T, Op::O, V, R> }
 #define ALL_KERNELS(C, V, R)                                                     \
   {                                                                              \
-    KERNEL(C, F32, Sum, V, R), KERNEL(C, F32, Prod, V, R),                       \
-        KERNEL(C, F32, Max, V, R), KERNEL(C, F32, Min, V, R),                    \
-        KERNEL(C, F16, Sum, V, R), KERNEL(C, F16, Prod, V, R),                   \
-        KERNEL(C, F16, Max, V, R), KERNEL(C, F16, Min, V, R),                    \
-        KERNEL(C, BF16, Sum, V, R), KERNEL(C, BF16, Prod, V, R),                 \
-        KERNEL(C, BF16, Max, V, R), KERNEL(C, BF16, Min, V, R),                  \
+    KERNEL(C, Float32, Sum, V, R), KERNEL(C, Float32, Prod, V, R),                       \
+        KERNEL(C, Float32, Max, V, R), KERNEL(C, Float32, Min, V, R),                    \
+        KERNEL(C, Float16, Sum, V, R), KERNEL(C, Float16, Prod, V, R),                   \
+        KERNEL(C, Float16, Max, V, R), KERNEL(C, Float16, Min, V, R),                    \
+        KERNEL(C, Bfloat16, Sum, V, R), KERNEL(C, Bfloat16, Prod, V, R),                 \
+        KERNEL(C, Bfloat16, Max, V, R), KERNEL(C, Bfloat16, Min, V, R),                  \
   }
 // A collective without an operator needs one kernel per dtype; generated
 // libraries have them for the operators they were compiled for (sum by
 // default).
 #define SUM_KERNELS(C, V, R) \
-  { KERNEL(C, F32, Sum, V, R), KERNEL(C, F16, Sum, V, R), KERNEL(C, BF16, Sum, V, R) }
+  { KERNEL(C, Float32, Sum, V, R), KERNEL(C, Float16, Sum, V, R), KERNEL(C, Bfloat16, Sum, V, R) }
 
 const ccl_kernel_info kKernels[] = ALL_KERNELS(AllReduce, kCorrect, 0);
 const ccl_kernel_info kBrokenKernels[] = ALL_KERNELS(AllReduce, kBroken, 0);
-const ccl_kernel_info kSumOnlyKernels[] = {KERNEL(AllReduce, F32, Sum, kCorrect, 0)};
+const ccl_kernel_info kSumOnlyKernels[] = {KERNEL(AllReduce, Float32, Sum, kCorrect, 0)};
 const ccl_kernel_info kAgKernels[] = SUM_KERNELS(AllGather, kCorrect, 0);
 const ccl_kernel_info kAgBrokenKernels[] = SUM_KERNELS(AllGather, kBroken, 0);
 const ccl_kernel_info kAgViaFloatKernels[] = SUM_KERNELS(AllGather, kViaFloat, 0);
