@@ -1,8 +1,10 @@
 /* ccl/ccl.h - public C API of libcclrt, the cclc runtime.
  *
  * Model (docs/runtime.md has the full story):
- *  - A communicator handle is one rank's view. `cclCommInitAllInProcess`
- *    creates all ranks of an in-process communicator at once: N host ranks
+ *  - A communicator handle is one rank's view. `cclCommInitRank` creates
+ *    one rank in each process of a job that meets through a unique id
+ *    (one process per rank, as NCCL); `cclCommInitAllInProcess` creates
+ *    all ranks of an in-process communicator at once: N host ranks
  *    (threads) for the host target, or N GPUs driven by this process.
  *  - Generated libraries register their plans when they are loaded (linked
  *    or dlopen'ed). Creating a communicator prepares every registered plan of
@@ -51,6 +53,8 @@ typedef enum {
   cclTimeout = 6,         /* a spin-wait timed out; the communicator aborted */
   cclSystemError = 7,     /* OS call failed (threads, memory, dlopen) */
   cclInternalError = 8,
+  cclRemoteError = 9,     /* another rank failed, exited or aborted */
+  cclBootstrapError = 10, /* the ranks could not meet or disagree (setup) */
 } cclResult_t;
 
 /* cclFloat32, cclFloat16, cclBfloat16 (ccl/types.def). */
@@ -73,6 +77,12 @@ typedef enum {
 typedef struct cclComm *cclComm_t;
 typedef void *cclStream_t; /* CUstream on CUDA; NULL on the host target */
 
+/* CCL_VERSION_CODE: major * 10000 + minor * 100 + patch. */
+#define CCL_VERSION_CODE                                                       \
+  (CCL_VERSION_MAJOR * 10000 + CCL_VERSION_MINOR * 100 + CCL_VERSION_PATCH)
+/* The version of the libcclrt in use (CCL_VERSION_CODE of its build). */
+cclResult_t cclGetVersion(int *version);
+
 /* Message of the last failed call on this thread ("" if none). */
 const char *cclGetLastError(void);
 const char *cclGetErrorString(cclResult_t result);
@@ -91,6 +101,79 @@ const char *cclGetErrorString(cclResult_t result);
  * refused with cclInvalidArgument for such ranks. */
 cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
                                     cclTarget_t target, const int *devices);
+/* --- One process per rank (docs/runtime.md, "Bootstrap") ---------------
+ *
+ * A job of N ranks in N processes (or threads) meets through a unique id:
+ * one process calls cclGetUniqueId, hands the 128 bytes to every rank
+ * (MPI_Bcast, a file, the environment: ccl-run does it for you), and each
+ * rank calls cclCommInitRank with it. The id holds the address and port of
+ * a rendezvous listener that cclGetUniqueId starts in the calling process
+ * and a fresh random secret that authenticates every bootstrap message. */
+#define CCL_UNIQUE_ID_BYTES 128
+typedef struct {
+  char internal[CCL_UNIQUE_ID_BYTES];
+} cclUniqueId;
+
+/* Starts a rendezvous listener (a thread that serves one job, then ends)
+ * on the bootstrap interface (CCL_SOCKET_IFNAME, else the interface of the
+ * default route, else loopback) and writes its id. */
+cclResult_t cclGetUniqueId(cclUniqueId *id);
+
+/* Options of cclCommInitRankConfig. Start from CCL_CONFIG_INITIALIZER and
+ * set the fields you need; the zero/negative defaults mean "as
+ * cclCommInitRank does". */
+typedef struct {
+  size_t size;     /* sizeof(cclConfig_t) (set by the initializer) */
+  unsigned magic;  /* CCL_CONFIG_MAGIC (set by the initializer) */
+  unsigned version; /* CCL_VERSION_CODE (set by the initializer) */
+  int target;      /* cclTarget_t, or -1: cclTargetCuda */
+  int device;      /* CUDA ordinal, or -1: the caller's current device */
+  /* Bootstrap connect / receive timeout in milliseconds, 0: the
+   * environment's CCL_BOOTSTRAP_TIMEOUT_MS, else 120000. */
+  uint64_t bootstrap_timeout_ms;
+} cclConfig_t;
+#define CCL_CONFIG_MAGIC 0xcc1c0f16u
+#define CCL_CONFIG_INITIALIZER                                                 \
+  { sizeof(cclConfig_t), CCL_CONFIG_MAGIC, CCL_VERSION_CODE, -1, -1, 0 }
+
+/* Creates rank `rank` of an `nranks`-rank communicator from `id`. Every
+ * rank calls it (collective; blocks until all ranks joined or the
+ * bootstrap timeout passed). The ranks check that they loaded the same
+ * algorithms (plan variants, rank count, library builds) and fail together
+ * with one message if not. Targets the CUDA device current on the calling
+ * thread; cclCommInitRankConfig picks the target and device. */
+cclResult_t cclCommInitRank(cclComm_t *comm, int nranks, cclUniqueId id,
+                            int rank);
+cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks,
+                                  cclUniqueId id, int rank,
+                                  const cclConfig_t *config);
+
+/* Creates this process's rank from what its launcher put in the
+ * environment (docs/runtime.md, "Launchers"): ccl-run's CCL_RANK,
+ * CCL_NRANKS and CCL_UNIQUE_ID; torchrun's RANK and WORLD_SIZE with
+ * MASTER_ADDR; Open MPI's OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/PMI_SIZE,
+ * Slurm's SLURM_PROCID/SLURM_NTASKS with CCL_COMM_ID=host:port. `config`
+ * may be NULL. cclInvalidUsage when no launcher's variables are set. */
+cclResult_t cclCommInitFromEnv(cclComm_t *comm, const cclConfig_t *config);
+/* The rank and rank count the environment gives this process (as
+ * cclCommInitFromEnv reads them), or -1 and -1 when no launcher set them. */
+cclResult_t cclGetEnvRank(int *rank, int *nranks);
+
+/* Exchanges `bytes` bytes from every rank over the bootstrap connections
+ * (host memory; blocking): recvbuf[r * bytes ...] receives rank r's
+ * sendbuf. Every rank calls it, in the same order as its other bootstrap
+ * calls (at most 64 MiB per rank). On an in-process communicator, the
+ * calls of all ranks meet in-process. For metadata and test harnesses, not
+ * for data paths. */
+cclResult_t cclBootstrapAllGather(cclComm_t comm, const void *sendbuf,
+                                  void *recvbuf, size_t bytes);
+
+/* Aborts the communicator: its kernels stop waiting, a call hanging in
+ * another thread returns cclRemoteError, the other ranks are told (their
+ * calls fail with cclRemoteError naming this rank), and the handle is
+ * destroyed. A new communicator may be created afterwards. */
+cclResult_t cclCommAbort(cclComm_t comm);
+
 /* Destroys one rank's handle; the shared state goes with the last one. */
 cclResult_t cclCommDestroy(cclComm_t comm);
 cclResult_t cclCommRank(cclComm_t comm, int *rank);
@@ -106,8 +189,11 @@ cclResult_t cclCommLoadRegisteredPlans(cclComm_t comm);
 /* Waits for the rank's queued work on `stream` and returns the
  * communicator's asynchronous error, if any. */
 cclResult_t cclCommSynchronize(cclComm_t comm, cclStream_t stream);
-/* Returns the asynchronous error without waiting (cclSuccess if none). */
-cclResult_t cclCommGetAsyncError(cclComm_t comm);
+/* Stores the communicator's asynchronous error in *async_error without
+ * waiting (cclSuccess if none; cclTimeout for a spin-wait timeout,
+ * cclRemoteError when another rank failed or aborted); cclGetLastError
+ * then describes it. Returns cclSuccess when it could look. */
+cclResult_t cclCommGetAsyncError(cclComm_t comm, cclResult_t *async_error);
 
 /* Spin-wait timeout in milliseconds for kernels launched from now on
  * (default: CCL_TIMEOUT_MS from the environment, else 30000; 0 = none). */
