@@ -29,12 +29,39 @@ cclResult_t guarded(const char *fn, F &&body) noexcept {
   }
 }
 
+// Counts a call on a communicator as in progress, so that cclCommAbort in
+// another thread waits for it before freeing the communicator.
+class ActiveCall {
+public:
+  explicit ActiveCall(cclComm_t comm)
+      : s_(comm && comm->shared ? comm->shared : nullptr) {
+    if (s_)
+      s_->activeCalls++;
+  }
+  ~ActiveCall() {
+    if (s_)
+      s_->activeCalls--;
+  }
+
+private:
+  Shared *s_;
+};
+
 } // namespace
 } // namespace cclrt
 
 #define CCLRT_EXPORT(name, params, args)                                       \
   cclResult_t name params {                                                    \
     return cclrt::guarded(#name, [&] { return cclrt::api::name args; });       \
+  }
+// The same for a function whose first argument is a communicator that
+// cclCommAbort may end meanwhile.
+#define CCLRT_EXPORT_COMM(name, params, args)                                  \
+  cclResult_t name params {                                                    \
+    return cclrt::guarded(#name, [&] {                                         \
+      cclrt::ActiveCall active(comm);                                          \
+      return cclrt::api::name args;                                            \
+    });                                                                        \
   }
 
 extern "C" {
@@ -44,32 +71,53 @@ CCLRT_EXPORT(cclCommInitAllInProcess,
               const int *devices),
              (comms, nranks, target, devices))
 CCLRT_EXPORT(cclCommDestroy, (cclComm_t comm), (comm))
-CCLRT_EXPORT(cclCommRank, (cclComm_t comm, int *rank), (comm, rank))
-CCLRT_EXPORT(cclCommCount, (cclComm_t comm, int *nranks), (comm, nranks))
-CCLRT_EXPORT(cclCommTarget, (cclComm_t comm, cclTarget_t *target),
+CCLRT_EXPORT_COMM(cclCommRank, (cclComm_t comm, int *rank), (comm, rank))
+CCLRT_EXPORT_COMM(cclCommCount, (cclComm_t comm, int *nranks), (comm, nranks))
+CCLRT_EXPORT_COMM(cclCommTarget, (cclComm_t comm, cclTarget_t *target),
              (comm, target))
-CCLRT_EXPORT(cclCommDevice, (cclComm_t comm, int *device), (comm, device))
-CCLRT_EXPORT(cclCommLoadRegisteredPlans, (cclComm_t comm), (comm))
-CCLRT_EXPORT(cclCommSynchronize, (cclComm_t comm, cclStream_t stream),
+CCLRT_EXPORT_COMM(cclCommDevice, (cclComm_t comm, int *device), (comm, device))
+CCLRT_EXPORT_COMM(cclCommLoadRegisteredPlans, (cclComm_t comm), (comm))
+CCLRT_EXPORT_COMM(cclCommSynchronize, (cclComm_t comm, cclStream_t stream),
              (comm, stream))
-CCLRT_EXPORT(cclCommGetAsyncError, (cclComm_t comm), (comm))
-CCLRT_EXPORT(cclCommSetTimeout, (cclComm_t comm, uint64_t timeout_ms),
+CCLRT_EXPORT_COMM(cclCommGetAsyncError,
+                  (cclComm_t comm, cclResult_t *async_error),
+                  (comm, async_error))
+CCLRT_EXPORT_COMM(cclBootstrapAllGather,
+                  (cclComm_t comm, const void *sendbuf, void *recvbuf,
+                   size_t bytes),
+                  (comm, sendbuf, recvbuf, bytes))
+CCLRT_EXPORT(cclCommAbort, (cclComm_t comm), (comm))
+CCLRT_EXPORT(cclGetVersion, (int *version), (version))
+CCLRT_EXPORT(cclGetUniqueId, (cclUniqueId * id), (id))
+CCLRT_EXPORT(cclCommInitRankConfig,
+             (cclComm_t * comm, int nranks, cclUniqueId id, int rank,
+              const cclConfig_t *config),
+             (comm, nranks, id, rank, config))
+CCLRT_EXPORT(cclCommInitFromEnv,
+             (cclComm_t * comm, const cclConfig_t *config), (comm, config))
+CCLRT_EXPORT(cclGetEnvRank, (int *rank, int *nranks), (rank, nranks))
+
+cclResult_t cclCommInitRank(cclComm_t *comm, int nranks, cclUniqueId id,
+                            int rank) {
+  return cclCommInitRankConfig(comm, nranks, id, rank, nullptr);
+}
+CCLRT_EXPORT_COMM(cclCommSetTimeout, (cclComm_t comm, uint64_t timeout_ms),
              (comm, timeout_ms))
-CCLRT_EXPORT(cclCommDebugSkipLaunches, (cclComm_t comm, int skip),
+CCLRT_EXPORT_COMM(cclCommDebugSkipLaunches, (cclComm_t comm, int skip),
              (comm, skip))
-CCLRT_EXPORT(cclCommDebugSetDelay,
+CCLRT_EXPORT_COMM(cclCommDebugSetDelay,
              (cclComm_t comm, int block, uint64_t delay_ns),
              (comm, block, delay_ns))
-CCLRT_EXPORT(cclMemAlloc, (cclComm_t comm, void **ptr, size_t bytes),
+CCLRT_EXPORT_COMM(cclMemAlloc, (cclComm_t comm, void **ptr, size_t bytes),
              (comm, ptr, bytes))
-CCLRT_EXPORT(cclMemFree, (cclComm_t comm, void *ptr), (comm, ptr))
-CCLRT_EXPORT(cclMemcpyToDevice,
+CCLRT_EXPORT_COMM(cclMemFree, (cclComm_t comm, void *ptr), (comm, ptr))
+CCLRT_EXPORT_COMM(cclMemcpyToDevice,
              (cclComm_t comm, void *dst, const void *src, size_t bytes),
              (comm, dst, src, bytes))
-CCLRT_EXPORT(cclMemcpyFromDevice,
+CCLRT_EXPORT_COMM(cclMemcpyFromDevice,
              (cclComm_t comm, void *dst, const void *src, size_t bytes),
              (comm, dst, src, bytes))
-CCLRT_EXPORT(cclMemcpyAsync,
+CCLRT_EXPORT_COMM(cclMemcpyAsync,
              (cclComm_t comm, void *dst, const void *src, size_t bytes,
               cclStream_t stream),
              (comm, dst, src, bytes, stream))
@@ -77,7 +125,7 @@ CCLRT_EXPORT(cclPlanLookup,
              (const char *algorithm, const ccl_plan **plans, size_t capacity,
               size_t *count),
              (algorithm, plans, capacity, count))
-CCLRT_EXPORT(cclrtLaunch,
+CCLRT_EXPORT_COMM(cclrtLaunch,
              (const ccl_plan *plan, cclComm_t comm, const void *input,
               void *output, size_t count, cclDataType_t dtype, cclRedOp_t op,
               cclStream_t stream),

@@ -7,12 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "bootstrap.h"
 #include "device.h"
 
 namespace cclrt {
 namespace {
-
 constexpr uint64_t kDefaultTimeoutMs = 30000;
+} // namespace
 
 uint64_t defaultTimeoutNs() {
   const char *env = getenv("CCL_TIMEOUT_MS");
@@ -29,21 +30,21 @@ uint64_t defaultTimeoutNs() {
   return msToNs(kDefaultTimeoutMs);
 }
 
-// Destroys the communicator once its last handle is gone (or its creation
-// failed).
-void teardown(Shared *s) {
+void destroyShared(Shared *s) {
   // Every rank's queued work finishes first.
   s->device->quiesce();
   for (auto &kv : s->plans)
     releasePlan(s, kv.second.get());
   s->plans.clear();
+  // Goodbye to the other ranks (after the last kernel: a peer that dies
+  // meanwhile still aborts them).
+  if (s->boot)
+    s->boot->close();
   s->device->teardown();
   for (cclComm *h : s->handles)
     delete h;
   delete s;
 }
-
-} // namespace
 
 Shared::Shared() = default;
 Shared::~Shared() = default;
@@ -64,6 +65,10 @@ std::string describeAsyncError(Shared *s) {
   rec.expected = e->expected;
   rec.observed = e->observed;
   rec.waited_ns = e->waited_ns;
+  if (rec.state == CCL_ERR_REMOTE) {
+    std::lock_guard<std::mutex> lk(s->failMu);
+    return s->remoteFailure + "; the communicator is aborted";
+  }
   if (rec.state != CCL_ERR_TIMEOUT)
     return format("the communicator was aborted (abort flag raised, error "
                   "record state %u)",
@@ -115,6 +120,16 @@ std::string describeAsyncError(Shared *s) {
                 what.c_str());
 }
 
+cclResult_t asyncResult(Shared *s) {
+  uint32_t state = __atomic_load_n(&s->error->state, __ATOMIC_ACQUIRE);
+  // A timeout record copied from another rank is that rank's timeout: here
+  // it is a remote failure.
+  std::lock_guard<std::mutex> lk(s->failMu);
+  if (state == CCL_ERR_TIMEOUT && s->remoteFailure.empty())
+    return cclTimeout;
+  return cclRemoteError;
+}
+
 bool aborted(Shared *s) {
   return __atomic_load_n(const_cast<uint32_t *>(s->abortFlag),
                          __ATOMIC_ACQUIRE) != 0;
@@ -158,6 +173,7 @@ cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
   s->target = target;
   uint64_t timeout = defaultTimeoutNs();
   for (int r = 0; r < nranks; r++) {
+    s->local.push_back(r);
     s->ranks.push_back(std::make_unique<RankState>());
     s->ranks[r]->rank = r;
     s->ranks[r]->timeoutNs = timeout;
@@ -168,7 +184,7 @@ cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
   cclResult_t r = s->device->init(devices);
   if (r != cclSuccess) {
     std::string msg = cclGetLastError();
-    teardown(s);
+    destroyShared(s);
     return setError(r, std::string(fn) + ": " + msg);
   }
   s->abortFlag = static_cast<volatile uint32_t *>(s->hostMapped);
@@ -193,7 +209,7 @@ cclResult_t cclCommDestroy(cclComm_t comm) {
   CtxGuard guard(s);
   s->ranks[comm->rank]->destroyed = true;
   if (--s->liveHandles == 0)
-    teardown(s);
+    destroyShared(s);
   return cclSuccess;
 }
 
@@ -234,16 +250,24 @@ cclResult_t cclCommDevice(cclComm_t comm, int *device) {
   });
 }
 
-cclResult_t cclCommGetAsyncError(cclComm_t comm) {
+cclResult_t cclCommGetAsyncError(cclComm_t comm, cclResult_t *async_error) {
   cclResult_t r = checkComm(comm, "cclCommGetAsyncError");
   if (r != cclSuccess)
     return r;
+  if (!async_error)
+    return setError(cclInvalidArgument,
+                    format("cclCommGetAsyncError(rank %d): async_error is "
+                           "NULL",
+                           comm->rank));
   Shared *s = comm->shared;
+  *async_error = cclSuccess;
   if (!aborted(s))
     return cclSuccess;
-  return setError(cclTimeout, format("cclCommGetAsyncError(rank %d): ",
-                                     comm->rank) +
-                                  describeAsyncError(s));
+  // The description goes to cclGetLastError; the call itself succeeded.
+  *async_error = asyncResult(s);
+  setError(*async_error, format("cclCommGetAsyncError(rank %d): ", comm->rank) +
+                             describeAsyncError(s));
+  return cclSuccess;
 }
 
 cclResult_t cclCommSynchronize(cclComm_t comm, cclStream_t stream) {
@@ -261,9 +285,9 @@ cclResult_t cclCommSynchronize(cclComm_t comm, cclStream_t stream) {
   if (r != cclSuccess && !aborted(s))
     return r;
   if (aborted(s))
-    return setError(cclTimeout, format("cclCommSynchronize(rank %d): ",
-                                       comm->rank) +
-                                    describeAsyncError(s));
+    return setError(asyncResult(s), format("cclCommSynchronize(rank %d): ",
+                                           comm->rank) +
+                                        describeAsyncError(s));
   return cclSuccess;
 }
 

@@ -64,6 +64,18 @@ public:
   virtual cclResult_t download(int rank, void *dst, const void *src,
                                size_t bytes) = 0;
 
+  // --- Memory other processes of this host map (one process per rank) ---
+  // An allocation of the rank's memory that can be passed to another
+  // process as the file descriptor *fd (zeroed). The defaults say the
+  // target cannot (yet).
+  virtual cclResult_t allocateExportable(int rank, size_t bytes, void **ptr,
+                                         int *fd, const char *what);
+  virtual void releaseExportable(int rank, void *ptr, size_t bytes, int fd) {}
+  // Maps a peer's exported allocation (`fd`, `bytes`) into this process.
+  virtual cclResult_t mapPeer(int rank, int fd, size_t bytes, void **ptr,
+                              const char *what);
+  virtual void unmapPeer(int rank, void *ptr, size_t bytes) {}
+
   // --- Plans ----------------------------------------------------------
   // Finds the kernels of pp->variant for every rank (pp->ranks exist).
   virtual cclResult_t loadKernels(PreparedPlan *pp) = 0;

@@ -102,6 +102,12 @@ const char *cclGetErrorString(cclResult_t result) {
     return "cclSystemError: an operating-system call failed";
   case cclInternalError:
     return "cclInternalError: internal error in libcclrt";
+  case cclRemoteError:
+    return "cclRemoteError: another rank failed, exited or aborted the "
+           "communicator";
+  case cclBootstrapError:
+    return "cclBootstrapError: the ranks could not meet, or disagree about "
+           "the job";
   }
   return "unknown cclResult_t";
 }

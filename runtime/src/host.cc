@@ -2,11 +2,15 @@
 // memory is host memory, its stream is a worker thread that runs the queued
 // copies and kernels in order, and a pool of block threads runs the thread
 // blocks of a kernel, one OS thread each.
+#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 #include "device.h"
 
@@ -207,7 +211,7 @@ public:
     if (!s_->hostMapped)
       return setError(cclSystemError, "out of host memory");
     memset(s_->hostMapped, 0, 64);
-    for (int r = 0; r < s_->nranks; r++) {
+    for (int r : s_->local) {
       try {
         workers_[r] = std::make_unique<HostRank>(r);
         workers_[r]->start();
@@ -255,6 +259,67 @@ public:
     return cclSuccess;
   }
 
+  // Memory of one process per rank: a memfd (no file, gone with the last
+  // descriptor and mapping), mapped shared.
+  cclResult_t allocateExportable(int rank, size_t bytes, void **ptr, int *fd,
+                                 const char *what) override {
+    *ptr = nullptr;
+    *fd = -1;
+    int f = memfd_create("cclrt-scratch", MFD_CLOEXEC);
+    if (f < 0)
+      return setError(cclSystemError,
+                      format("%s: memfd_create failed: %s", what,
+                             strerror(errno)));
+    if (ftruncate(f, (off_t)bytes) != 0) {
+      int e = errno;
+      close(f);
+      return setError(cclSystemError,
+                      format("%s: sizing the %zu-byte shared memory failed: "
+                             "%s",
+                             what, bytes, strerror(e)));
+    }
+    void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+    if (p == MAP_FAILED) {
+      int e = errno;
+      close(f);
+      return setError(cclSystemError,
+                      format("%s: mapping %zu bytes of shared memory failed: "
+                             "%s",
+                             what, bytes, strerror(e)));
+    }
+    *ptr = p;
+    *fd = f;
+    return cclSuccess;
+  }
+
+  void releaseExportable(int rank, void *ptr, size_t bytes, int fd) override {
+    if (ptr)
+      munmap(ptr, bytes);
+    if (fd >= 0)
+      close(fd);
+  }
+
+  cclResult_t mapPeer(int rank, int fd, size_t bytes, void **ptr,
+                      const char *what) override {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < bytes)
+      return setError(cclSystemError,
+                      format("%s: the shared memory is smaller than the %zu "
+                             "bytes announced",
+                             what, bytes));
+    void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+      return setError(cclSystemError,
+                      format("%s: mapping %zu bytes failed: %s", what, bytes,
+                             strerror(errno)));
+    *ptr = p;
+    return cclSuccess;
+  }
+
+  void unmapPeer(int rank, void *ptr, size_t bytes) override {
+    munmap(ptr, bytes);
+  }
+
   cclResult_t zero(int rank, void *ptr, size_t bytes) override {
     if (bytes)
       memset(ptr, 0, bytes);
@@ -296,7 +361,7 @@ public:
 
   cclResult_t startBlocks(const PreparedPlan &pp) override {
     const uint32_t nblocks = pp.variant->nblocks;
-    for (int r = 0; r < s_->nranks; r++) {
+    for (int r : s_->local) {
       try {
         workers_[r]->ensureBlocks(nblocks);
       } catch (const std::system_error &e) {

@@ -6,8 +6,10 @@
 #define CCLRT_INTERNAL_H
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,6 +25,7 @@
 namespace cclrt {
 
 class Device;
+class Bootstrap;
 
 // ---------------------------------------------------------------------------
 // Errors: thread-local last error (errors.cc).
@@ -79,6 +82,21 @@ struct PreparedRank {
   // The fewest blocks of the variant's threads_per_block that one SM holds
   // at once, over this rank's kernels (cuOccupancyMaxActiveBlocksPerMultiprocessor).
   int blocksPerSM = 0;
+  // Multi-process communicators (peers.cc): this rank's scratch buffers and
+  // counters live in one arena that the other processes of its host map
+  // (scratch[] and sync point into it), and the peers' arenas are mapped
+  // here.
+  void *arena = nullptr;
+  size_t arenaBytes = 0;
+  int arenaFd = -1;
+  std::vector<std::pair<void *, size_t>> peerMaps;
+};
+
+// Where one rank's scratch buffers and counters are, as this process
+// addresses them (peers.cc).
+struct RankMemory {
+  std::vector<void *> scratch;
+  void *sync = nullptr;
 };
 
 struct PreparedPlan {
@@ -97,7 +115,27 @@ struct Shared {
   ~Shared();
   int nranks = 0;
   cclTarget_t target = cclTargetHost;
+  // RankState of every rank; only the ranks in `local` are driven by this
+  // process (all of them in-process, one with cclCommInitRank).
   std::vector<std::unique_ptr<RankState>> ranks;
+  std::vector<int> local;
+  // The bootstrap of a multi-process communicator (null in-process).
+  std::unique_ptr<Bootstrap> boot;
+  // Why the communicator failed when another rank did (error record state
+  // CCL_ERR_REMOTE), set once under failMu.
+  std::mutex failMu;
+  std::string remoteFailure;
+  // The local timeout was told to the other ranks.
+  std::atomic<bool> timeoutBroadcast{false};
+  // API calls in progress on this communicator (cclCommAbort waits for
+  // them before it frees anything).
+  std::atomic<int> activeCalls{0};
+  // cclBootstrapAllGather between the ranks of an in-process communicator.
+  std::mutex gatherMu;
+  std::condition_variable gatherCv;
+  std::vector<std::string> gatherSlots;
+  int gatherArrived = 0, gatherLeaving = 0;
+  uint64_t gatherRound = 0;
   // What differs between the targets (device.h).
   std::unique_ptr<Device> device;
   // Communicator-wide abort flag and error record (host-mapped on CUDA),
@@ -130,6 +168,11 @@ namespace cclrt {
 // Prepares every registered plan not prepared yet. Returns the first
 // failure of a plan of this target (it is also remembered for launches).
 cclResult_t loadPlans(Shared *s, std::string *firstError);
+// One process per rank: checks that every rank registered the same plans
+// of the communicator's target and sorts `todo` into one order (join.cc).
+// cclBootstrapError and *err when they differ.
+cclResult_t agreeOnPlans(Shared *s, std::vector<const ccl_plan *> *todo,
+                         std::string *err);
 // Frees what preparing `pp` allocated.
 void releasePlan(Shared *s, PreparedPlan *pp);
 // The prepared plan of `plan`, or nullptr when it was never prepared.
@@ -140,11 +183,47 @@ cclResult_t initContext(Shared *s, PreparedPlan *pp, int r);
 // A timeout in milliseconds as nanoseconds (UINT64_MAX on overflow).
 uint64_t msToNs(uint64_t ms);
 
+// Multi-process plan preparation (peers.cc): this rank's scratch buffers
+// and counters in an arena its host's peers map, exchanged with every
+// rank (a local failure so far, localCode/localError, is reported there);
+// and agreeing on the outcome of a step (false: a rank failed, *why names
+// it). Every rank runs the same sequence of these for every plan.
+cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
+                        const std::vector<uint64_t> &sizes, size_t syncWords,
+                        const std::function<std::vector<uint64_t>(int)> &init,
+                        cclResult_t localCode, const std::string &localError,
+                        std::vector<RankMemory> *mem);
+bool agree(Shared *s, const std::string &localError, std::string *why);
+// In-process plan preparation: every rank's memory from Device::allocate.
+cclResult_t allocateMemory(Shared *s, PreparedPlan *pp,
+                           const std::vector<uint64_t> &sizes,
+                           size_t syncWords,
+                           const std::function<std::vector<uint64_t>(int)> &init,
+                           std::vector<RankMemory> *mem);
+// Frees a rank's arena and unmaps its peers' (releasePlan).
+void releaseShared(Shared *s, int rank, PreparedRank &pr);
+
 // Shared by the API functions (comm.cc).
 std::string planName(const ccl_plan *p);
 std::string describeAsyncError(Shared *s);
 bool aborted(Shared *s);
+// The result code of the communicator's asynchronous error: cclTimeout for
+// a spin-wait timeout, cclRemoteError when another rank failed or the
+// communicator was aborted.
+cclResult_t asyncResult(Shared *s);
+// Records a failure the kernels did not see themselves (another rank's,
+// or cclCommAbort): claims the error record (state CCL_ERR_REMOTE, or the
+// peer's timeout record when `record` is given), keeps `why`, raises the
+// abort flag. The first failure wins.
+void recordRemoteFailure(Shared *s, const std::string &why,
+                         const ccl_error_record *record);
 cclResult_t checkComm(cclComm_t comm, const char *fn);
+// The spin-wait timeout of new communicators: CCL_TIMEOUT_MS, else 30 s.
+uint64_t defaultTimeoutNs();
+// Frees a communicator's state once its last handle is gone (or its
+// creation failed): waits for its queued work, releases its plans, closes
+// its bootstrap, tears down its device.
+void destroyShared(Shared *s);
 
 // ---------------------------------------------------------------------------
 // The bodies of the exported ccl* functions (comm.cc, contexts.cc, plans.cc,
@@ -162,7 +241,16 @@ cclResult_t cclCommTarget(cclComm_t comm, cclTarget_t *target);
 cclResult_t cclCommDevice(cclComm_t comm, int *device);
 cclResult_t cclCommLoadRegisteredPlans(cclComm_t comm);
 cclResult_t cclCommSynchronize(cclComm_t comm, cclStream_t stream);
-cclResult_t cclCommGetAsyncError(cclComm_t comm);
+cclResult_t cclCommGetAsyncError(cclComm_t comm, cclResult_t *async_error);
+cclResult_t cclGetVersion(int *version);
+cclResult_t cclGetUniqueId(cclUniqueId *id);
+cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
+                                  int rank, const cclConfig_t *config);
+cclResult_t cclCommInitFromEnv(cclComm_t *comm, const cclConfig_t *config);
+cclResult_t cclGetEnvRank(int *rank, int *nranks);
+cclResult_t cclBootstrapAllGather(cclComm_t comm, const void *sendbuf,
+                                  void *recvbuf, size_t bytes);
+cclResult_t cclCommAbort(cclComm_t comm);
 cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms);
 cclResult_t cclCommDebugSkipLaunches(cclComm_t comm, int skip);
 cclResult_t cclCommDebugSetDelay(cclComm_t comm, int block, uint64_t delay_ns);

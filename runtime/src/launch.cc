@@ -66,10 +66,11 @@ cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
                   planName(plan).c_str());
   };
   if (aborted(s))
-    return setError(cclTimeout, where() + ": the communicator was aborted by "
-                                          "an earlier failure (" +
-                                    describeAsyncError(s) +
-                                    "); destroy it and create a new one");
+    return setError(asyncResult(s), where() + ": the communicator was "
+                                              "aborted by an earlier failure "
+                                              "(" +
+                                        describeAsyncError(s) +
+                                        "); destroy it and create a new one");
   PreparedPlan *pp = findPrepared(s, plan);
   if (!pp) {
     if (isRegistered(plan))

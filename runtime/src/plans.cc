@@ -123,116 +123,126 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
                          s->nranks, var->nblocks));
   pp->ranks.resize(s->nranks);
   Device &dev = *s->device;
+  // From here on, a rank of a multi-process communicator that fails still
+  // takes part in the plan's exchanges (it reports its failure there), so
+  // that every rank takes the same decision.
+  std::string localError;
+  cclResult_t localCode = cclSuccess;
+  auto failLocal = [&](cclResult_t code, const std::string &msg) {
+    if (localCode == cclSuccess) {
+      localCode = code;
+      localError = msg;
+    }
+  };
   if (cclResult_t r = dev.loadKernels(pp.get()); r != cclSuccess)
-    return fail(r, cclGetLastError());
+    failLocal(r, cclGetLastError());
   uint64_t staging = 0;
   if (!stagingBytes(p, s->nranks, &staging))
-    return fail(cclInvalidArgument,
-                format("its staging buffer (%d x %" PRIu64
-                       " bytes) is too large to address",
-                       s->nranks, p->max_bytes));
-  // Scratch buffers of every rank (the tables need all of them).
+    failLocal(cclInvalidArgument,
+              format("its staging buffer (%d x %" PRIu64
+                     " bytes) is too large to address",
+                     s->nranks, p->max_bytes));
   std::vector<uint64_t> sizes(var->num_scratch);
   for (uint32_t b = 0; b < var->num_scratch; b++)
     if (!scratchBytes(p, var->scratch[b], &sizes[b]))
-      return fail(cclInvalidArgument,
-                  format("scratch buffer %s is too large to address",
-                         var->scratch[b].name ? var->scratch[b].name : "?"));
-  for (int r = 0; r < s->nranks; r++) {
-    PreparedRank &pr = pp->ranks[r];
-    for (uint32_t b = 0; b < var->num_scratch; b++) {
-      void *ptr = nullptr;
-      std::string what = format("scratch buffer %s of rank %d",
-                                var->scratch[b].name ? var->scratch[b].name
-                                                     : "?",
-                                r);
-      cclResult_t res = dev.allocate(r, sizes[b], &ptr, what.c_str());
-      if (res != cclSuccess)
-        return fail(res, cclGetLastError());
-      pr.scratch.push_back(ptr);
-      if ((res = dev.zero(r, ptr, sizes[b])) != cclSuccess)
-        return fail(res, cclGetLastError());
-    }
-  }
-  // Simple-protocol counters of every rank (the signal tables need all of
-  // them): set here, never reset afterwards. All start at 0 except the
-  // signal counter of a channel with credit (ABI 3), which starts at the
-  // credit on the channel's destination rank: its first `credit` waits
-  // return at once.
+      failLocal(cclInvalidArgument,
+                format("scratch buffer %s is too large to address",
+                       var->scratch[b].name ? var->scratch[b].name : "?"));
+  // Simple-protocol counters: set here, never reset afterwards. All start
+  // at 0 except the signal counter of a channel with credit (ABI 3), which
+  // starts at the credit on the channel's destination rank: its first
+  // `credit` waits return at once.
   const size_t nchan = var->num_channels;
   const size_t syncWords =
       2 * nchan + 2 * (size_t)var->num_semaphores + var->num_barriers;
-  std::vector<uint64_t> initial(syncWords);
-  for (int r = 0; r < s->nranks && syncWords; r++) {
-    PreparedRank &pr = pp->ranks[r];
-    cclResult_t res = dev.allocate(r, syncWords * sizeof(uint64_t), &pr.sync,
-                                   format("signal and semaphore counters of "
-                                          "rank %d",
-                                          r)
-                                       .c_str());
+  auto initialCounters = [&](int r) {
+    std::vector<uint64_t> initial(syncWords);
+    for (size_t c = 0; c < nchan; c++)
+      initial[c] = var->channels[c].dst == (uint32_t)r ? var->channels[c].credit
+                                                        : 0;
+    return initial;
+  };
+  // Every rank's scratch buffers and counters as this process addresses
+  // them (the tables need all of them).
+  std::vector<RankMemory> mem(s->nranks);
+  if (s->boot) {
+    // Multi-process: the exchange also tells the other ranks about a local
+    // failure so far; afterwards every rank has taken the same decision.
+    cclResult_t res = shareMemory(s, pp.get(), sizes, syncWords,
+                                  initialCounters, localCode, localError, &mem);
     if (res != cclSuccess)
       return fail(res, cclGetLastError());
-    bool credited = false;
-    for (size_t c = 0; c < nchan; c++) {
-      const ccl_channel_info &ch = var->channels[c];
-      initial[c] = ch.dst == (uint32_t)r ? ch.credit : 0;
-      credited |= initial[c] != 0;
-    }
-    res = credited ? dev.upload(r, pr.sync, initial.data(),
-                                syncWords * sizeof(uint64_t))
-                   : dev.zero(r, pr.sync, syncWords * sizeof(uint64_t));
+  } else {
+    if (localCode != cclSuccess)
+      return fail(localCode, localError);
+    cclResult_t res =
+        allocateMemory(s, pp.get(), sizes, syncWords, initialCounters, &mem);
     if (res != cclSuccess)
       return fail(res, cclGetLastError());
   }
-  for (int r = 0; r < s->nranks; r++) {
+  // A local failure from here on is agreed on with the other ranks of a
+  // multi-process communicator (each takes part in one agreement).
+  auto failAgreed = [&](cclResult_t code, const std::string &msg) {
+    if (s->boot) {
+      std::string why;
+      agree(s, msg, &why);
+    }
+    return fail(code, msg);
+  };
+  for (int r : s->local) {
     PreparedRank &pr = pp->ranks[r];
     if (nchan) {
       // signal[c]: channel c's counter on its destination rank.
       std::vector<uint64_t *> sig(nchan);
       for (size_t c = 0; c < nchan; c++)
-        sig[c] = static_cast<uint64_t *>(pp->ranks[var->channels[c].dst].sync) +
-                 c;
+        sig[c] = static_cast<uint64_t *>(mem[var->channels[c].dst].sync) + c;
       cclResult_t res =
           dev.allocate(r, nchan * sizeof(uint64_t *), &pr.signalTable,
                        format("signal table of rank %d", r).c_str());
       if (res != cclSuccess)
-        return fail(res, cclGetLastError());
+        return failAgreed(res, cclGetLastError());
       if ((res = dev.upload(r, pr.signalTable, sig.data(),
                             nchan * sizeof(uint64_t *))) != cclSuccess)
-        return fail(res, cclGetLastError());
+        return failAgreed(res, cclGetLastError());
     }
     std::vector<void *> table((size_t)var->num_scratch * s->nranks);
     for (uint32_t b = 0; b < var->num_scratch; b++)
       for (int q = 0; q < s->nranks; q++)
-        table[(size_t)b * s->nranks + q] = pp->ranks[q].scratch[b];
+        table[(size_t)b * s->nranks + q] = mem[q].scratch[b];
     cclResult_t res;
     size_t tableBytes = table.size() * sizeof(void *);
     if ((res = dev.allocate(r, tableBytes ? tableBytes : sizeof(void *),
                             &pr.scratchTable,
                             format("scratch table of rank %d", r).c_str())) !=
         cclSuccess)
-      return fail(res, cclGetLastError());
+      return failAgreed(res, cclGetLastError());
     if (tableBytes &&
         (res = dev.upload(r, pr.scratchTable, table.data(), tableBytes)) !=
             cclSuccess)
-      return fail(res, cclGetLastError());
+      return failAgreed(res, cclGetLastError());
     if ((res = dev.allocate(r, 2 * sizeof(uint32_t), &pr.epoch,
                             format("epoch of rank %d", r).c_str())) !=
         cclSuccess)
-      return fail(res, cclGetLastError());
+      return failAgreed(res, cclGetLastError());
     if ((res = dev.zero(r, pr.epoch, 2 * sizeof(uint32_t))) != cclSuccess)
-      return fail(res, cclGetLastError());
+      return failAgreed(res, cclGetLastError());
     if (staging) {
       if ((res = dev.allocate(
                r, staging, &pr.staging,
                format("staging buffer of rank %d", r).c_str())) != cclSuccess)
-        return fail(res, cclGetLastError());
+        return failAgreed(res, cclGetLastError());
     }
     if ((res = initContext(s, pp.get(), r)) != cclSuccess)
-      return fail(res, cclGetLastError());
+      return failAgreed(res, cclGetLastError());
   }
   if (cclResult_t r = dev.startBlocks(*pp); r != cclSuccess)
-    return fail(r, cclGetLastError());
+    return failAgreed(r, cclGetLastError());
+  // Multi-process: ready only when every rank is.
+  if (s->boot) {
+    std::string why;
+    if (!agree(s, std::string(), &why))
+      return fail(cclRemoteError, why);
+  }
   pp->status = PreparedPlan::kReady;
   return pp;
 }
@@ -244,6 +254,7 @@ void releasePlan(Shared *s, PreparedPlan *pp) {
   for (size_t r = 0; r < pp->ranks.size(); r++) {
     PreparedRank &pr = pp->ranks[r];
     const int rank = (int)r;
+    releaseShared(s, rank, pr);
     for (void *b : pr.scratch)
       dev.deallocate(rank, b, "cuMemFree");
     pr.scratch.clear();
@@ -260,13 +271,20 @@ void releasePlan(Shared *s, PreparedPlan *pp) {
 // failure of a plan of this target (it is also remembered for launches).
 cclResult_t loadPlans(Shared *s, std::string *firstError) {
   std::lock_guard<std::mutex> prep(s->prepMu);
+  std::vector<const ccl_plan *> todo;
+  {
+    std::lock_guard<std::mutex> lk(s->plansMu);
+    for (const ccl_plan *p : registeredPlans())
+      if (!s->plans.count(p))
+        todo.push_back(p);
+  }
+  // One process per rank: every rank must have the same plans, prepared in
+  // the same order (each preparation exchanges memory with the others).
+  if (s->boot)
+    if (cclResult_t r = agreeOnPlans(s, &todo, firstError))
+      return r;
   cclResult_t first = cclSuccess;
-  for (const ccl_plan *p : registeredPlans()) {
-    {
-      std::lock_guard<std::mutex> lk(s->plansMu);
-      if (s->plans.count(p))
-        continue;
-    }
+  for (const ccl_plan *p : todo) {
     std::unique_ptr<PreparedPlan> pp = preparePlan(s, p);
     if (first == cclSuccess && (pp->status == PreparedPlan::kFailed ||
                                 pp->status == PreparedPlan::kWrongAbi)) {

@@ -302,7 +302,7 @@ void test_allpairs(int n) {
     check_allreduce(n, h, count, 5);
     CHECK(g_rec[r].ctx->epoch[0] == (uint32_t)call + 1 + kCalls);
   }
-  CHECK_OK(cclCommGetAsyncError(comms[0]));
+  CHECK_OK(asyncError(comms[0]));
   for (int r = 0; r < n; r++) {
     CHECK_OK(cclMemFree(comms[r], in[r]));
     CHECK_OK(cclMemFree(comms[r], out[r]));

@@ -75,7 +75,7 @@ void test_queries_and_memory() {
   // Synchronize with nothing queued, async error none.
   for (auto c : comms) {
     CHECK_OK(cclCommSynchronize(c, nullptr));
-    CHECK_OK(cclCommGetAsyncError(c));
+    CHECK_OK(asyncError(c));
     CHECK_OK(cclCommLoadRegisteredPlans(c));
   }
   // Destroy in any order.

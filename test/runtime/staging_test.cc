@@ -363,7 +363,7 @@ void run_plan(const ccl_plan *plan, int n) {
     }
   }
   CHECK(g_bad_alias.load() == 0);
-  CHECK_OK(cclCommGetAsyncError(comms[0]));
+  CHECK_OK(asyncError(comms[0]));
   for (int r = 0; r < n; r++) {
     RankBufs &b = rb[r];
     for (void *p : {b.in, b.out, b.big, b.poison})

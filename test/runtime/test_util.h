@@ -60,6 +60,14 @@ static int g_failures = 0;
     }                                                                          \
   } while (0)
 
+// The communicator's asynchronous error (cclGetLastError describes it), or
+// the failure of cclCommGetAsyncError itself.
+static inline cclResult_t asyncError(cclComm_t comm) {
+  cclResult_t async = cclInternalError;
+  cclResult_t r = cclCommGetAsyncError(comm, &async);
+  return r != cclSuccess ? r : async;
+}
+
 static inline bool contains(const std::string &s, const std::string &sub) {
   return s.find(sub) != std::string::npos;
 }

@@ -93,7 +93,7 @@ const ccl_plan kExchange = {CCL_PLAN_ABI_VERSION,
 void test_fake_timeout() {
   cclComm_t comms[3];
   CHECK_OK(cclCommInitAllInProcess(comms, 3, cclTargetHost, nullptr));
-  CHECK_OK(cclCommGetAsyncError(comms[0]));
+  CHECK_OK(asyncError(comms[0]));
   float buf[8];
   // Rank 1 (which reports the timeout) last: launches after it may already
   // see the aborted communicator.
@@ -111,7 +111,7 @@ void test_fake_timeout() {
     CHECK_EQ_STR(last(),
                  "cclCommSynchronize(rank " + std::to_string(r) + "): " + msg);
   }
-  CHECK_FAILS(cclCommGetAsyncError(comms[2]), cclTimeout);
+  CHECK_FAILS(asyncError(comms[2]), cclTimeout);
   CHECK_EQ_STR(last(), "cclCommGetAsyncError(rank 2): " + msg);
   // Every launch now fails fast.
   CHECK_FAILS(cclrtLaunch(&kFake, comms[0], buf, buf + 4, 4, cclFloat32,
@@ -201,7 +201,7 @@ void test_late_rank_completes() {
   CHECK_OK(cclrtLaunch(&kExchange, comms[2], buf, buf + 4, 4, cclFloat32,
                        cclSum, nullptr));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  CHECK_OK(cclCommGetAsyncError(comms[0]));
+  CHECK_OK(asyncError(comms[0]));
   CHECK_OK(cclrtLaunch(&kExchange, comms[1], buf, buf + 4, 4, cclFloat32,
                        cclSum, nullptr));
   for (auto c : comms)

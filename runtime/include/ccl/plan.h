@@ -51,8 +51,10 @@ enum { CCL_IMAGE_PTX = 0, CCL_IMAGE_CUBIN = 1, CCL_IMAGE_HSACO = 2 };
 /* Kinds of channel (ccl_channel_info::kind). */
 enum { CCL_CHANNEL_MEMORY = 0, CCL_CHANNEL_PORT = 1 };
 
-/* Error record states. */
-enum { CCL_ERR_NONE = 0, CCL_ERR_TIMEOUT = 1 };
+/* Error record states. Kernels write CCL_ERR_TIMEOUT; the runtime writes
+ * CCL_ERR_REMOTE when another rank of a multi-process communicator failed
+ * or the communicator was aborted (kernels only see the abort flag). */
+enum { CCL_ERR_NONE = 0, CCL_ERR_TIMEOUT = 1, CCL_ERR_REMOTE = 2 };
 
 /* Written by the first spin-wait that times out (into host-mapped memory on
  * GPUs). `op_id` indexes ccl_plan::ops. For an LL packet wait `expected` and

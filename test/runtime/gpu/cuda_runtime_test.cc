@@ -398,7 +398,7 @@ void test_shared_gpu(int n) {
       CHECK_OK(cclMemFree(comms[r], save[r][k]));
     }
   }
-  CHECK_OK(cclCommGetAsyncError(comms[0]));
+  CHECK_OK(asyncError(comms[0]));
   for (auto c : comms)
     CHECK_OK(cclCommDestroy(c));
 }

@@ -1,0 +1,243 @@
+// peers.cc - the memory of every rank as a plan's tables need it
+// (docs/runtime.md, "Preparing a plan"): allocated for every rank of an
+// in-process communicator, or, for one process per rank, this rank's
+// arena exported to its host's peers over the bootstrap and theirs mapped
+// here; and the agreement steps that keep every rank's decisions equal.
+#include <cinttypes>
+#include <cstring>
+
+#include "bootstrap.h"
+#include "device.h"
+
+namespace cclrt {
+namespace {
+
+constexpr uint64_t kArenaAlign = 4096;
+
+uint64_t alignUp(uint64_t x) { return (x + kArenaAlign - 1) / kArenaAlign * kArenaAlign; }
+
+// The exchange record: "E" + error, or "K" + total, sync offset and the
+// scratch offsets (little-endian u64).
+std::string okRecord(uint64_t total, uint64_t syncOff,
+                     const std::vector<uint64_t> &offs) {
+  std::string s = "K";
+  auto put = [&](uint64_t v) { s.append((const char *)&v, 8); };
+  put(total);
+  put(syncOff);
+  for (uint64_t o : offs)
+    put(o);
+  return s;
+}
+
+bool parseRecord(const std::string &s, size_t nscratch, uint64_t *total,
+                 uint64_t *syncOff, std::vector<uint64_t> *offs) {
+  if (s.size() != 1 + 8 * (2 + nscratch) || s[0] != 'K')
+    return false;
+  auto get = [&](size_t i) {
+    uint64_t v;
+    memcpy(&v, s.data() + 1 + 8 * i, 8);
+    return v;
+  };
+  *total = get(0);
+  *syncOff = get(1);
+  offs->resize(nscratch);
+  for (size_t b = 0; b < nscratch; b++)
+    (*offs)[b] = get(2 + b);
+  return true;
+}
+
+} // namespace
+
+cclResult_t Device::allocateExportable(int rank, size_t bytes, void **ptr,
+                                       int *fd, const char *what) {
+  return setError(cclUnsupported,
+                  format("%s: this target cannot share memory between "
+                         "processes yet",
+                         what));
+}
+
+cclResult_t Device::mapPeer(int rank, int fd, size_t bytes, void **ptr,
+                            const char *what) {
+  return setError(cclUnsupported,
+                  format("%s: this target cannot map another process's "
+                         "memory yet",
+                         what));
+}
+
+cclResult_t allocateMemory(Shared *s, PreparedPlan *pp,
+                           const std::vector<uint64_t> &sizes,
+                           size_t syncWords,
+                           const std::function<std::vector<uint64_t>(int)> &init,
+                           std::vector<RankMemory> *mem) {
+  Device &dev = *s->device;
+  const ccl_variant *var = pp->variant;
+  for (int r : s->local) {
+    PreparedRank &pr = pp->ranks[r];
+    for (uint32_t b = 0; b < var->num_scratch; b++) {
+      void *ptr = nullptr;
+      std::string what = format("scratch buffer %s of rank %d",
+                                var->scratch[b].name ? var->scratch[b].name
+                                                     : "?",
+                                r);
+      cclResult_t res = dev.allocate(r, sizes[b], &ptr, what.c_str());
+      if (res != cclSuccess)
+        return res;
+      pr.scratch.push_back(ptr);
+      if ((res = dev.zero(r, ptr, sizes[b])) != cclSuccess)
+        return res;
+    }
+    if (syncWords) {
+      cclResult_t res = dev.allocate(
+          r, syncWords * sizeof(uint64_t), &pr.sync,
+          format("signal and semaphore counters of rank %d", r).c_str());
+      if (res != cclSuccess)
+        return res;
+      std::vector<uint64_t> initial = init(r);
+      bool credited = false;
+      for (uint64_t v : initial)
+        credited |= v != 0;
+      res = credited ? dev.upload(r, pr.sync, initial.data(),
+                                  syncWords * sizeof(uint64_t))
+                     : dev.zero(r, pr.sync, syncWords * sizeof(uint64_t));
+      if (res != cclSuccess)
+        return res;
+    }
+    (*mem)[r] = RankMemory{pr.scratch, pr.sync};
+  }
+  return cclSuccess;
+}
+
+bool agree(Shared *s, const std::string &localError, std::string *why) {
+  std::vector<std::string> all;
+  if (s->boot->allGather(localError, &all) != cclSuccess) {
+    *why = cclGetLastError();
+    return false;
+  }
+  for (int q = 0; q < s->nranks; q++)
+    if (!all[q].empty()) {
+      *why = format("on rank %d: ", q) + all[q];
+      return false;
+    }
+  return true;
+}
+
+cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
+                        const std::vector<uint64_t> &sizes, size_t syncWords,
+                        const std::function<std::vector<uint64_t>(int)> &init,
+                        cclResult_t localCode, const std::string &localError,
+                        std::vector<RankMemory> *mem) {
+  Bootstrap &boot = *s->boot;
+  Device &dev = *s->device;
+  const int r = boot.rank();
+  const ccl_variant *var = pp->variant;
+  const std::string alg = planName(pp->plan);
+  // The same decision on every rank (they share the peer table): memory
+  // between hosts needs a transport this runtime does not have yet.
+  for (int q = 0; q < s->nranks; q++)
+    if (!boot.sameHost(q))
+      return setError(
+          cclUnsupported,
+          format("algorithm %s needs the scratch memory of every rank, but "
+                 "rank %d (host %s) and %s are on different hosts: "
+                 "ranks on different hosts need a network transport (the "
+                 "host proxy), which this libcclrt does not have yet; the "
+                 "bootstrap itself works across hosts",
+                 alg.c_str(), r, boot.peer(r).hostId.c_str(),
+                 boot.describe(q).c_str()));
+  // This rank's arena: the scratch buffers, then the counters.
+  std::vector<uint64_t> offs(var->num_scratch);
+  uint64_t total = 0;
+  for (uint32_t b = 0; b < var->num_scratch; b++) {
+    offs[b] = total;
+    total = alignUp(total + sizes[b]);
+  }
+  const uint64_t syncOff = total;
+  total = alignUp(total + syncWords * sizeof(uint64_t));
+  if (total == 0)
+    total = kArenaAlign;
+  PreparedRank &pr = pp->ranks[r];
+  std::string status = localError;
+  if (localCode == cclSuccess) {
+    std::string what =
+        format("scratch memory of rank %d for algorithm %s", r, alg.c_str());
+    if (dev.allocateExportable(r, total, &pr.arena, &pr.arenaFd,
+                               what.c_str()) != cclSuccess) {
+      status = cclGetLastError();
+      localCode = cclSystemError;
+    } else {
+      pr.arenaBytes = total;
+      char *base = static_cast<char *>(pr.arena);
+      for (uint32_t b = 0; b < var->num_scratch; b++)
+        pr.scratch.push_back(base + offs[b]);
+      pr.sync = base + syncOff;
+      std::vector<uint64_t> initial = init(r);
+      if (!initial.empty())
+        memcpy(pr.sync, initial.data(), initial.size() * sizeof(uint64_t));
+    }
+  }
+  std::vector<std::string> all;
+  std::vector<net::Fd> fds;
+  cclResult_t res =
+      boot.allGather(status.empty() ? okRecord(total, syncOff, offs)
+                                    : "E" + status,
+                     &all, pr.arenaFd, &fds);
+  if (res != cclSuccess)
+    return res;
+  for (int q = 0; q < s->nranks; q++)
+    if (!all[q].empty() && all[q][0] == 'E')
+      return q == r ? setError(localCode, status)
+                    : setError(cclRemoteError,
+                               format("preparing it failed on rank %d: ", q) +
+                                   all[q].substr(1));
+  // Map every peer's arena.
+  std::string mapError;
+  for (int q = 0; q < s->nranks && mapError.empty(); q++) {
+    if (q == r) {
+      (*mem)[q] = RankMemory{pr.scratch, pr.sync};
+      continue;
+    }
+    uint64_t qTotal, qSync;
+    std::vector<uint64_t> qOffs;
+    if (!parseRecord(all[q], var->num_scratch, &qTotal, &qSync, &qOffs) ||
+        qTotal != total || !fds[q]) {
+      mapError = format("rank %d sent a malformed memory record or no "
+                        "descriptor",
+                        q);
+      break;
+    }
+    void *base = nullptr;
+    std::string what = format("scratch memory of rank %d", q);
+    if (dev.mapPeer(r, fds[q].get(), qTotal, &base, what.c_str()) !=
+        cclSuccess) {
+      mapError = cclGetLastError();
+      break;
+    }
+    pr.peerMaps.emplace_back(base, qTotal);
+    RankMemory &m = (*mem)[q];
+    for (uint64_t o : qOffs)
+      m.scratch.push_back(static_cast<char *>(base) + o);
+    m.sync = static_cast<char *>(base) + qSync;
+  }
+  std::string why;
+  if (!agree(s, mapError, &why))
+    return setError(mapError.empty() ? cclRemoteError : cclSystemError, why);
+  return cclSuccess;
+}
+
+void releaseShared(Shared *s, int rank, PreparedRank &pr) {
+  Device &dev = *s->device;
+  for (auto &m : pr.peerMaps)
+    dev.unmapPeer(rank, m.first, m.second);
+  pr.peerMaps.clear();
+  if (pr.arena) {
+    // scratch[] and sync point into the arena.
+    pr.scratch.clear();
+    pr.sync = nullptr;
+    dev.releaseExportable(rank, pr.arena, pr.arenaBytes, pr.arenaFd);
+    pr.arena = nullptr;
+    pr.arenaFd = -1;
+    pr.arenaBytes = 0;
+  }
+}
+
+} // namespace cclrt
