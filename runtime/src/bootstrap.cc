@@ -242,7 +242,9 @@ bool startRoot(const wire::Addr *listenAt, const uint8_t *secret,
 
 std::string Bootstrap::describe(int r) const {
   const wire::RankInfo &p = peers_[r];
-  return format("rank %d (pid %u on host %s)", r, p.pid, p.hostId.c_str());
+  // The host identity is "hostname/boot id" unless CCL_HOST_ID set it.
+  std::string host = p.hostId.substr(0, p.hostId.find('/'));
+  return format("rank %d (pid %u on host %s)", r, p.pid, host.c_str());
 }
 
 cclResult_t Bootstrap::join(const wire::UniqueId &id, int rank, int nranks,
