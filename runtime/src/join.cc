@@ -374,8 +374,14 @@ cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
                            "(cclConfig_t target = cclTargetHost)",
                            fn, rank));
   std::unique_ptr<Bootstrap> boot;
-  if (cclResult_t r = Bootstrap::join(u, rank, nranks, timeoutMs, &boot))
-    return setError(r, format("%s(rank %d): ", fn, rank) + cclGetLastError());
+  if (cclResult_t r = Bootstrap::join(u, rank, nranks, timeoutMs, &boot)) {
+    std::string msg = cclGetLastError();
+    // A root in this process (cclGetUniqueId here) answers every rank
+    // before this one returns and perhaps exits.
+    if (std::shared_ptr<Root> root = rootInThisProcess(u))
+      waitAnswered(root.get());
+    return setError(r, format("%s(rank %d): ", fn, rank) + msg);
+  }
 
   Shared *s = new Shared();
   s->nranks = nranks;
@@ -500,11 +506,17 @@ cclResult_t cclCommInitFromEnv(cclComm_t *comm, const cclConfig_t *config) {
     Digest d = h.finish();
     memcpy(u.secret, d.data(), sizeof u.secret);
   }
-  if (rank == 0 && !startRoot(&u.root, u.secret, &u))
+  std::shared_ptr<Root> root;
+  if (rank == 0 && !startRoot(&u.root, u.secret, &u, &root))
     return setError(cclBootstrapError,
                     format("%s(rank 0): ", fn) + cclGetLastError());
   wire::encodeId(u, reinterpret_cast<uint8_t *>(id.internal));
-  return api::cclCommInitRankConfig(comm, nranks, id, rank, config);
+  cclResult_t r = api::cclCommInitRankConfig(comm, nranks, id, rank, config);
+  // The root runs in this process: every rank has its answer before this
+  // rank returns (and perhaps exits).
+  if (root)
+    waitAnswered(root.get());
+  return r;
 }
 
 cclResult_t cclBootstrapAllGather(cclComm_t comm, const void *sendbuf,

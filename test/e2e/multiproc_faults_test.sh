@@ -76,6 +76,19 @@ wait_all
 expect mpi.0 "8 calls back to back: 0 wrong"
 echo "ok: jobs of 2, 3, 4, 8 processes (torchrun variables) and 3 (CCL_COMM_ID)"
 
+# --- The same under ccl-run (CCL_UNIQUE_ID), and the example program.
+for n in 2 5; do
+  ccl-run -n "$n" ./driver run 16 >crun.$n 2>&1 || { cat crun.$n >&2; fail "ccl-run -n $n"; }
+  expect crun.$n "rank 0: 16 calls back to back: 0 wrong"
+done
+c++ -std=c++17 -O1 -I. -I"$REPO/out/include" \
+  "$REPO/examples/allreduce_multiprocess.cc" -o allreduce_multiprocess -L. \
+  -lallpairs_ll -L"$REPO/out/lib" -lcclrt -Wl,-rpath,"$WORK" \
+  -Wl,-rpath,"$REPO/out/lib"
+ccl-run -n 4 ./allreduce_multiprocess >example.log 2>&1 || { cat example.log >&2; fail "the example"; }
+expect example.log "allpairs_ll AllReduce, 4 processes, 16 calls of 1001 floats back to back: 0 wrong"
+echo "ok: ccl-run jobs and examples/allreduce_multiprocess.cc"
+
 # --- A rank killed with SIGKILL in the middle of a call.
 start=$(date +%s)
 launch 4 kill kill-mid-call 2
