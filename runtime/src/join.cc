@@ -237,21 +237,7 @@ void watch(Shared *s) {
           recordRemoteFailure(s, a.text, nullptr);
         }
       },
-      [s] {
-        // A kernel of this rank timed out: tell the others once.
-        if (!aborted(s) || s->timeoutBroadcast.exchange(true))
-          return;
-        ccl_error_record rec;
-        memcpy(&rec, (const void *)s->error, sizeof rec);
-        if (rec.state != CCL_ERR_TIMEOUT)
-          return; // a remote failure or an abort: already told
-        wire::Abort a;
-        a.kind = 1;
-        a.rank = rec.rank;
-        memcpy(a.record, &rec, sizeof rec);
-        a.text = describeAsyncError(s);
-        s->boot->broadcastAbort(a);
-      });
+      [s] { tellPeers(s); });
 }
 
 // The all-gather of an in-process communicator: the calls of all ranks
@@ -300,6 +286,27 @@ cclResult_t gatherInProcess(Shared *s, int rank, const void *send, void *recv,
 }
 
 } // namespace
+
+void tellPeers(Shared *s) {
+  // A kernel of this rank timed out: tell the others once.
+  if (!s->boot || !aborted(s) || s->timeoutBroadcast.exchange(true))
+    return;
+  ccl_error_record rec;
+  memcpy(&rec, (const void *)s->error, sizeof rec);
+  if (rec.state != CCL_ERR_TIMEOUT)
+    return; // a remote failure or an abort: already told
+  {
+    std::lock_guard<std::mutex> lk(s->failMu);
+    if (!s->remoteFailure.empty())
+      return; // another rank's timeout, copied here
+  }
+  wire::Abort a;
+  a.kind = 1;
+  a.rank = rec.rank;
+  memcpy(a.record, &rec, sizeof rec);
+  a.text = describeAsyncError(s);
+  s->boot->broadcastAbort(a);
+}
 
 void recordRemoteFailure(Shared *s, const std::string &why,
                          const ccl_error_record *record) {

@@ -136,6 +136,18 @@ done
 expect abort.1 "rank 1: asynchronous error cclRemoteError"
 echo "ok: cclCommAbort ends a hanging call on every rank; a new communicator works"
 
+# --- A kernel timeout on some ranks reaches the rank that caused it.
+launch 3 tmo timeout
+wait_all
+[[ "${STATUS[*]}" == "0 0 0" ]] || { cat tmo.* >&2; fail "timeout: ${STATUS[*]}"; }
+for r in 0 2; do
+  grep -qE "rank $r: cclCommSynchronize returned (cclTimeout|cclRemoteError).*rank [02] thread block 0 timed out after 1\.0[0-9] s in reduce_packets at .*allpairs_ll.ccl" tmo.$r ||
+    { cat tmo.$r >&2; fail "rank $r's timeout report"; }
+done
+expect tmo.1 "rank 1: asynchronous error cclRemoteError"
+grep -qE "thread block 0 timed out after 1\.0[0-9] s in reduce_packets" tmo.1 || fail "rank 1's report"
+echo "ok: a spin-wait timeout is reported by the ranks that waited and sent to the one that did not launch"
+
 # --- Strangers on the bootstrap port while the job meets: garbage, a
 # client with the wrong secret, a connection that never says anything.
 port=$(free_port)

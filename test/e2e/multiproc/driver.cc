@@ -11,6 +11,10 @@
 //                    rank 0 calls cclCommAbort from a second thread, which
 //                    ends its hanging cclCommSynchronize; then every rank
 //                    makes a new communicator and runs a checked call
+//   timeout          rank 1 never launches: the others' kernels time out
+//                    (cclTimeout, or cclRemoteError when the other waiting
+//                    rank's report came first), rank 1 hears of it
+//                    (cclRemoteError)
 //   two-hosts        (CCL_HOST_ID differs per rank) the bootstrap works,
 //                    launches fail with the missing-transport message
 // DRIVER_EXTRA_LIB=LIB makes a rank load another generated library first.
@@ -179,6 +183,40 @@ int modeAbortThread() {
   return status | (wrong != 0);
 }
 
+int modeTimeout() {
+  cclComm_t comm = init();
+  OK(cclCommSetTimeout(comm, 1000));
+  runChecked(comm, 1, 64);
+  std::vector<float> in(64, 1.0f), out(64);
+  int status = 0;
+  if (g_rank == 1) {
+    // Never launches: the others time out waiting for it, and tell it.
+    OK(cclCommDebugSkipLaunches(comm, 1));
+    OK(ccl_allpairs_ll(comm, in.data(), out.data(), 64, cclFloat32, cclSum,
+                       nullptr));
+    cclResult_t async = cclSuccess;
+    auto until = Clock::now() + std::chrono::seconds(20);
+    while (async == cclSuccess && Clock::now() < until) {
+      OK(cclCommGetAsyncError(comm, &async));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    printf("rank 1: asynchronous error %s: %s\n", cclGetErrorString(async),
+           cclGetLastError());
+    status = async != cclRemoteError;
+  } else {
+    OK(ccl_allpairs_ll(comm, in.data(), out.data(), 64, cclFloat32, cclSum,
+                       nullptr));
+    cclResult_t r = cclCommSynchronize(comm, nullptr);
+    printf("rank %d: cclCommSynchronize returned %s: %s\n", g_rank,
+           cclGetErrorString(r), cclGetLastError());
+    // Its own kernel's timeout, or the other waiting rank's if that came
+    // first.
+    status = r != cclTimeout && r != cclRemoteError;
+  }
+  OK(cclCommDestroy(comm));
+  return status;
+}
+
 int modeTwoHosts() {
   cclComm_t comm = init();
   int n;
@@ -218,6 +256,8 @@ int main(int argc, char **argv) {
     return modeKill(argc > 2 ? atoi(argv[2]) : 1);
   if (mode == "abort-thread")
     return modeAbortThread();
+  if (mode == "timeout")
+    return modeTimeout();
   if (mode == "two-hosts")
     return modeTwoHosts();
   fprintf(stderr, "driver: unknown mode %s\n", mode.c_str());
