@@ -439,11 +439,15 @@ void Bootstrap::lost(int q, const std::string &why) {
   a.kind = 3;
   a.rank = (uint32_t)q;
   a.text = why;
+  report(a);
+}
+
+void Bootstrap::report(const wire::Abort &a) {
   std::function<void(const wire::Abort &)> cb;
   {
     std::lock_guard<std::mutex> lk(mu_);
     if (failure_.empty())
-      failure_ = why;
+      failure_ = a.text;
     if (!reported_) {
       reported_ = true;
       cb = onFailure_;
@@ -523,19 +527,7 @@ void Bootstrap::monitorLoop() {
                       " failed: malformed abort message");
           continue;
         }
-        std::function<void(const wire::Abort &)> cb;
-        {
-          std::lock_guard<std::mutex> lk(mu_);
-          if (failure_.empty())
-            failure_ = a.text;
-          if (!reported_) {
-            reported_ = true;
-            cb = onFailure_;
-          }
-        }
-        cv_.notify_all();
-        if (cb)
-          cb(a);
+        report(a);
       } else {
         lost(q, format("the bootstrap link with %s failed: unexpected message "
                        "type %u",

@@ -80,7 +80,10 @@ public:
 private:
   Bootstrap() = default;
   void monitorLoop();
+  // A peer lost (q), or any failure (report): recorded once, waiters
+  // woken, onFailure called for the first.
   void lost(int q, const std::string &why);
+  void report(const wire::Abort &a);
 
   int rank_ = 0, nranks_ = 0;
   uint64_t timeoutMs_ = 0;

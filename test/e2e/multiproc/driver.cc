@@ -81,6 +81,18 @@ long runChecked(cclComm_t comm, int K, size_t count) {
   return wrong;
 }
 
+// Polls the communicator's asynchronous error until there is one (20 s at
+// most): how a rank that launched nothing learns of the others' failure.
+cclResult_t awaitAsyncError(cclComm_t comm) {
+  cclResult_t async = cclSuccess;
+  auto until = Clock::now() + std::chrono::seconds(20);
+  while (async == cclSuccess && Clock::now() < until) {
+    OK(cclCommGetAsyncError(comm, &async));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return async;
+}
+
 long gatherSum(cclComm_t comm, long mine) {
   int n;
   OK(cclCommCount(comm, &n));
@@ -140,12 +152,7 @@ int modeAbortThread() {
     OK(ccl_allpairs_ll(comm, in.data(), out.data(), 64, cclFloat32, cclSum,
                        nullptr));
     // Learns of rank 0's abort through the bootstrap.
-    cclResult_t async = cclSuccess;
-    auto until = Clock::now() + std::chrono::seconds(20);
-    while (async == cclSuccess && Clock::now() < until) {
-      OK(cclCommGetAsyncError(comm, &async));
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    cclResult_t async = awaitAsyncError(comm);
     printf("rank 1: asynchronous error %s: %s\n", cclGetErrorString(async),
            cclGetLastError());
     status |= async != cclRemoteError;
@@ -194,12 +201,7 @@ int modeTimeout() {
     OK(cclCommDebugSkipLaunches(comm, 1));
     OK(ccl_allpairs_ll(comm, in.data(), out.data(), 64, cclFloat32, cclSum,
                        nullptr));
-    cclResult_t async = cclSuccess;
-    auto until = Clock::now() + std::chrono::seconds(20);
-    while (async == cclSuccess && Clock::now() < until) {
-      OK(cclCommGetAsyncError(comm, &async));
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    cclResult_t async = awaitAsyncError(comm);
     printf("rank 1: asynchronous error %s: %s\n", cclGetErrorString(async),
            cclGetLastError());
     status = async != cclRemoteError;
