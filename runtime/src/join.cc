@@ -541,6 +541,14 @@ cclResult_t cclBootstrapAllGather(cclComm_t comm, const void *sendbuf,
                     format("%s(rank %d): %zu bytes per rank; at most 64 MiB",
                            fn, comm->rank, bytes));
   Shared *s = comm->shared;
+  // An aborted communicator (this rank's timeout, a peer's failure, an
+  // abort) exchanges nothing: the other ranks may have left already.
+  if (aborted(s)) {
+    tellPeers(s);
+    return setError(asyncResult(s),
+                    format("%s(rank %d): ", fn, comm->rank) +
+                        describeAsyncError(s));
+  }
   if (!s->boot) {
     if ((r = gatherInProcess(s, comm->rank, sendbuf, recvbuf, bytes)))
       return setError(r, format("%s(rank %d): ", fn, comm->rank) +

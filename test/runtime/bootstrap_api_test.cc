@@ -237,6 +237,12 @@ void test_in_process() {
                        "communicator (cclCommAbort); the communicator is "
                        "aborted");
   CHECK_FAILS(cclCommSynchronize(comms[1], nullptr), cclRemoteError);
+  // An aborted communicator exchanges nothing (the other ranks may be gone).
+  long x = 0, y[4];
+  CHECK_FAILS(cclBootstrapAllGather(comms[2], &x, y, sizeof x),
+              cclRemoteError);
+  CHECK_CONTAINS(last(), "cclBootstrapAllGather(rank 2): rank 3 aborted the "
+                         "communicator");
   for (int r = 0; r < 3; r++)
     CHECK_OK(cclCommDestroy(comms[r]));
   // A new one works.
