@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "ccl/ccl.h"
+#include "tools/ccl-perf/report.h"
 #include "tools/support/size.h"
 
 namespace cclperf {
@@ -87,7 +88,12 @@ const char kUsage[] =
     "Exit status: 0 if every call succeeded and every checked value was right,\n"
     "1 otherwise.\n";
 
+// With one process per rank every rank parses the same command line, so
+// rank 0 alone reports its errors (and prints --help, --version).
+bool quiet() { return processRank() > 0; }
+
 [[noreturn]] void die(const std::string &msg) {
+  if (quiet()) exitFailure(true);
   fmt::print(stderr, "ccl-perf: {}\n(try --help)\n", msg);
   std::exit(1);
 }
@@ -284,10 +290,11 @@ Options parseOptions(int argc, char **argv) {
   const long long kMaxLL = std::numeric_limits<long long>::max();
 
   flag("-h,--help", [] {
-    std::fputs(kUsage, stdout);
+    if (!quiet()) std::fputs(kUsage, stdout);
     std::exit(0);
   });
   flag("--version", [] {
+    if (quiet()) std::exit(0);
     fmt::print("ccl-perf {} (cclc plan ABI {})\n", CCL_VERSION_STRING,
                CCL_PLAN_ABI_VERSION);
     std::exit(0);
