@@ -374,9 +374,9 @@ void checkOneRankOptions(Options &opt, const Launch &launch) {
     fatal("--devices is for one process that drives every rank; with one process "
           "per rank (" + mode + ") each rank takes the GPU of its local rank");
   if (opt.nranksSet && opt.nranks != launch.nranks)
-    fatal("-g " + std::to_string(opt.nranks) + " does not match the job: this is rank " +
-          std::to_string(launch.rank) + " of " + std::to_string(launch.nranks) + " (" +
-          mode + "); give -g " + std::to_string(launch.nranks) + " or leave it out");
+    fatal("-g " + std::to_string(opt.nranks) + " does not match the job of " +
+          std::to_string(launch.nranks) + " ranks (" + mode + "); give -g " +
+          std::to_string(launch.nranks) + " or leave it out");
   opt.nranks = launch.nranks;
   opt.nranksSet = true;
   std::string rankError = validateRanks(opt);
