@@ -9,7 +9,11 @@
 # not findings; the script says whether each still reproduces. See
 # DEVELOPERS.md, "Fuzzing".
 #
-#   scripts/fuzz.sh [--time SECONDS]     (default 60)
+#   scripts/fuzz.sh [--time SECONDS] [--fuzzer frontend|bootstrap]
+#
+# --time defaults to 60 s. --fuzzer bootstrap fuzzes libcclrt's bootstrap
+# wire format and links instead (//test/fuzz:bootstrap_fuzzer, corpus
+# test/fuzz/bootstrap_corpus/).
 #
 # Environment: BAZEL (default "bazel"), e.g.
 #   BAZEL="bazel --output_base=$HOME/.cache/bazel-fuzz" scripts/fuzz.sh
@@ -22,14 +26,22 @@ repo=$PWD
 usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
 
 time_s=60
+fuzzer=frontend
 while (($#)); do
   case $1 in
     --time) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; time_s=$2; shift 2 ;;
     --time=*) time_s=${1#--time=}; shift ;;
+    --fuzzer) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; fuzzer=$2; shift 2 ;;
+    --fuzzer=*) fuzzer=${1#--fuzzer=}; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "fuzz: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
+case $fuzzer in
+  frontend) corpus=test/fuzz/corpus dict=(-dict="$repo/test/fuzz/ccl.dict") ;;
+  bootstrap) corpus=test/fuzz/bootstrap_corpus dict=(-max_len=4096) ;;
+  *) echo "fuzz: --fuzzer is frontend or bootstrap, not '$fuzzer'" >&2; exit 2 ;;
+esac
 [[ $time_s =~ ^[0-9]+$ && $time_s -gt 0 ]] ||
   { echo "fuzz: --time needs a positive number of seconds, not '$time_s'" >&2; exit 2; }
 
@@ -38,40 +50,42 @@ scripts/setup.sh
 read -ra bazel <<<"${BAZEL:-bazel}"
 start=$(date +%s)
 # --symlink_prefix=/: leave bazel-bin & co. pointing at the normal build.
-"${bazel[@]}" build --config=fuzz --symlink_prefix=/ //test/fuzz:frontend_fuzzer
+"${bazel[@]}" build --config=fuzz --symlink_prefix=/ //test/fuzz:${fuzzer}_fuzzer
 echo "fuzz: build took $(( $(date +%s) - start )) s"
-bin="$("${bazel[@]}" info --config=fuzz bazel-bin 2>/dev/null)/test/fuzz/frontend_fuzzer"
+bin="$("${bazel[@]}" info --config=fuzz bazel-bin 2>/dev/null)/test/fuzz/${fuzzer}_fuzzer"
 [[ -x $bin ]] || { echo "fuzz: $bin was not built" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cclc-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus" "$work/artifacts"
-cp test/fuzz/corpus/* "$work/corpus/"
+cp "$corpus"/* "$work/corpus/"
 
-echo "fuzz: running $bin for $time_s s on a copy of test/fuzz/corpus ($(ls "$work/corpus" | wc -l) inputs)"
+echo "fuzz: running $bin for $time_s s on a copy of $corpus ($(ls "$work/corpus" | wc -l) inputs)"
 read -ra extra <<<"${FUZZ_FLAGS:-}"
 rc=0
 (cd "$work" && "$bin" \
     -max_total_time="$time_s" -timeout=10 -rss_limit_mb=4096 \
-    -dict="$repo/test/fuzz/ccl.dict" -artifact_prefix="$work/artifacts/" \
+    "${dict[@]}" -artifact_prefix="$work/artifacts/" \
     -print_final_stats=1 "${extra[@]}" corpus >"$work/log" 2>&1) || rc=$?
 
 # libFuzzer's last status line ('#N DONE cov: ... ft: ... corp: ... exec/s:
 # ...'), or the last one before it stopped, then its final statistics.
 grep -E '^#[0-9]+' "$work/log" | tail -n 1 || true
 grep -E '^stat::' "$work/log" || true
-echo "fuzz: corpus grew from $(ls test/fuzz/corpus | wc -l) to $(ls "$work/corpus" | wc -l) inputs"
+echo "fuzz: corpus grew from $(ls "$corpus" | wc -l) to $(ls "$work/corpus" | wc -l) inputs"
 
 # Known open bugs (test/fuzz/regressions/, ignored by the fuzzer unless
 # CCL_FUZZ_STRICT=1): say which still reproduce. Informational only.
-for f in test/fuzz/regressions/*.ccl; do
-  [[ -e $f ]] || continue
-  if CCL_FUZZ_STRICT=1 "$bin" "$f" >/dev/null 2>&1; then
-    echo "fuzz: $f no longer fails: move it to test/fuzz/corpus/ and drop its entry in frontend_fuzzer.cc"
-  else
-    echo "fuzz: known bug still open: $f"
-  fi
-done
+if [[ $fuzzer == frontend ]]; then
+  for f in test/fuzz/regressions/*.ccl; do
+    [[ -e $f ]] || continue
+    if CCL_FUZZ_STRICT=1 "$bin" "$f" >/dev/null 2>&1; then
+      echo "fuzz: $f no longer fails: move it to test/fuzz/corpus/ and drop its entry in frontend_fuzzer.cc"
+    else
+      echo "fuzz: known bug still open: $f"
+    fi
+  done
+fi
 
 # slow-unit-* files are only informational; these are findings.
 shopt -s nullglob

@@ -2,7 +2,8 @@
 # The whole test suite (CI: .ci/run): set up, build, then `bazel test //...`
 # (unit tests of the runtime, device library, ccl-perf and example; the lit
 # suite; the host end-to-end tests; docs/dialect up to date), the GPU tests
-# when this machine has a GPU, and a 60 s fuzzing run of the frontend
+# when this machine has a GPU, a 60 s fuzzing run of the frontend and a
+# 30 s one of libcclrt's bootstrap wire format
 # (scripts/fuzz.sh; its own clang/ASan build, --config=fuzz). Then it lists
 # what was skipped: the GPU tests on a machine without one, and every
 # "SKIPPED:" line of the tests' logs (test/skip.sh).
@@ -34,6 +35,8 @@ fi
 
 echo "== fuzz (frontend, 60 s)"
 bash scripts/fuzz.sh --time 60 || failed+=("fuzz")
+echo "== fuzz (bootstrap wire format and links, 30 s)"
+bash scripts/fuzz.sh --fuzzer bootstrap --time 30 || failed+=("fuzz bootstrap")
 
 echo "== skipped"
 for t in $gpu; do

@@ -32,6 +32,8 @@ std::string rankList(const std::vector<int> &v) {
   return s;
 }
 
+} // namespace
+
 // The root of one job: accepts ranks until all `nranks` joined (then sends
 // everyone the table), the job is refused, or the timeout passes.
 class Root {
@@ -39,6 +41,12 @@ public:
   Root(net::Fd listen, const wire::UniqueId &id)
       : listen_(std::move(listen)), id_(id) {}
   void run();
+  // Waits until every rank that joined has its answer (the table or why
+  // the job cannot start).
+  void waitAnswered() {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [this] { return done_; });
+  }
 
 private:
   struct Joined {
@@ -60,6 +68,9 @@ private:
   bool done_ = false;
   int handshakes_ = 0;
 };
+
+namespace {
+} // namespace
 
 void Root::refuseAll(const std::string &why) {
   // mu_ held.
@@ -181,10 +192,10 @@ void Root::run() {
   std::unique_lock<std::mutex> lk(mu_);
   done_ = true;
   listen_.reset();
+  cv_.notify_all();
+  // Handshakes still running (strangers) end within kHandshakeMs.
   cv_.wait(lk, [this] { return handshakes_ == 0; });
 }
-
-} // namespace
 
 uint64_t bootstrapTimeoutMs() {
   const char *env = getenv("CCL_BOOTSTRAP_TIMEOUT_MS");
@@ -199,8 +210,25 @@ uint64_t bootstrapTimeoutMs() {
   return 120000;
 }
 
+void waitAnswered(Root *root) { root->waitAnswered(); }
+
+std::mutex &rootsMu() {
+  static std::mutex mu;
+  return mu;
+}
+std::map<std::string, std::weak_ptr<Root>> &liveRoots() {
+  static auto *roots = new std::map<std::string, std::weak_ptr<Root>>();
+  return *roots;
+}
+
+std::shared_ptr<Root> rootInThisProcess(const wire::UniqueId &id) {
+  std::lock_guard<std::mutex> lk(rootsMu());
+  auto it = liveRoots().find(wire::hex(id.secret, wire::kSecretBytes));
+  return it == liveRoots().end() ? nullptr : it->second.lock();
+}
+
 bool startRoot(const wire::Addr *listenAt, const uint8_t *secret,
-               wire::UniqueId *id) {
+               wire::UniqueId *id, std::shared_ptr<Root> *handle) {
   wire::Addr addr;
   std::string why, err;
   if (listenAt) {
@@ -237,12 +265,21 @@ bool startRoot(const wire::Addr *listenAt, const uint8_t *secret,
   *id = made;
   auto root = std::make_shared<Root>(std::move(fd), made);
   std::thread([root] { root->run(); }).detach();
+  if (handle)
+    *handle = root;
+  std::lock_guard<std::mutex> lk(rootsMu());
+  auto &roots = liveRoots();
+  for (auto it = roots.begin(); it != roots.end();)
+    it = it->second.expired() ? roots.erase(it) : std::next(it);
+  roots[wire::hex(made.secret, wire::kSecretBytes)] = root;
   return true;
 }
 
 std::string Bootstrap::describe(int r) const {
   const wire::RankInfo &p = peers_[r];
-  return format("rank %d (pid %u on host %s)", r, p.pid, p.hostId.c_str());
+  // The host identity is "hostname/boot id" unless CCL_HOST_ID set it.
+  std::string host = p.hostId.substr(0, p.hostId.find('/'));
+  return format("rank %d (pid %u on host %s)", r, p.pid, host.c_str());
 }
 
 cclResult_t Bootstrap::join(const wire::UniqueId &id, int rank, int nranks,
@@ -402,11 +439,15 @@ void Bootstrap::lost(int q, const std::string &why) {
   a.kind = 3;
   a.rank = (uint32_t)q;
   a.text = why;
+  report(a);
+}
+
+void Bootstrap::report(const wire::Abort &a) {
   std::function<void(const wire::Abort &)> cb;
   {
     std::lock_guard<std::mutex> lk(mu_);
     if (failure_.empty())
-      failure_ = why;
+      failure_ = a.text;
     if (!reported_) {
       reported_ = true;
       cb = onFailure_;
@@ -486,19 +527,7 @@ void Bootstrap::monitorLoop() {
                       " failed: malformed abort message");
           continue;
         }
-        std::function<void(const wire::Abort &)> cb;
-        {
-          std::lock_guard<std::mutex> lk(mu_);
-          if (failure_.empty())
-            failure_ = a.text;
-          if (!reported_) {
-            reported_ = true;
-            cb = onFailure_;
-          }
-        }
-        cv_.notify_all();
-        if (cb)
-          cb(a);
+        report(a);
       } else {
         lost(q, format("the bootstrap link with %s failed: unexpected message "
                        "type %u",

@@ -30,9 +30,16 @@ uint64_t bootstrapTimeoutMs();
 // `listenAt` (the address mode: CCL_COMM_ID and friends) it listens on that
 // port, else on the bootstrap interface with a port of the kernel's
 // choosing; `secret` 32 bytes, or null for a fresh random one. Sets the
-// error and returns false when it cannot listen.
+// error and returns false when it cannot listen. With `handle`, the caller
+// can wait until the root has answered every rank that joined
+// (Root::waitAnswered): a process that hosts the root for its own rank must
+// not exit before then, or the other ranks lose their answer.
+class Root;
 bool startRoot(const wire::Addr *listenAt, const uint8_t *secret,
-               wire::UniqueId *id);
+               wire::UniqueId *id, std::shared_ptr<Root> *handle = nullptr);
+void waitAnswered(Root *root);
+// The root of `id` if this process runs it (and it still runs), else null.
+std::shared_ptr<Root> rootInThisProcess(const wire::UniqueId &id);
 
 class Bootstrap {
 public:
@@ -73,7 +80,10 @@ public:
 private:
   Bootstrap() = default;
   void monitorLoop();
+  // A peer lost (q), or any failure (report): recorded once, waiters
+  // woken, onFailure called for the first.
   void lost(int q, const std::string &why);
+  void report(const wire::Abort &a);
 
   int rank_ = 0, nranks_ = 0;
   uint64_t timeoutMs_ = 0;

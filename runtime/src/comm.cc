@@ -37,9 +37,11 @@ void destroyShared(Shared *s) {
     releasePlan(s, kv.second.get());
   s->plans.clear();
   // Goodbye to the other ranks (after the last kernel: a peer that dies
-  // meanwhile still aborts them).
-  if (s->boot)
+  // meanwhile still aborts them), after telling them of a timeout here.
+  if (s->boot) {
+    tellPeers(s);
     s->boot->close();
+  }
   s->device->teardown();
   for (cclComm *h : s->handles)
     delete h;
@@ -264,6 +266,7 @@ cclResult_t cclCommGetAsyncError(cclComm_t comm, cclResult_t *async_error) {
   if (!aborted(s))
     return cclSuccess;
   // The description goes to cclGetLastError; the call itself succeeded.
+  tellPeers(s);
   *async_error = asyncResult(s);
   setError(*async_error, format("cclCommGetAsyncError(rank %d): ", comm->rank) +
                              describeAsyncError(s));
@@ -284,6 +287,8 @@ cclResult_t cclCommSynchronize(cclComm_t comm, cclStream_t stream) {
   // A failed kernel may still have left a timeout record: prefer it.
   if (r != cclSuccess && !aborted(s))
     return r;
+  if (aborted(s))
+    tellPeers(s);
   if (aborted(s))
     return setError(asyncResult(s), format("cclCommSynchronize(rank %d): ",
                                            comm->rank) +

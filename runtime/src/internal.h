@@ -217,6 +217,10 @@ cclResult_t asyncResult(Shared *s);
 // abort flag. The first failure wins.
 void recordRemoteFailure(Shared *s, const std::string &why,
                          const ccl_error_record *record);
+// One process per rank: once this rank's kernels timed out, sends the
+// record to the other ranks (once; the monitor checks about every 50 ms,
+// cclCommSynchronize, cclCommGetAsyncError and destroy right away).
+void tellPeers(Shared *s);
 cclResult_t checkComm(cclComm_t comm, const char *fn);
 // The spin-wait timeout of new communicators: CCL_TIMEOUT_MS, else 30 s.
 uint64_t defaultTimeoutNs();

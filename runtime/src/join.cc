@@ -237,21 +237,7 @@ void watch(Shared *s) {
           recordRemoteFailure(s, a.text, nullptr);
         }
       },
-      [s] {
-        // A kernel of this rank timed out: tell the others once.
-        if (!aborted(s) || s->timeoutBroadcast.exchange(true))
-          return;
-        ccl_error_record rec;
-        memcpy(&rec, (const void *)s->error, sizeof rec);
-        if (rec.state != CCL_ERR_TIMEOUT)
-          return; // a remote failure or an abort: already told
-        wire::Abort a;
-        a.kind = 1;
-        a.rank = rec.rank;
-        memcpy(a.record, &rec, sizeof rec);
-        a.text = describeAsyncError(s);
-        s->boot->broadcastAbort(a);
-      });
+      [s] { tellPeers(s); });
 }
 
 // The all-gather of an in-process communicator: the calls of all ranks
@@ -300,6 +286,27 @@ cclResult_t gatherInProcess(Shared *s, int rank, const void *send, void *recv,
 }
 
 } // namespace
+
+void tellPeers(Shared *s) {
+  // A kernel of this rank timed out: tell the others once.
+  if (!s->boot || !aborted(s) || s->timeoutBroadcast.exchange(true))
+    return;
+  ccl_error_record rec;
+  memcpy(&rec, (const void *)s->error, sizeof rec);
+  if (rec.state != CCL_ERR_TIMEOUT)
+    return; // a remote failure or an abort: already told
+  {
+    std::lock_guard<std::mutex> lk(s->failMu);
+    if (!s->remoteFailure.empty())
+      return; // another rank's timeout, copied here
+  }
+  wire::Abort a;
+  a.kind = 1;
+  a.rank = rec.rank;
+  memcpy(a.record, &rec, sizeof rec);
+  a.text = describeAsyncError(s);
+  s->boot->broadcastAbort(a);
+}
 
 void recordRemoteFailure(Shared *s, const std::string &why,
                          const ccl_error_record *record) {
@@ -374,8 +381,14 @@ cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
                            "(cclConfig_t target = cclTargetHost)",
                            fn, rank));
   std::unique_ptr<Bootstrap> boot;
-  if (cclResult_t r = Bootstrap::join(u, rank, nranks, timeoutMs, &boot))
-    return setError(r, format("%s(rank %d): ", fn, rank) + cclGetLastError());
+  if (cclResult_t r = Bootstrap::join(u, rank, nranks, timeoutMs, &boot)) {
+    std::string msg = cclGetLastError();
+    // A root in this process (cclGetUniqueId here) answers every rank
+    // before this one returns and perhaps exits.
+    if (std::shared_ptr<Root> root = rootInThisProcess(u))
+      waitAnswered(root.get());
+    return setError(r, format("%s(rank %d): ", fn, rank) + msg);
+  }
 
   Shared *s = new Shared();
   s->nranks = nranks;
@@ -500,11 +513,17 @@ cclResult_t cclCommInitFromEnv(cclComm_t *comm, const cclConfig_t *config) {
     Digest d = h.finish();
     memcpy(u.secret, d.data(), sizeof u.secret);
   }
-  if (rank == 0 && !startRoot(&u.root, u.secret, &u))
+  std::shared_ptr<Root> root;
+  if (rank == 0 && !startRoot(&u.root, u.secret, &u, &root))
     return setError(cclBootstrapError,
                     format("%s(rank 0): ", fn) + cclGetLastError());
   wire::encodeId(u, reinterpret_cast<uint8_t *>(id.internal));
-  return api::cclCommInitRankConfig(comm, nranks, id, rank, config);
+  cclResult_t r = api::cclCommInitRankConfig(comm, nranks, id, rank, config);
+  // The root runs in this process: every rank has its answer before this
+  // rank returns (and perhaps exits).
+  if (root)
+    waitAnswered(root.get());
+  return r;
 }
 
 cclResult_t cclBootstrapAllGather(cclComm_t comm, const void *sendbuf,

@@ -1,0 +1,259 @@
+// bootstrap_api_test.cc - the one-process-per-rank API (ccl.h "One process
+// per rank"; docs/runtime.md "Bootstrap") without other processes: unique
+// ids, argument and config errors, the launcher variables, ranks of a
+// multi-process communicator as threads of this process (their links and
+// host-side all-gather, their failure reports), the in-process all-gather,
+// cclCommAbort, cclGetVersion and cclCommGetAsyncError's out-parameter.
+// Jobs of separate processes: test/e2e/multiproc_faults_test.sh.
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "test_util.h"
+
+namespace {
+
+std::string last() { return cclGetLastError(); }
+
+cclConfig_t hostConfig() {
+  cclConfig_t c = CCL_CONFIG_INITIALIZER;
+  c.target = cclTargetHost;
+  c.bootstrap_timeout_ms = 3000;
+  return c;
+}
+
+void test_version_and_ids() {
+  int v = 0;
+  CHECK_OK(cclGetVersion(&v));
+  CHECK(v == CCL_VERSION_CODE && v == 1200);
+  CHECK_FAILS(cclGetVersion(nullptr), cclInvalidArgument);
+  CHECK_FAILS(cclGetUniqueId(nullptr), cclInvalidArgument);
+  cclUniqueId a, b;
+  CHECK_OK(cclGetUniqueId(&a));
+  CHECK_OK(cclGetUniqueId(&b));
+  // Fresh listener and secret every time.
+  CHECK(memcmp(&a, &b, sizeof a) != 0);
+  CHECK(sizeof(cclUniqueId) == 128);
+}
+
+void test_init_errors() {
+  cclUniqueId id;
+  CHECK_OK(cclGetUniqueId(&id));
+  cclConfig_t cfg = hostConfig();
+  cclComm_t comm = nullptr;
+  CHECK_FAILS(cclCommInitRankConfig(nullptr, 2, id, 0, &cfg),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclCommInitRank: comm is NULL");
+  CHECK_FAILS(cclCommInitRankConfig(&comm, 2, id, 2, &cfg),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclCommInitRank: rank 2 of 2 ranks (need 0 <= rank "
+                       "< nranks)");
+  cclConfig_t bad = cfg;
+  bad.magic = 0;
+  CHECK_FAILS(cclCommInitRankConfig(&comm, 2, id, 0, &bad),
+              cclInvalidArgument);
+  CHECK_CONTAINS(last(), "config was not set up with CCL_CONFIG_INITIALIZER");
+  bad = cfg;
+  bad.target = 9;
+  CHECK_FAILS(cclCommInitRankConfig(&comm, 2, id, 0, &bad),
+              cclInvalidArgument);
+  CHECK_CONTAINS(last(), "config target 9 is not cclTargetHost or "
+                         "cclTargetCuda");
+  cclUniqueId junk;
+  memset(&junk, 0x5a, sizeof junk);
+  CHECK_FAILS(cclCommInitRankConfig(&comm, 2, junk, 0, &cfg),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclCommInitRank(rank 0): the unique id was not made "
+                       "by cclGetUniqueId (wrong magic or version)");
+  // The default target is CUDA, which needs GPU memory across processes.
+  CHECK_FAILS(cclCommInitRank(&comm, 2, id, 0), cclUnsupported);
+  CHECK_CONTAINS(last(), "the CUDA target with one process per rank needs "
+                         "GPU memory shared between processes");
+  CHECK(comm == nullptr);
+}
+
+void test_launcher_variables() {
+  for (const char *v : {"CCL_RANK", "CCL_NRANKS", "CCL_UNIQUE_ID", "RANK",
+                        "WORLD_SIZE", "OMPI_COMM_WORLD_RANK",
+                        "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE",
+                        "SLURM_PROCID", "SLURM_NTASKS", "CCL_COMM_ID",
+                        "MASTER_ADDR", "MASTER_PORT", "CCL_COMM_PORT"})
+    unsetenv(v);
+  int rank = 5, n = 5;
+  CHECK_OK(cclGetEnvRank(&rank, &n));
+  CHECK(rank == -1 && n == -1);
+  cclComm_t comm;
+  CHECK_FAILS(cclCommInitFromEnv(&comm, nullptr), cclInvalidUsage);
+  CHECK_CONTAINS(last(), "no launcher set this process's rank");
+  setenv("SLURM_PROCID", "3", 1);
+  setenv("SLURM_NTASKS", "8", 1);
+  CHECK_OK(cclGetEnvRank(&rank, &n));
+  CHECK(rank == 3 && n == 8);
+  // Slurm gives no root address.
+  CHECK_FAILS(cclCommInitFromEnv(&comm, nullptr), cclInvalidUsage);
+  CHECK_CONTAINS(last(), "Slurm gave the rank (3 of 8) but nothing says where "
+                         "the bootstrap root is: set CCL_COMM_ID=host:port");
+  // torchrun's variables win over Slurm's.
+  setenv("RANK", "1", 1);
+  setenv("WORLD_SIZE", "2", 1);
+  CHECK_OK(cclGetEnvRank(&rank, &n));
+  CHECK(rank == 1 && n == 2);
+  setenv("MASTER_ADDR", "127.0.0.1", 1);
+  CHECK_FAILS(cclCommInitFromEnv(&comm, nullptr), cclInvalidUsage);
+  CHECK_CONTAINS(last(), "MASTER_ADDR is set but neither CCL_COMM_PORT nor "
+                         "MASTER_PORT");
+  setenv("RANK", "two", 1);
+  CHECK_FAILS(cclGetEnvRank(&rank, &n), cclInvalidArgument);
+  CHECK_CONTAINS(last(), "RANK=two and WORLD_SIZE=2 (torchrun) are not a rank "
+                         "and a rank count");
+  setenv("RANK", "1", 1);
+  setenv("CCL_COMM_ID", "127.0.0.1:0", 1);
+  CHECK_FAILS(cclCommInitFromEnv(&comm, nullptr), cclInvalidArgument);
+  CHECK_CONTAINS(last(), "is not a port (1-65535)");
+  setenv("CCL_COMM_ID", "127.0.0.1:4000", 1);
+  setenv("CCL_COMM_SECRET", "xyz", 1);
+  CHECK_FAILS(cclCommInitFromEnv(&comm, nullptr), cclInvalidArgument);
+  CHECK_CONTAINS(last(), "CCL_COMM_SECRET is not 64 hex digits");
+  unsetenv("CCL_COMM_SECRET");
+  setenv("CCL_UNIQUE_ID", "abc", 1);
+  CHECK_FAILS(cclCommInitFromEnv(&comm, nullptr), cclInvalidArgument);
+  CHECK_CONTAINS(last(), "CCL_UNIQUE_ID is not 256 hex digits");
+  for (const char *v : {"SLURM_PROCID", "SLURM_NTASKS", "RANK", "WORLD_SIZE",
+                        "MASTER_ADDR", "CCL_COMM_ID", "CCL_UNIQUE_ID"})
+    unsetenv(v);
+}
+
+// Ranks of one job as threads of this process (each its own communicator,
+// linked over the bootstrap as separate processes would be).
+void test_ranks_as_threads() {
+  const int n = 3;
+  cclUniqueId id;
+  CHECK_OK(cclGetUniqueId(&id));
+  std::vector<cclComm_t> comms(n, nullptr);
+  std::vector<cclResult_t> res(n, cclInternalError);
+  std::vector<std::thread> th;
+  for (int r = 0; r < n; r++)
+    th.emplace_back([&, r] {
+      cclConfig_t cfg = hostConfig();
+      res[r] = cclCommInitRankConfig(&comms[r], n, id, r, &cfg);
+    });
+  for (auto &t : th)
+    t.join();
+  th.clear();
+  for (int r = 0; r < n; r++)
+    CHECK_OK(res[r]);
+  if (g_failures)
+    return;
+  int rank = -1, count = -1;
+  CHECK_OK(cclCommRank(comms[2], &rank));
+  CHECK_OK(cclCommCount(comms[2], &count));
+  CHECK(rank == 2 && count == 3);
+  // Two all-gathers back to back, of different sizes.
+  std::vector<std::vector<int>> got(n, std::vector<int>(n));
+  std::vector<std::vector<char>> big(n, std::vector<char>(n * 100000));
+  for (int r = 0; r < n; r++)
+    th.emplace_back([&, r] {
+      int mine = 10 * r + 1;
+      res[r] = cclBootstrapAllGather(comms[r], &mine, got[r].data(),
+                                     sizeof mine);
+      std::vector<char> b(100000, (char)('a' + r));
+      if (res[r] == cclSuccess)
+        res[r] = cclBootstrapAllGather(comms[r], b.data(), big[r].data(),
+                                       b.size());
+    });
+  for (auto &t : th)
+    t.join();
+  th.clear();
+  for (int r = 0; r < n; r++) {
+    CHECK_OK(res[r]);
+    for (int q = 0; q < n; q++) {
+      CHECK(got[r][q] == 10 * q + 1);
+      CHECK(big[r][q * 100000] == 'a' + q && big[r][q * 100000 + 99999] == 'a' + q);
+    }
+  }
+  CHECK_FAILS(cclBootstrapAllGather(comms[0], nullptr, nullptr, 4),
+              cclInvalidArgument);
+  CHECK_FAILS(cclBootstrapAllGather(comms[0], &rank, &count,
+                                    (64u << 20) + 1),
+              cclInvalidArgument);
+  CHECK_CONTAINS(last(), "at most 64 MiB");
+  // Rank 1 aborts: the others learn it, naming rank 1.
+  CHECK_OK(cclCommAbort(comms[1]));
+  for (int r : {0, 2}) {
+    cclResult_t async = cclSuccess;
+    for (int i = 0; i < 200 && async == cclSuccess; i++) {
+      CHECK_OK(cclCommGetAsyncError(comms[r], &async));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(async == cclRemoteError);
+    CHECK_CONTAINS(last(), "rank 1 (pid ");
+    CHECK_CONTAINS(last(), "aborted the communicator (cclCommAbort); the "
+                           "communicator is aborted");
+    // A host-side collective fails fast too.
+    int x = 0, y[3];
+    CHECK_FAILS(cclBootstrapAllGather(comms[r], &x, y, sizeof x),
+                cclRemoteError);
+  }
+  CHECK_FAILS(cclCommGetAsyncError(comms[0], nullptr), cclInvalidArgument);
+  CHECK_OK(cclCommDestroy(comms[0]));
+  CHECK_OK(cclCommDestroy(comms[2]));
+}
+
+void test_in_process() {
+  const int n = 4;
+  cclComm_t comms[n];
+  CHECK_OK(cclCommInitAllInProcess(comms, n, cclTargetHost, nullptr));
+  cclResult_t async = cclInternalError;
+  CHECK_OK(cclCommGetAsyncError(comms[0], &async));
+  CHECK(async == cclSuccess);
+  // The in-process all-gather: the ranks' calls meet, three rounds.
+  std::vector<std::thread> th;
+  std::vector<cclResult_t> res(n, cclInternalError);
+  std::vector<std::vector<long>> got(n, std::vector<long>(3 * n));
+  for (int r = 0; r < n; r++)
+    th.emplace_back([&, r] {
+      for (int k = 0; k < 3; k++) {
+        long mine = 100 * k + r;
+        res[r] = cclBootstrapAllGather(comms[r], &mine, &got[r][k * n],
+                                       sizeof mine);
+        if (res[r] != cclSuccess)
+          return;
+      }
+    });
+  for (auto &t : th)
+    t.join();
+  for (int r = 0; r < n; r++) {
+    CHECK_OK(res[r]);
+    for (int k = 0; k < 3; k++)
+      for (int q = 0; q < n; q++)
+        CHECK(got[r][k * n + q] == 100 * k + q);
+  }
+  // Abort one handle: the communicator is aborted for every rank.
+  CHECK_OK(cclCommAbort(comms[3]));
+  CHECK_OK(cclCommGetAsyncError(comms[0], &async));
+  CHECK(async == cclRemoteError);
+  CHECK_EQ_STR(last(), "cclCommGetAsyncError(rank 0): rank 3 aborted the "
+                       "communicator (cclCommAbort); the communicator is "
+                       "aborted");
+  CHECK_FAILS(cclCommSynchronize(comms[1], nullptr), cclRemoteError);
+  for (int r = 0; r < 3; r++)
+    CHECK_OK(cclCommDestroy(comms[r]));
+  // A new one works.
+  CHECK_OK(cclCommInitAllInProcess(comms, 2, cclTargetHost, nullptr));
+  CHECK_OK(cclCommGetAsyncError(comms[1], &async));
+  CHECK(async == cclSuccess);
+  CHECK_OK(cclCommDestroy(comms[0]));
+  CHECK_OK(cclCommDestroy(comms[1]));
+}
+
+} // namespace
+
+int main() {
+  test_version_and_ids();
+  test_init_errors();
+  test_launcher_variables();
+  test_ranks_as_threads();
+  test_in_process();
+  return test_result("bootstrap_api_test");
+}
