@@ -1,14 +1,15 @@
 #!/bin/bash
 # ccl-perf with one process per rank (docs/ccl-perf.md, "One process per
-# rank"): the N ranks of a job are N processes of ccl-perf that meet
-# through cclCommInitFromEnv; each checks and times its own rank, and rank
-# 0 prints the one table.
+# rank"): the N ranks of a job are N processes of ccl-perf started by
+# ccl-run; each checks and times its own rank, and rank 0 prints the one
+# table.
 #
 # - allpairs_ll, ring (in place) and ring_oop (out of place), compiled by
 #   cclc for the host target: 2, 3, 4 and 8 processes, float32, float16 and
 #   bfloat16, odd sizes (3 B to 100 KiB in steps of x7), a start delay on
 #   rank 1, K = 8 calls back to back: 0 wrong, exit 0, one table, one
-#   "Rank" line per process;
+#   "Rank" line per process; once more started by hand, as torchrun would
+#   (RANK, WORLD_SIZE, and CCL_COMM_ID for the bootstrap root);
 # - testar_broken: the same wrong counts and "#   wrong:" lines as the
 #   in-process run (the outcomes of the ranks are gathered and merged);
 # - testar_racy with --delay on the reading rank: caught with K = 4, not
@@ -16,32 +17,35 @@
 # - failures: -g against the job's rank count, --compare nccl, a rank that
 #   cannot load --lib (rank 0 reports that rank's message), a rank that
 #   never launches (the timeout reaches every rank, no hang).
-#
-# The ranks are started by hand, as libcclrt's address mode allows:
-# CCL_COMM_ID=127.0.0.1:PORT, RANK and WORLD_SIZE per process, rank 0
-# hosting the bootstrap root.
-PERF=$1 LIB=$2 AP=$3 RING=$4 RING_OOP=$5
+PERF=$1 LIB=$2 AP=$3 RING=$4 RING_OOP=$5 CCL_RUN=$6
 source "$(dirname "$0")/testlib.sh"
 WORK=${TEST_TMPDIR:-$(mktemp -d)}
 # A failed rendezvous must end the test, not hang it.
 export CCL_BOOTSTRAP_TIMEOUT_MS=30000
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# launch_prog N PROG ARGS...: runs PROG as the N ranks of one job. $OUT gets
-# every rank's standard output and error (rank 0's first), $RC the first
-# non-zero exit status of a rank (0 if none), $SECS the wall time.
+# launch_prog N PROG ARGS...: `ccl-run -n N PROG ARGS...`; $OUT gets the
+# ranks' standard output and error (ccl-run's too), $RC ccl-run's exit
+# status (the first failed rank's), $SECS the wall time.
 launch_prog() {
-  local n=$1 prog=$2 port r
-  shift 2
-  echo "+ $n ranks: $(basename "$prog") $*"
-  port=$(free_port)
-  local t0=$SECONDS pids=()
+  local n=$1 t0=$SECONDS
+  echo "+ ccl-run -n $n $(basename "$2") ${*:3}"
+  OUT=$(timeout 300 "$CCL_RUN" -n "$n" "${@:2}" 2>&1)
+  RC=$?
+  SECS=$((SECONDS - t0))
+}
+launch() { launch_prog "$1" "$PERF" "${@:2}"; }
+
+# launch_by_hand N ARGS...: as launch, with the ranks started here as
+# torchrun would (RANK, WORLD_SIZE), meeting at CCL_COMM_ID (rank 0 hosts
+# the bootstrap root on a free port). $OUT: rank 0's output first.
+launch_by_hand() {
+  local n=$1 port r t0=$SECONDS pids=()
+  shift
+  echo "+ $n ranks by hand: ccl-perf $*"
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   for ((r = 0; r < n; r++)); do
     CCL_COMM_ID=127.0.0.1:$port RANK=$r WORLD_SIZE=$n \
-      timeout 120 "$prog" "$@" >"$WORK/rank$r.out" 2>&1 &
+      timeout 300 "$PERF" "$@" >"$WORK/rank$r.out" 2>&1 &
     pids+=($!)
   done
   RC=0
@@ -53,7 +57,6 @@ launch_prog() {
   SECS=$((SECONDS - t0))
   OUT=$(for ((r = 0; r < n; r++)); do cat "$WORK/rank$r.out"; done)
 }
-launch() { launch_prog "$1" "$PERF" "${@:2}"; }
 
 # The checks of a run that must have passed: exit 0, nothing wrong, ROWS
 # rows with both placements measured, one table, one Rank line per rank.
@@ -87,8 +90,12 @@ for n in 2 3 4 8; do
     rows | grep -Eq '^ +4 +1 +float +sum ' || fail "$1, $n ranks: no 4-byte float row"
   done
 done
-# The header says where the rank count comes from.
-expect_has "# ranks     : 8 (one process per rank, launched by torchrun (RANK, WORLD_SIZE))"
+expect_has "# ranks     : 8 (one process per rank, launched by ccl-run)"
+# Started by hand: the header says where the rank count came from.
+launch_by_hand 4 --lib "$RING" --algo ring --target host -b 3 -e 100K -f 7 \
+  -d float32,float16,bfloat16 -n 2 -w 1 --delay 1=1000
+expect_clean_table 4 ring 18
+expect_has "# ranks     : 4 (one process per rank, launched by torchrun (RANK, WORLD_SIZE))"
 
 # 2. A broken AllReduce (drops the last rank's contribution): the wrong
 # counts and every "#   wrong:" line (calls, ranks, first mismatch) are
@@ -124,8 +131,8 @@ expect_rc 0
 # -g must be the job's rank count; said once (by rank 0).
 launch 3 --lib "$AP" --algo allpairs_ll --target host -g 2 -b 1K -e 1K
 expect_rc 1
-expect_has "-g 2 does not match the job of 3 ranks (one process per rank, launched by torchrun (RANK, WORLD_SIZE)); give -g 3 or leave it out"
-# (Each rank's standard output and error are one file here: printed once.)
+expect_has "-g 2 does not match the job of 3 ranks (one process per rank, launched by ccl-run); give -g 3 or leave it out"
+# (The ranks' standard output and error are one file here: printed once.)
 [ "$(echo "$OUT" | grep -c 'does not match the job')" -eq 1 ] ||
   fail "-g mismatch: not reported once, by rank 0"
 launch 2 --lib "$AP" --algo allpairs_ll --target host -g 2 -b 1K -e 1K -n 1 -w 0
@@ -139,7 +146,7 @@ expect_has "--compare nccl is not supported yet with one process per rank"
 cat >"$WORK/lib_on_rank2.sh" <<EOF
 #!/bin/bash
 lib=$AP
-[ "\$RANK" = 2 ] && lib=/nonexistent/liballpairs_ll.so
+[ "\$CCL_RANK" = 2 ] && lib=/nonexistent/liballpairs_ll.so
 exec "$PERF" --lib "\$lib" "\$@"
 EOF
 chmod +x "$WORK/lib_on_rank2.sh"
@@ -149,12 +156,15 @@ expect_has "# ERROR: rank 2: cannot load --lib /nonexistent/liballpairs_ll.so: "
 [ "$(echo "$OUT" | grep -c 'cannot load --lib')" -eq 1 ] ||
   fail "lib on rank 2: not reported once, by rank 0"
 [ "$SECS" -lt 20 ] || fail "lib on rank 2: took $SECS s"
-# A rank that never launches: the others time out; the report reaches every
-# rank (each says it: there is no exchange left to agree through).
+# A rank that never launches: the others time out, which aborts the
+# communicator on every rank, so the ranks cannot agree on one report: rank
+# 0 reports its own at once (the runtime's report of the timeout), before
+# ccl-run ends the job.
 launch 3 --lib "$AP" --algo allpairs_ll --target host --skip-rank 1 --timeout-ms 300 -b 1K -e 1K -n 1 -w 0
 expect_rc 1
 expect_has "# debug     : rank 1 skips its launches"
-expect_has "timed out after"
+expect_has "# ERROR: cclc 1024 B float32 sum out-of-place: cclCommSynchronize on rank 0 failed: cclTimeout"
+expect_has "thread block 0 timed out after 0.3"
 expect_has "# FAILED: the cclc run stopped at the error above"
 [ "$SECS" -lt 20 ] || fail "skip-rank: took $SECS s"
 

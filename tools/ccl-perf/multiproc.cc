@@ -134,6 +134,14 @@ bool gatherStrings(Env &env, const std::string &mine, std::vector<std::string> *
   return true;
 }
 
+// Whether this rank's communicator has an asynchronous error (it is
+// aborted). The caller's message is made already: cclGetLastError may change.
+bool commAborted(const Env &env) {
+  cclResult_t async = cclSuccess;
+  return cclCommGetAsyncError(env.comms[env.me], &async) == cclSuccess &&
+         async != cclSuccess;
+}
+
 }  // namespace
 
 Launch detectLaunch() {
@@ -166,6 +174,15 @@ bool agree(Env &env, bool ok, std::string *err, const std::string &data,
   }
   if (env.broken) {  // not reached: a broken exchange stops the run
     if (ok) *err = "an earlier exchange between the ranks failed";
+    return false;
+  }
+  // A failure that aborted the communicator (a timeout, a peer's abort)
+  // reached every rank through the runtime, and their exchanges fail at
+  // once; this rank's would wait for them all the same (libcclrt's
+  // all-gather does not look at the communicator's own abort), so it
+  // reports its error at once instead.
+  if (!ok && commAborted(env)) {
+    env.broken = true;
     return false;
   }
   Pack mine;
