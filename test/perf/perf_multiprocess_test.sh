@@ -137,6 +137,9 @@ expect_has "-g 2 does not match the job of 3 ranks (one process per rank, launch
   fail "-g mismatch: not reported once, by rank 0"
 launch 2 --lib "$AP" --algo allpairs_ll --target host -g 2 -b 1K -e 1K -n 1 -w 0
 expect_rc 0
+launch 2 --lib "$AP" --algo allpairs_ll --target host --devices 0,0
+expect_rc 1
+expect_has "--devices is for one process that drives every rank"
 # NCCL runs in-process only, for now.
 launch 2 --lib "$AP" --algo allpairs_ll --compare nccl
 expect_rc 1

@@ -368,11 +368,12 @@ std::string tableTitle(const Env &env) {
 void checkOneRankOptions(Options &opt, const Launch &launch) {
   const std::string mode = "one process per rank, launched by " + launch.launcher;
   if (opt.compareNccl)
-    fatal("--compare nccl is not supported yet with one process per rank (" + mode +
-          "); run ccl-perf without a launcher to compare with NCCL");
+    fatal("--compare nccl is not supported yet with one process per rank (launched by " +
+          launch.launcher + "); run ccl-perf without a launcher to compare with NCCL");
   if (!opt.devices.empty())
     fatal("--devices is for one process that drives every rank; with one process "
-          "per rank (" + mode + ") each rank takes the GPU of its local rank");
+          "per rank (launched by " + launch.launcher + ") each rank takes the GPU of "
+          "its local rank");
   if (opt.nranksSet && opt.nranks != launch.nranks)
     fatal("-g " + std::to_string(opt.nranks) + " does not match the job of " +
           std::to_string(launch.nranks) + " ranks (" + mode + "); give -g " +

@@ -85,6 +85,11 @@ const char kUsage[] =
     "  -h, --help                 this text\n"
     "  --version                  the version of ccl-perf\n"
     "\n"
+    "One process per rank: started by a launcher (ccl-run -n N ccl-perf ...,\n"
+    "torchrun, mpirun, srun: the variables cclCommInitFromEnv reads), each\n"
+    "process is one rank of the job (-g is the job's rank count or left out);\n"
+    "it checks and times its own rank and rank 0 prints the one table.\n"
+    "\n"
     "Exit status: 0 if every call succeeded and every checked value was right,\n"
     "1 otherwise.\n";
 
