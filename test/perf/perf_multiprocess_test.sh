@@ -10,7 +10,8 @@
 #   rank 1, K = 8 calls back to back: 0 wrong, exit 0, one table, one
 #   "Rank" line per process; once more started by hand, as torchrun would
 #   (RANK, WORLD_SIZE, and CCL_COMM_ID for the bootstrap root);
-# - testar_broken: the same wrong counts and "#   wrong:" lines as the
+# - testar_broken and every other collective of testar, correct and
+#   broken: the same rows, wrong counts and "#   wrong:" lines as the
 #   in-process run (the outcomes of the ranks are gathered and merged);
 # - testar_racy with --delay on the reading rank: caught with K = 4, not
 #   with K = 1, as in-process;
@@ -114,6 +115,24 @@ expect_has "FAILED"
   fail "testar_broken: the '#   wrong:' lines differ from the in-process run"
 echo "$OUT" | grep -q "ranks 0,1,2; first: call 0 rank 0 element 0" ||
   fail "testar_broken: the notes do not merge the ranks"
+
+# Every collective (the in-place layouts of AllGather and ReduceScatter,
+# Reduce's root, Broadcast's root), correct and broken: the same rows,
+# "#   wrong:" lines and exit status as in-process.
+for coll in allgather reducescatter alltoall broadcast reduce; do
+  for algo in testar_$coll testar_${coll}_broken; do
+    args=(--lib "$LIB" --algo "$algo" --target host -b 5 -e 40K -f 11 -d all -o all -k 3 -n 1 -w 0)
+    run "${args[@]}" -g 3
+    INPROC_RC=$RC
+    INPROC=$(rows | awk '{ print $1, $2, $3, $4, $8, $12 }'; wrong_notes)
+    launch 3 "${args[@]}"
+    [ "$RC" -eq "$INPROC_RC" ] || fail "$algo: exit status $RC, in-process $INPROC_RC"
+    [ "$(rows | awk '{ print $1, $2, $3, $4, $8, $12 }'; wrong_notes)" = "$INPROC" ] ||
+      fail "$algo: rows or '#   wrong:' lines differ from the in-process run"
+    [ "$(nrows)" -gt 0 ] || fail "$algo: no rows"
+  done
+  [ "$RC" -eq 1 ] || fail "testar_${coll}_broken: exit status $RC, expected 1"
+done
 
 # 3. The back-to-back check across processes: the racy Broadcast is wrong
 # in calls 0..K-2 of the delayed reader (rank 1), with K = 4, every buffer
