@@ -5,7 +5,10 @@
 // A run goes through its phases in order: the options; the library and the
 // target (the plans of the algorithm, the GPUs here); the checks and
 // defaults that depend on the plan; the header; the communicator, its ranks
-// and buffers; the sweep of cclc (then NCCL's); the summary.
+// and buffers; the sweep of cclc (then NCCL's); the summary. Started by a
+// launcher, the process is one rank of a job (runOneRank): its
+// communicator comes before the library, and rank 0 prints what the ranks
+// agree on.
 #include <fcntl.h>
 #include <unistd.h>
 
