@@ -21,7 +21,7 @@ class CclBackend : public Backend {
   const char *label() const override { return "cclc"; }
   bool launchAll(const std::vector<void *> &in, const std::vector<void *> &out,
                  size_t count, DType t, Op op, std::string *err) override {
-    for (int r = 0; r < env_.n; r++) {
+    for (int r : env_.local) {
       if (!env_.setRank(r, err)) return false;
       int rc = fn_(env_.comms[r], in[r], out[r], count, (cclDataType_t)t,
                    (cclRedOp_t)op, env_.stream(r));
@@ -38,7 +38,7 @@ class CclBackend : public Backend {
     bool ok = true;
     std::string first;
     std::vector<int> same;
-    for (int r = 0; r < env_.n; r++) {
+    for (int r : env_.local) {
       cclResult_t rc = cclCommSynchronize(env_.comms[r], env_.stream(r));
       if (rc == cclSuccess) continue;
       const char *last = cclGetLastError();
@@ -161,18 +161,19 @@ bool captureGraphs(Env &env, const std::function<bool(std::string *)> &queue,
   const cu::CudaDriver *d = env.drv;
   g->env = &env;
   g->execs.assign(env.n, nullptr);
-  int begun = 0;
+  std::vector<int> begun;
   bool ok = true;
-  for (int r = 0; r < env.n && ok; r++) {
+  for (size_t i = 0; i < env.local.size() && ok; i++) {
+    const int r = env.local[i];
     ok = env.setRank(r, err) &&
          env.cu(d->cuStreamBeginCapture(env.streams[r],
                                         cu::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
                 "cuStreamBeginCapture", r, err);
-    if (ok) begun++;
+    if (ok) begun.push_back(r);
   }
   if (ok) ok = queue(err);
   std::vector<cu::CUgraph> graphs(env.n, nullptr);
-  for (int r = 0; r < begun; r++) {
+  for (int r : begun) {
     std::string e;
     bool endOk = env.setRank(r, &e) &&
                  env.cu(d->cuStreamEndCapture(env.streams[r], &graphs[r]),
@@ -182,11 +183,13 @@ bool captureGraphs(Env &env, const std::function<bool(std::string *)> &queue,
       ok = false;
     }
   }
-  for (int r = 0; r < env.n && ok; r++)
+  for (size_t i = 0; i < env.local.size() && ok; i++) {
+    const int r = env.local[i];
     ok = env.setRank(r, err) &&
          env.cu(d->cuGraphInstantiateWithFlags(&g->execs[r], graphs[r], 0),
                 "cuGraphInstantiate", r, err);
-  for (int r = 0; r < env.n; r++)
+  }
+  for (int r : env.local)
     if (graphs[r]) {
       std::string e;
       env.setRank(r, &e);
@@ -196,7 +199,7 @@ bool captureGraphs(Env &env, const std::function<bool(std::string *)> &queue,
 }
 
 bool launchGraphs(Env &env, const Graphs &g, std::string *err) {
-  for (int r = 0; r < env.n; r++)
+  for (int r : env.local)
     if (!env.setRank(r, err) ||
         !env.cu(env.drv->cuGraphLaunch(g.execs[r], env.streams[r]), "cuGraphLaunch",
                 r, err))

@@ -31,15 +31,50 @@ const void *Env::poison(DType t) {
 }
 
 void openCommunicator(Env &env) {
+  createCommunicator(env);
+  configureCommunicator(env);
+}
+
+void createCommunicator(Env &env, int device) {
   const Options &opt = env.opt;
   env.comms.assign(env.n, nullptr);
-  cclResult_t rc = cclCommInitAllInProcess(
-      env.comms.data(), env.n, env.cuda ? cclTargetCuda : cclTargetHost,
-      env.cuda && !opt.devices.empty() ? opt.devices.data() : nullptr);
-  if (rc != cclSuccess) fatal(cclError("cclCommInitAllInProcess", -1, rc));
+  cclResult_t rc;
+  if (!env.multi) {
+    rc = cclCommInitAllInProcess(
+        env.comms.data(), env.n, env.cuda ? cclTargetCuda : cclTargetHost,
+        env.cuda && !opt.devices.empty() ? opt.devices.data() : nullptr);
+    if (rc != cclSuccess) fatal(cclError("cclCommInitAllInProcess", -1, rc));
+    return;
+  }
+  cclConfig_t config = CCL_CONFIG_INITIALIZER;
+  config.target = env.cuda ? cclTargetCuda : cclTargetHost;
+  config.device = env.cuda ? device : -1;
+  cclComm_t comm = nullptr;
+  rc = cclCommInitFromEnv(&comm, &config);
+  // Without a communicator the ranks cannot tell each other: each reports
+  // its own failure (the runtime's message names the rank).
+  if (rc != cclSuccess)
+    fatalHere(cclError("cclCommInitFromEnv", -1, rc) +
+              (env.cuda && rc == cclUnsupported
+                   ? " (--target host runs the host target with one process per rank)"
+                   : ""));
+  int rank = -1, count = -1;
+  if ((rc = cclCommRank(comm, &rank)) != cclSuccess ||
+      (rc = cclCommCount(comm, &count)) != cclSuccess)
+    fatalHere(cclError("cclCommRank", env.me, rc));
+  if (rank != env.me || count != env.n)
+    fatalHere(fmt::format("cclCommInitFromEnv made rank {} of {}; the environment "
+                          "says rank {} of {}",
+                          rank, count, env.me, env.n));
+  env.comms[env.me] = comm;
+}
+
+void configureCommunicator(Env &env) {
+  const Options &opt = env.opt;
+  cclResult_t rc;
   if (opt.timeoutSet || opt.skipRank >= 0) {
     uint64_t ms = opt.timeoutSet ? opt.timeoutMs : 2000;
-    for (int r = 0; r < env.n; r++)
+    for (int r : env.local)
       if ((rc = cclCommSetTimeout(env.comms[r], ms)) != cclSuccess)
         fatal(cclError("cclCommSetTimeout", r, rc));
     fmt::print("# timeout   : {} ms\n", ms);
@@ -52,8 +87,10 @@ void openCommunicator(Env &env) {
                  d.rank, d.us, ms);
   }
   if (opt.skipRank >= 0) {
-    rc = cclCommDebugSkipLaunches(env.comms[opt.skipRank], 1);
-    if (rc != cclSuccess) fatal(cclError("cclCommDebugSkipLaunches", opt.skipRank, rc));
+    if (env.drives(opt.skipRank)) {
+      rc = cclCommDebugSkipLaunches(env.comms[opt.skipRank], 1);
+      if (rc != cclSuccess) fatal(cclError("cclCommDebugSkipLaunches", opt.skipRank, rc));
+    }
     fmt::print("# debug     : rank {} skips its launches (--skip-rank); expect a "
                "timeout\n", opt.skipRank);
   }
@@ -72,11 +109,19 @@ void openRanks(Env &env) {
     env.evStop.assign(env.n, nullptr);
   }
   const cu::CudaDriver *drv = env.drv;
-  for (int r = 0; r < env.n; r++) {
+  // In-process the lines are printed as they come; with one process per
+  // rank rank 0 prints everyone's (gathered by the caller).
+  auto line = [&env](const std::string &text) {
+    if (env.multi)
+      env.rankLine = text;
+    else
+      fmt::print("{}", text);
+  };
+  for (int r : env.local) {
     cclResult_t rc = cclCommDevice(env.comms[r], &env.devices[r]);
     if (rc != cclSuccess) fatal(cclError("cclCommDevice", r, rc));
     if (!env.cuda) {
-      fmt::print("#  Rank {:2} Pid {:6} on {}: host thread(s)\n", r, pid, host);
+      line(fmt::format("#  Rank {:2} Pid {:6} on {}: host thread(s)\n", r, pid, host));
       continue;
     }
     cu::CUdevice dev;
@@ -93,8 +138,8 @@ void openRanks(Env &env) {
                 "cuEventCreate", r, &err))
       fatal(err);
     drv->cuDeviceGetName(name, sizeof name - 1, dev);
-    fmt::print("#  Rank {:2} Pid {:6} on {} device {:2} {}\n", r, pid, host,
-               env.devices[r], name);
+    line(fmt::format("#  Rank {:2} Pid {:6} on {} device {:2} {}\n", r, pid, host,
+                     env.devices[r], name));
   }
 }
 
@@ -112,7 +157,7 @@ void allocateBuffers(Env &env) {
   env.send.assign(env.n, nullptr);
   env.recv.assign(env.n, nullptr);
   cclResult_t rc;
-  for (int r = 0; r < env.n; r++) {
+  for (int r : env.local) {
     if ((rc = cclMemAlloc(env.comms[r], &env.send[r], maxIn)) != cclSuccess)
       fatal(cclError("cclMemAlloc", r, rc));
     if ((rc = cclMemAlloc(env.comms[r], &env.recv[r], maxBuf)) != cclSuccess)
@@ -131,7 +176,7 @@ void allocateBuffers(Env &env) {
   if (3 * slot > cap)
     fmt::print("# note      : the largest rows need 3 buffers of {} bytes per "
                "rank (K = 1), more than --check-mem {}\n", slot, cap);
-  for (int r = 0; r < env.n; r++)
+  for (int r : env.local)
     if ((rc = cclMemAlloc(env.comms[r], &env.arena[r], env.arenaBytes)) != cclSuccess)
       fatal(cclError("cclMemAlloc", r, rc) + " (back-to-back check buffers, " +
             std::to_string(env.arenaBytes) + " bytes; see --check-mem and -k)");
@@ -143,7 +188,7 @@ void allocateBuffers(Env &env) {
 void closeAll(Env &env) {
   std::string err;
   const cu::CudaDriver *drv = env.drv;
-  for (int r = 0; r < env.n; r++) {
+  for (int r : env.local) {
     cclMemFree(env.comms[r], env.send[r]);
     cclMemFree(env.comms[r], env.recv[r]);
     if (env.arena[r]) cclMemFree(env.comms[r], env.arena[r]);
@@ -154,9 +199,9 @@ void closeAll(Env &env) {
       drv->cuStreamDestroy(env.streams[r]);
     }
   }
-  for (int r = 0; r < env.n; r++) cclCommDestroy(env.comms[r]);
+  for (int r : env.local) cclCommDestroy(env.comms[r]);
   if (env.cuda)
-    for (int r = 0; r < env.n; r++) {
+    for (int r : env.local) {
       cu::CUdevice dev;
       if (drv->cuDeviceGet(&dev, env.devices[r]) == 0) drv->cuDevicePrimaryCtxRelease(dev);
     }
@@ -186,6 +231,7 @@ bool copyAsync(Env &env, int r, void *dst, const void *src, size_t bytes,
 
 bool setDelays(Env &env, bool on, std::string *err) {
   for (const Delay &d : env.opt.delays) {
+    if (!env.drives(d.rank)) continue;
     cclResult_t rc = cclCommDebugSetDelay(env.comms[d.rank], d.block,
                                           on ? d.us * 1000 : 0);
     if (rc != cclSuccess) {

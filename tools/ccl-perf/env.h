@@ -25,6 +25,21 @@ struct Env {
   Options opt;
   bool cuda = false;
   int n = 1;
+  // One process per rank (launched by ccl-run, torchrun, mpirun, srun...):
+  // this process is rank `me` of the job's n ranks. false: this process
+  // drives all n ranks (the in-process communicator).
+  bool multi = false;
+  int me = 0;
+  // The ranks this process drives: 0..n-1, or {me}. The per-rank vectors
+  // below have n entries; only these ranks' are set.
+  std::vector<int> local;
+  // With one process per rank: an exchange between the ranks failed (a
+  // peer is gone, or the communicator is aborted), so the ranks can no
+  // longer agree on a report: each reports its own error from then on.
+  bool broken = false;
+  // With one process per rank: this rank's "#  Rank ..." header line,
+  // gathered by rank 0 (openRanks).
+  std::string rankLine;
   const Collective *coll = nullptr;
   int root = 0;  // Broadcast, Reduce: the plan's root
   std::vector<cclComm_t> comms;
@@ -51,15 +66,25 @@ struct Env {
   // Makes rank r's context current (CUDA).
   bool setRank(int r, std::string *err) const;
   cclStream_t stream(int r) const { return cuda ? (cclStream_t)streams[r] : nullptr; }
+  // Whether this process drives rank r.
+  bool drives(int r) const { return !multi || r == me; }
   // The host poison pattern of t, at least `count` elements.
   const void *poison(DType t);
 };
 
 // The communicator of the -g ranks on the chosen target, with --timeout-ms,
-// --skip-rank and their notes in the header.
+// --skip-rank and their notes in the header (in-process: both steps below).
 void openCommunicator(Env &env);
+// The communicator alone: all ranks in this process
+// (cclCommInitAllInProcess), or this process's rank of the job
+// (cclCommInitFromEnv, with `device` on CUDA); failures exit.
+void createCommunicator(Env &env, int device = -1);
+// --timeout-ms, --skip-rank and --delay on the ranks of this process, and
+// their notes in the header.
+void configureCommunicator(Env &env);
 // Per rank: its device and, on CUDA, its context, stream and events; one
-// header line each.
+// header line each (with one process per rank: env.rankLine, which rank 0
+// prints for every rank after gathering them).
 void openRanks(Env &env);
 // The working buffers and the check's memory (--check-mem), for the
 // largest message of every dtype.

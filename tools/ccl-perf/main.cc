@@ -5,7 +5,11 @@
 // A run goes through its phases in order: the options; the library and the
 // target (the plans of the algorithm, the GPUs here); the checks and
 // defaults that depend on the plan; the header; the communicator, its ranks
-// and buffers; the sweep of cclc (then NCCL's); the summary.
+// and buffers; the sweep of cclc (then NCCL's); the summary. Started by a
+// launcher, the process is one rank of a job (runOneRank): its
+// communicator comes before the library, and rank 0 prints what the ranks
+// agree on.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +25,7 @@
 #include "tools/ccl-perf/env.h"
 #include "tools/ccl-perf/gpu.h"
 #include "tools/ccl-perf/library.h"
+#include "tools/ccl-perf/multiproc.h"
 #include "tools/ccl-perf/nccl_loader.h"
 #include "tools/ccl-perf/options.h"
 #include "tools/ccl-perf/report.h"
@@ -45,12 +50,15 @@ void enforceNvlsRule(const Options &opt) {
   if (opt.compareNccl && !nccl::checkNcclEnvironment(&why)) fatal(why);
 }
 
-// Probes the GPUs (unless --target host) and picks the target: --target,
-// else cuda when a GPU is usable and the library has a CUDA plan.
+// Picks the target: --target, else cuda when a GPU is usable and the
+// library has a CUDA plan. `lib` is null with one process per rank, where
+// the library is loaded after the communicator exists (see runOneRank):
+// cuda then when a GPU is usable.
 Target chooseTarget(const Options &opt, const Gpus *gpus,
-                    const std::string &cudaWhy, const Library &lib) {
+                    const std::string &cudaWhy, const Library *lib) {
   bool haveCudaPlan = false;
-  for (const ccl_plan *p : lib.plans) haveCudaPlan |= p->target == CCL_TARGET_NVPTX;
+  if (lib)
+    for (const ccl_plan *p : lib->plans) haveCudaPlan |= p->target == CCL_TARGET_NVPTX;
   Target t;
   if (opt.target == TargetChoice::Cuda) {
     t.cuda = true;
@@ -59,14 +67,21 @@ Target chooseTarget(const Options &opt, const Gpus *gpus,
     t.why = "--target host";
   } else if (!gpus) {
     t.why = "no usable GPU: " + cudaWhy;
-  } else if (!lib.plans.empty() && !haveCudaPlan) {
+  } else if (lib && !lib->plans.empty() && !haveCudaPlan) {
     t.why = "the library has no CUDA plan for " + opt.algo;
   } else {
     t.cuda = true;
     t.why = std::to_string(gpus->deviceCount) + " GPU(s) found";
+    if (!lib) t.why += "; chosen before the library is loaded (--target host to choose)";
   }
   if (t.cuda) t.gpus = gpus;
   t.planTarget = t.cuda ? CCL_TARGET_NVPTX : CCL_TARGET_HOST;
+  return t;
+}
+
+// The plan of the algorithm for the target; an error when the library has
+// plans, but none for the target.
+void findPlan(Target &t, const Options &opt, const Library &lib) {
   for (const ccl_plan *p : lib.plans)
     if (p->target == t.planTarget) t.plan = p;
   if (!lib.plans.empty() && !t.plan) {
@@ -75,7 +90,6 @@ Target chooseTarget(const Options &opt, const Gpus *gpus,
     fatal(opt.lib + " has no " + planTargetName(t.planTarget) + " plan for " + opt.algo +
           " (it has:" + have + ")");
   }
-  return t;
 }
 
 // Defaults that run: without -g (or --devices) the plan's smallest rank
@@ -298,7 +312,7 @@ SweepResult sweepNccl(Env &env, const nccl::Nccl *nc, const RowFilter &filter) {
 
 // The summary below the tables; true when everything was right. Exits 1 at
 // once when a sweep stopped at an error (its communicator may be aborted).
-bool summarize(const Env &env, const SweepResult &mine, const SweepResult *theirs) {
+bool summarize(Env &env, const SweepResult &mine, const SweepResult *theirs) {
   const bool check = env.opt.check;
   bool ok = !mine.failed && mine.wrong == 0 && (!theirs || (!theirs->failed && theirs->wrong == 0));
   auto measured = [](const SweepResult &r) {
@@ -338,17 +352,155 @@ bool summarize(const Env &env, const SweepResult &mine, const SweepResult *their
     // tearing it down. The error itself was printed where it happened.
     fmt::print("# FAILED: {} stopped at the error above\n",
                mine.failed ? "the cclc run" : "the NCCL run");
-    std::fflush(stdout);
-    _exit(1);
+    exitFailed(env);
   }
   return ok;
+}
+
+// The title of the cclc table.
+std::string tableTitle(const Env &env) {
+  return "cclc " + env.opt.algo + " (" + env.coll->name + ", " +
+         (env.cuda ? "cuda" : "host") + ", " + std::to_string(env.n) + " ranks" +
+         launchMode(env) + ")";
+}
+
+// ---- One process per rank (docs/ccl-perf.md, "One process per rank") ----
+
+// The options that make no sense for one rank of a job, and -g against the
+// job's rank count. Every rank has the same command line: rank 0 reports.
+void checkOneRankOptions(Options &opt, const Launch &launch) {
+  const std::string mode = "one process per rank, launched by " + launch.launcher;
+  if (opt.compareNccl)
+    fatal("--compare nccl is not supported yet with one process per rank (launched by " +
+          launch.launcher + "); run ccl-perf without a launcher to compare with NCCL");
+  if (!opt.devices.empty())
+    fatal("--devices is for one process that drives every rank; with one process "
+          "per rank (launched by " + launch.launcher + ") each rank takes the GPU of "
+          "its local rank");
+  if (opt.nranksSet && opt.nranks != launch.nranks)
+    fatal("-g " + std::to_string(opt.nranks) + " does not match the job of " +
+          std::to_string(launch.nranks) + " ranks (" + mode + "); give -g " +
+          std::to_string(launch.nranks) + " or leave it out");
+  opt.nranks = launch.nranks;
+  opt.nranksSet = true;
+  std::string rankError = validateRanks(opt);
+  if (!rankError.empty()) fatal(rankError);
+}
+
+// Runs a setup step with fatal() turned into an exception: its message, or
+// "" when the step succeeded (agreeOrExit then tells every rank).
+template <typename Step>
+std::string caught(Step &&step) {
+  FatalScope scope;
+  try {
+    step();
+  } catch (const Fatal &f) {
+    return f.what();
+  }
+  return "";
+}
+
+// "# ranks : 4 (one process per rank, launched by ccl-run)" and, on CUDA,
+// how the rank found its GPU.
+std::string ranksNote(const Launch &launch, const Target &t) {
+  std::string note = fmt::format("# ranks     : {} (one process per rank, launched by {})\n",
+                                 launch.nranks, launch.launcher);
+  if (t.cuda)
+    note += fmt::format("# devices   : each rank uses GPU (local rank{}) mod {}\n",
+                        launch.localVar.empty() ? ": the rank" : " from " + launch.localVar,
+                        t.gpus->deviceCount);
+  return note;
+}
+
+// This process is rank launch.rank of a job of launch.nranks processes.
+// The communicator comes first (cclCommInitFromEnv), before the library is
+// loaded: from then on every step's failure, on any rank, reaches every
+// rank through an exchange and rank 0 reports it (a rank that could not
+// load the library would otherwise never join, and its peers would wait
+// for it). The library's plans are then prepared with
+// cclCommLoadRegisteredPlans. Only rank 0 writes to standard output.
+int runOneRank(Options opt, const Launch &launch) {
+  checkOneRankOptions(opt, launch);
+  std::string cudaWhy;
+  const Gpus *gpus = opt.target != TargetChoice::Host ? probeGpus(&cudaWhy) : nullptr;
+  if (opt.target == TargetChoice::Cuda && !gpus)
+    fatalHere("--target cuda: no usable GPU: " + cudaWhy);
+  Target target = chooseTarget(opt, gpus, cudaWhy, nullptr);
+
+  Env env;
+  env.opt = opt;
+  env.n = launch.nranks;
+  env.multi = true;
+  env.me = launch.rank;
+  env.local = {launch.rank};
+  env.cuda = target.cuda;
+  if (target.cuda) env.drv = target.gpus->drv;
+  createCommunicator(env, target.cuda ? launch.localRank % gpus->deviceCount : -1);
+
+  Library lib;
+  agreeOrExit(env, caught([&] { lib = loadLibrary(&opt); }));
+  cclResult_t rc = cclCommLoadRegisteredPlans(env.comms[env.me]);
+  agreeOrExit(env, rc == cclSuccess ? ""
+                                    : cclError("cclCommLoadRegisteredPlans", env.me, rc));
+  std::string defaultsNote;
+  const ccl_variant *variant = nullptr;
+  agreeOrExit(env, caught([&] {
+                findPlan(target, opt, lib);
+                defaultsNote = applyPlanDefaults(opt, target);
+                env.opt = opt;
+                setCollective(env, target.plan);
+                variant = findVariant(opt, target);
+              }));
+  printHeader(env, target, variant, ranksNote(launch, target) + defaultsNote);
+
+  std::string err = caught([&] {
+    configureCommunicator(env);
+    openRanks(env);
+  });
+  std::vector<std::string> rankLines;
+  if (!agree(env, err.empty(), &err, env.rankLine, &rankLines)) {
+    reportRunError(env, err);
+    exitFailed(env);
+  }
+  for (const std::string &line : rankLines) fmt::print("{}", line);
+  agreeOrExit(env, caught([&] { allocateBuffers(env); }));
+
+  std::unique_ptr<Backend> cclc = makeCclBackend(env, lib.entry);
+  SweepResult mine = sweep(env, *cclc, planFilter(target.plan, variant),
+                           tableTitle(env).c_str(), true);
+  bool ok = summarize(env, mine, nullptr);
+  std::fflush(stdout);
+  // No rank ends the job (a launcher ends the others when one exits
+  // non-zero) before rank 0 has printed everything.
+  barrier(env);
+  closeAll(env);
+  return ok ? 0 : 1;
+}
+
+// Only rank 0 of a job writes the table: the other ranks' standard output
+// goes to /dev/null (what they find reaches rank 0 through the exchanges;
+// their errors go to standard error).
+void silenceStdout() {
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    dup2(null, STDOUT_FILENO);
+    close(null);
+  }
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
+  // Launched as one rank of a job? Known before the options, so that only
+  // rank 0 reports their errors.
+  Launch launch = detectLaunch();
+  if (launch.multi()) setProcessRank(launch.rank);
   Options opt = parseOptions(argc, argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (launch.multi()) {
+    if (launch.rank > 0) silenceStdout();
+    return runOneRank(opt, launch);
+  }
   enforceNvlsRule(opt);
 
   // The library and the target. The driver is probed first (no context
@@ -358,13 +510,15 @@ int main(int argc, char **argv) {
   if (opt.target == TargetChoice::Cuda && !gpus)
     fatal("--target cuda: no usable GPU: " + cudaWhy);
   Library lib = loadLibrary(&opt);
-  Target target = chooseTarget(opt, gpus, cudaWhy, lib);
+  Target target = chooseTarget(opt, gpus, cudaWhy, &lib);
+  findPlan(target, opt, lib);
   std::string defaultsNote = applyPlanDefaults(opt, target);
   checkRanks(opt, target);
 
   Env env;
   env.opt = opt;
   env.n = opt.nranks;
+  for (int r = 0; r < env.n; r++) env.local.push_back(r);
   env.cuda = target.cuda;
   if (target.cuda) env.drv = target.gpus->drv;
   setCollective(env, target.plan);
@@ -378,10 +532,7 @@ int main(int argc, char **argv) {
 
   RowFilter filter = planFilter(target.plan, variant);
   std::unique_ptr<Backend> cclc = makeCclBackend(env, lib.entry);
-  std::string title = "cclc " + opt.algo + " (" + env.coll->name + ", " +
-                      (env.cuda ? "cuda" : "host") + ", " + std::to_string(env.n) +
-                      " ranks" + launchMode(env) + ")";
-  SweepResult mine = sweep(env, *cclc, filter, title.c_str(), true);
+  SweepResult mine = sweep(env, *cclc, filter, tableTitle(env).c_str(), true);
   SweepResult theirs;
   const bool ranNccl = nc && !mine.failed;
   if (ranNccl) theirs = sweepNccl(env, nc, filter);

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "ccl/ccl.h"
+#include "tools/ccl-perf/report.h"
 #include "tools/support/size.h"
 
 namespace cclperf {
@@ -84,10 +85,20 @@ const char kUsage[] =
     "  -h, --help                 this text\n"
     "  --version                  the version of ccl-perf\n"
     "\n"
+    "One process per rank: started by a launcher (ccl-run -n N ccl-perf ...,\n"
+    "torchrun, mpirun, srun: the variables cclCommInitFromEnv reads), each\n"
+    "process is one rank of the job (-g is the job's rank count or left out);\n"
+    "it checks and times its own rank and rank 0 prints the one table.\n"
+    "\n"
     "Exit status: 0 if every call succeeded and every checked value was right,\n"
     "1 otherwise.\n";
 
+// With one process per rank every rank parses the same command line, so
+// rank 0 alone reports its errors (and prints --help, --version).
+bool quiet() { return processRank() > 0; }
+
 [[noreturn]] void die(const std::string &msg) {
+  if (quiet()) exitFailure(true);
   fmt::print(stderr, "ccl-perf: {}\n(try --help)\n", msg);
   std::exit(1);
 }
@@ -284,10 +295,11 @@ Options parseOptions(int argc, char **argv) {
   const long long kMaxLL = std::numeric_limits<long long>::max();
 
   flag("-h,--help", [] {
-    std::fputs(kUsage, stdout);
+    if (!quiet()) std::fputs(kUsage, stdout);
     std::exit(0);
   });
   flag("--version", [] {
+    if (quiet()) std::exit(0);
     fmt::print("ccl-perf {} (cclc plan ABI {})\n", CCL_VERSION_STRING,
                CCL_PLAN_ABI_VERSION);
     std::exit(0);

@@ -4,11 +4,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
+#include <thread>
 
 namespace cclperf {
 namespace {
+
+int gProcessRank = -1;
+int gFatalScopes = 0;
 
 // Continuation lines of a multi-line message stay comments in the table.
 std::string commented(const std::string &msg) {
@@ -49,10 +54,41 @@ void reportError(const std::string &msg) {
   }
 }
 
-void fatal(const std::string &msg) {
+void setProcessRank(int rank) { gProcessRank = rank; }
+int processRank() { return gProcessRank; }
+
+void reportHere(const std::string &msg) {
+  if (gProcessRank <= 0) {
+    reportError(msg);
+    return;
+  }
+  fmt::print(stderr, "ccl-perf: rank {}: error: {}\n", gProcessRank, msg);
+  std::fflush(stderr);
+}
+
+void exitFailure(bool linger) {
   std::fflush(stdout);
-  reportError(msg);
+  std::fflush(stderr);
+  if (linger && gProcessRank > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(kLingerMs));
   _exit(1);
 }
+
+void fatal(const std::string &msg) {
+  if (gFatalScopes > 0) throw Fatal(msg);
+  std::fflush(stdout);
+  // Every rank decided the same: rank 0's report is the one.
+  if (gProcessRank <= 0) reportError(msg);
+  exitFailure(true);
+}
+
+void fatalHere(const std::string &msg) {
+  std::fflush(stdout);
+  reportHere(msg);
+  exitFailure(true);
+}
+
+FatalScope::FatalScope() { gFatalScopes++; }
+FatalScope::~FatalScope() { gFatalScopes--; }
 
 }  // namespace cclperf

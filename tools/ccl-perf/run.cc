@@ -6,6 +6,10 @@
 #include <chrono>
 #include <cstring>
 #include <fmt/format.h>
+#include <iterator>
+#include <utility>
+
+#include "tools/ccl-perf/multiproc.h"
 
 namespace cclperf {
 
@@ -60,6 +64,62 @@ int rowCalls(const Env &env, size_t slot) {
   return (int)std::min<size_t>((size_t)env.opt.calls, k);
 }
 
+void CheckOutcome::merge(const CheckOutcome &o) {
+  wrong += o.wrong;
+  auto unite = [](std::vector<int> *a, const std::vector<int> &b) {
+    std::vector<int> u;
+    std::set_union(a->begin(), a->end(), b.begin(), b.end(), std::back_inserter(u));
+    *a = std::move(u);
+  };
+  unite(&badCalls, o.badCalls);
+  unite(&badRanks, o.badRanks);
+  if (o.firstCall >= 0 &&
+      (firstCall < 0 || std::make_pair(o.firstCall, o.firstRank) <
+                            std::make_pair(firstCall, firstRank))) {
+    firstCall = o.firstCall;
+    firstRank = o.firstRank;
+    firstAt = o.firstAt;
+    firstGot = o.firstGot;
+    firstWant = o.firstWant;
+  }
+}
+
+std::string wrongNote(const CheckOutcome &o, bool inplace, BufMode mode, bool graph,
+                      int K) {
+  return fmt::format(
+      "{}, {}, {}: {} wrong in call{} {} of {}, rank{} {}; first: call {} "
+      "rank {} element {} is {}, expected {}",
+      inplace ? "in-place" : "out-of-place", modeName(mode), graph ? "graph" : "eager",
+      o.wrong, o.badCalls.size() > 1 ? "s" : "", listInts(o.badCalls), K,
+      o.badRanks.size() > 1 ? "s" : "", listInts(o.badRanks), o.firstCall,
+      o.firstRank, o.firstAt, o.firstGot, o.firstWant);
+}
+
+namespace {
+
+std::string packOutcome(const CheckOutcome &o) {
+  Pack p;
+  p.u64(o.wrong).ints(o.badCalls).ints(o.badRanks).u64((uint64_t)(int64_t)o.firstCall);
+  p.u64((uint64_t)(int64_t)o.firstRank).u64(o.firstAt).str(o.firstGot).str(o.firstWant);
+  return p.bytes();
+}
+
+CheckOutcome unpackOutcome(const std::string &s) {
+  Unpack u(s);
+  CheckOutcome o;
+  o.wrong = u.u64();
+  o.badCalls = u.ints();
+  o.badRanks = u.ints();
+  o.firstCall = (int)(int64_t)u.u64();
+  o.firstRank = (int)(int64_t)u.u64();
+  o.firstAt = u.u64();
+  o.firstGot = u.str();
+  o.firstWant = u.str();
+  return o;
+}
+
+}  // namespace
+
 // One checked run: K calls per rank, queued rank after rank (call k of
 // every rank, then call k + 1) with no host synchronisation in between
 // (eagerly, or captured into one CUDA graph per rank and replayed once),
@@ -71,11 +131,13 @@ int rowCalls(const Env &env, size_t slot) {
 //   cclMemcpyAsync refills the input from A[k] (and the output with poison
 //   from P; in place: the whole buffer from A[k]); after it, the output is
 //   copied to B[k]. All on the rank's stream, no host synchronisation.
-// Adds the wrong values (over every rank's defined output of every call) to
-// *wrong and a line describing them to *notes.
+// With one process per rank each process does this for its own rank, and
+// the ranks exchange twice: after queuing (a rank that could not queue its
+// calls must not leave the others waiting for it in the synchronisation)
+// and after the check (the outcomes).
 bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
-                bool graph, BufMode mode, int K, size_t *wrong,
-                std::vector<std::string> *notes, std::string *err) {
+                bool graph, BufMode mode, int K, CheckOutcome *out,
+                std::string *err) {
   const int n = env.n;
   const DType t = row.t;
   const size_t es = dtypeSize(t), count = row.count;
@@ -101,34 +163,37 @@ bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
   // stream is idle here).
   unsigned char *host = env.hostBuf.data();
   const void *poison = env.poison(t);
-  for (int r = 0; r < n; r++) {
-    const size_t io = inOffset(env, count, inplace, r);
-    for (int k = 0; k < K; k++) {
-      if (inplace) {  // the whole buffer: poison, the input at its offset
-        std::memcpy(host, poison, len * es);
-        gens[k].fill(r, t, host + io * es, ic);
-        if (!copyIn(env, r, mode == BufMode::Separate ? B(r, k) : A(r, k), host,
-                    len * es, err))
-          return false;
-        if (mode == BufMode::Reused && !copyIn(env, r, B(r, k), poison, oc * es, err))
-          return false;
-      } else {
-        gens[k].fill(r, t, host, ic);
-        if (!copyIn(env, r, A(r, k), host, ic * es, err) ||
-            !copyIn(env, r, B(r, k), poison, oc * es, err))
-          return false;
+  auto stage = [&](std::string *e) {
+    for (int r : env.local) {
+      const size_t io = inOffset(env, count, inplace, r);
+      for (int k = 0; k < K; k++) {
+        if (inplace) {  // the whole buffer: poison, the input at its offset
+          std::memcpy(host, poison, len * es);
+          gens[k].fill(r, t, host + io * es, ic);
+          if (!copyIn(env, r, mode == BufMode::Separate ? B(r, k) : A(r, k), host,
+                      len * es, e))
+            return false;
+          if (mode == BufMode::Reused && !copyIn(env, r, B(r, k), poison, oc * es, e))
+            return false;
+        } else {
+          gens[k].fill(r, t, host, ic);
+          if (!copyIn(env, r, A(r, k), host, ic * es, e) ||
+              !copyIn(env, r, B(r, k), poison, oc * es, e))
+            return false;
+        }
       }
+      if (mode == BufMode::Reused && !inplace &&
+          !copyIn(env, r, P(r), poison, oc * es, e))
+        return false;
     }
-    if (mode == BufMode::Reused && !inplace &&
-        !copyIn(env, r, P(r), poison, oc * es, err))
-      return false;
-  }
+    return true;
+  };
 
   // 2. Queue the K calls of every rank.
   auto queue = [&](std::string *e) {
     std::vector<void *> in(n), out(n);
     for (int k = 0; k < K; k++) {
-      for (int r = 0; r < n; r++) {
+      for (int r : env.local) {
         const size_t io = inOffset(env, count, inplace, r) * es;
         const size_t oo = outOffset(env, count, inplace, r) * es;
         if (mode == BufMode::Separate) {
@@ -147,67 +212,76 @@ bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
       }
       if (!b.launchAll(in, out, count, t, row.op, e)) return false;
       if (mode == BufMode::Reused)
-        for (int r = 0; r < n; r++)
+        for (int r : env.local)
           if (!copyAsync(env, r, B(r, k), out[r], oc * es, e)) return false;
     }
     return true;
   };
-  if (graph) {
-    Graphs g;
-    if (!captureGraphs(env, queue, &g, err)) return false;
-    if (!launchGraphs(env, g, err) || !b.syncAll(err)) return false;
-  } else {
-    if (!queue(err) || !b.syncAll(err)) return false;
-  }
 
-  // 3. Check every call's defined outputs.
-  size_t bad = 0, firstAt = 0;
-  int firstCall = -1, firstRank = -1;
-  std::string firstGot, firstWant;
-  std::vector<int> badCalls, badRanks;
-  std::vector<bool> rankBad(n, false);
+  // 3. Check every call's defined outputs (of this process's ranks).
+  CheckOutcome mine;
   unsigned char *ref = env.refBuf.data();
-  for (int k = 0; k < K; k++) {
-    bool haveRef = false, callBad = false;
-    for (int r = 0; r < n; r++) {
-      if (!coll.outputDefined(r, env.root)) continue;
-      const char *src = mode == BufMode::Separate
-                            ? B(r, k) + outOffset(env, count, inplace, r) * es
-                            : B(r, k);
-      if (!copyOut(env, r, host, src, oc * es, err)) return false;
-      if (!haveRef || !coll.sameOutput) coll.reference(gens[k], r, count, t, ref);
-      haveRef = true;
-      size_t first = oc;
-      size_t w = countMismatches(t, bits, host, ref, oc, &first);
-      if (!w) continue;
-      if (firstCall < 0) {
-        firstCall = k;
-        firstRank = r;
-        firstAt = first;
-        firstGot = fmtElem(t, bits, host, first);
-        firstWant = fmtElem(t, bits, ref, first);
+  auto check = [&](std::string *e) {
+    for (int k = 0; k < K; k++) {
+      bool haveRef = false, callBad = false;
+      for (int r : env.local) {
+        if (!coll.outputDefined(r, env.root)) continue;
+        const char *src = mode == BufMode::Separate
+                              ? B(r, k) + outOffset(env, count, inplace, r) * es
+                              : B(r, k);
+        if (!copyOut(env, r, host, src, oc * es, e)) return false;
+        if (!haveRef || !coll.sameOutput) coll.reference(gens[k], r, count, t, ref);
+        haveRef = true;
+        size_t first = oc;
+        size_t w = countMismatches(t, bits, host, ref, oc, &first);
+        if (!w) continue;
+        if (mine.firstCall < 0) {
+          mine.firstCall = k;
+          mine.firstRank = r;
+          mine.firstAt = first;
+          mine.firstGot = fmtElem(t, bits, host, first);
+          mine.firstWant = fmtElem(t, bits, ref, first);
+        }
+        mine.wrong += w;
+        callBad = true;
+        if (std::find(mine.badRanks.begin(), mine.badRanks.end(), r) == mine.badRanks.end())
+          mine.badRanks.push_back(r);
       }
-      bad += w;
-      callBad = true;
-      rankBad[r] = true;
+      if (callBad) mine.badCalls.push_back(k);
     }
-    if (callBad) badCalls.push_back(k);
+    std::sort(mine.badRanks.begin(), mine.badRanks.end());
+    return true;
+  };
+
+  bool ok = stage(err);
+  Graphs g;
+  if (ok) ok = graph ? captureGraphs(env, queue, &g, err) && launchGraphs(env, g, err)
+                     : queue(err);
+  if (!agree(env, ok, err)) return false;
+  ok = b.syncAll(err) && check(err);
+  std::vector<std::string> all;
+  if (!agree(env, ok, err, packOutcome(mine), &all)) return false;
+  if (!env.multi) {
+    *out = mine;
+    return true;
   }
-  *wrong += bad;
-  if (bad) {
-    for (int r = 0; r < n; r++)
-      if (rankBad[r]) badRanks.push_back(r);
-    notes->push_back(fmt::format(
-        "{}, {}, {}: {} wrong in call{} {} of {}, rank{} {}; first: call {} "
-        "rank {} element {} is {}, expected {}",
-        inplace ? "in-place" : "out-of-place", modeName(mode),
-        graph ? "graph" : "eager", bad, badCalls.size() > 1 ? "s" : "",
-        listInts(badCalls), K, badRanks.size() > 1 ? "s" : "",
-        listInts(badRanks), firstCall, firstRank, firstAt, firstGot,
-        firstWant));
-  }
+  *out = CheckOutcome();
+  for (const std::string &s : all) out->merge(unpackOutcome(s));
   return true;
 }
+
+namespace {
+
+// The exchange that ends a timed run: every rank's status, and *us becomes
+// the max over ranks (as nccl-tests).
+bool agreeTime(Env &env, bool ok, double *us, std::string *err) {
+  std::vector<std::string> all;
+  if (!agree(env, ok, err, Pack().f64(*us).bytes(), &all)) return false;
+  for (const std::string &s : all) *us = std::max(*us, Unpack(s).f64());
+  return true;
+}
+
+}  // namespace
 
 bool timedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
               double *us, std::string *err) {
@@ -217,66 +291,78 @@ bool timedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
   const DType t = row.t;
   const Op op = row.op;
   std::vector<void *> in(n), out(n);
-  for (int r = 0; r < n; r++) {
+  for (int r : env.local) {
     char *work = (char *)env.recv[r];
     in[r] = inplace ? work + inOffset(env, count, true, r) * es : env.send[r];
     out[r] = work + outOffset(env, count, inplace, r) * es;
   }
-  for (int i = 0; i < env.opt.warmup; i++)
-    if (!b.launchAll(in, out, count, t, op, err)) return false;
-  if (!b.syncAll(err)) return false;
+  bool ok = true;
+  for (int i = 0; i < env.opt.warmup && ok; i++)
+    ok = b.launchAll(in, out, count, t, op, err);
+  ok = ok && b.syncAll(err);
+  // With one process per rank: every rank warmed up, and the timed calls
+  // of all ranks start together (each rank times its own; agreeTime takes
+  // the max).
+  if (!agree(env, ok, err)) return false;
 
-  if (!env.cuda) {
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < iters; i++)
-      if (!b.launchAll(in, out, count, t, op, err)) return false;
-    if (!b.syncAll(err)) return false;
-    auto t1 = std::chrono::steady_clock::now();
-    *us = std::chrono::duration<double, std::micro>(t1 - t0).count() / iters;
-    return true;
-  }
-
-  const cu::CudaDriver *d = env.drv;
-  const int G = env.opt.graphLaunches;
-  Graphs g;
-  if (G > 0) {
-    auto queue = [&](std::string *e) {
+  // The measurement of this process's ranks; every return leads to the
+  // exchange below, which every rank reaches.
+  auto measure = [&]() -> bool {
+    if (!env.cuda) {
+      auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < iters; i++)
-        if (!b.launchAll(in, out, count, t, op, e)) return false;
+        if (!b.launchAll(in, out, count, t, op, err)) return false;
+      if (!b.syncAll(err)) return false;
+      auto t1 = std::chrono::steady_clock::now();
+      *us = std::chrono::duration<double, std::micro>(t1 - t0).count() / iters;
       return true;
-    };
-    if (!captureGraphs(env, queue, &g, err)) return false;
-    if (env.opt.warmup > 0 && (!launchGraphs(env, g, err) || !b.syncAll(err)))
-      return false;
-  }
-  for (int r = 0; r < n; r++)
-    if (!env.setRank(r, err) ||
-        !env.cu(d->cuEventRecord(env.evStart[r], env.streams[r]), "cuEventRecord", r, err))
-      return false;
-  if (G > 0) {
-    for (int k = 0; k < G; k++)
-      if (!launchGraphs(env, g, err)) return false;
-  } else {
-    for (int i = 0; i < iters; i++)
-      if (!b.launchAll(in, out, count, t, op, err)) return false;
-  }
-  for (int r = 0; r < n; r++)
-    if (!env.setRank(r, err) ||
-        !env.cu(d->cuEventRecord(env.evStop[r], env.streams[r]), "cuEventRecord", r, err))
-      return false;
-  if (!b.syncAll(err)) return false;
-  double maxMs = 0;
-  for (int r = 0; r < n; r++) {
-    float ms = 0;
-    if (!env.setRank(r, err) ||
-        !env.cu(d->cuEventSynchronize(env.evStop[r]), "cuEventSynchronize", r, err) ||
-        !env.cu(d->cuEventElapsedTime(&ms, env.evStart[r], env.evStop[r]),
-                "cuEventElapsedTime", r, err))
-      return false;
-    maxMs = std::max(maxMs, (double)ms);
-  }
-  *us = maxMs * 1000.0 / ((double)iters * (G > 0 ? G : 1));
-  return true;
+    }
+
+    const cu::CudaDriver *d = env.drv;
+    const int G = env.opt.graphLaunches;
+    Graphs g;
+    if (G > 0) {
+      auto queue = [&](std::string *e) {
+        for (int i = 0; i < iters; i++)
+          if (!b.launchAll(in, out, count, t, op, e)) return false;
+        return true;
+      };
+      if (!captureGraphs(env, queue, &g, err)) return false;
+      if (env.opt.warmup > 0 && (!launchGraphs(env, g, err) || !b.syncAll(err)))
+        return false;
+    }
+    for (int r : env.local)
+      if (!env.setRank(r, err) ||
+          !env.cu(d->cuEventRecord(env.evStart[r], env.streams[r]), "cuEventRecord", r, err))
+        return false;
+    if (G > 0) {
+      for (int k = 0; k < G; k++)
+        if (!launchGraphs(env, g, err)) return false;
+    } else {
+      for (int i = 0; i < iters; i++)
+        if (!b.launchAll(in, out, count, t, op, err)) return false;
+    }
+    for (int r : env.local)
+      if (!env.setRank(r, err) ||
+          !env.cu(d->cuEventRecord(env.evStop[r], env.streams[r]), "cuEventRecord", r, err))
+        return false;
+    if (!b.syncAll(err)) return false;
+    double maxMs = 0;
+    for (int r : env.local) {
+      float ms = 0;
+      if (!env.setRank(r, err) ||
+          !env.cu(d->cuEventSynchronize(env.evStop[r]), "cuEventSynchronize", r, err) ||
+          !env.cu(d->cuEventElapsedTime(&ms, env.evStart[r], env.evStop[r]),
+                  "cuEventElapsedTime", r, err))
+        return false;
+      maxMs = std::max(maxMs, (double)ms);
+    }
+    *us = maxMs * 1000.0 / ((double)iters * (G > 0 ? G : 1));
+    return true;
+  };
+  ok = measure();
+  return agreeTime(env, ok, us, err);
 }
+
 
 }  // namespace cclperf

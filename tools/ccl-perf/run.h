@@ -30,15 +30,36 @@ size_t slotBytes(const Env &env, const RowSpec &row);
 // K for a row: the arena holds 2K + 1 buffers of slotBytes (see checkedRun).
 int rowCalls(const Env &env, size_t slot);
 
-// One checked run of K calls per rank, eager or as one CUDA graph per rank,
-// in `mode`. Adds the wrong values (over every rank's defined output of
-// every call) to *wrong and a line describing them to *notes; false (and
-// *err) when a call failed.
-bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
-                bool graph, BufMode mode, int K, size_t *wrong,
-                std::vector<std::string> *notes, std::string *err);
+// What the check of one checked run found, over every rank's defined
+// output of every call.
+struct CheckOutcome {
+  size_t wrong = 0;
+  std::vector<int> badCalls, badRanks;  // ascending
+  // The first wrong element in issue order (call, then rank): its call,
+  // rank, index, value and expected value (firstCall < 0: none).
+  int firstCall = -1, firstRank = -1;
+  size_t firstAt = 0;
+  std::string firstGot, firstWant;
+  // Adds another rank's outcome (one process per rank).
+  void merge(const CheckOutcome &o);
+};
 
-// Average time of one iteration in microseconds (*us).
+// The "#   wrong: ..." line (without that prefix) for an outcome with
+// wrong values.
+std::string wrongNote(const CheckOutcome &o, bool inplace, BufMode mode, bool graph,
+                      int K);
+
+// One checked run of K calls per rank, eager or as one CUDA graph per rank,
+// in `mode`; *out gets what the check found (with one process per rank,
+// over every rank: the same on every rank). False (and *err) when a call
+// failed on any rank.
+bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
+                bool graph, BufMode mode, int K, CheckOutcome *out,
+                std::string *err);
+
+// Average time of one iteration in microseconds (*us); with one process
+// per rank, the max over the ranks (the same on every rank). False (and
+// *err) when a call failed on any rank.
 bool timedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
               double *us, std::string *err);
 

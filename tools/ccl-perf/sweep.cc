@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 
+#include "tools/ccl-perf/multiproc.h"
 #include "tools/ccl-perf/report.h"
 #include "tools/ccl-perf/run.h"
 
@@ -130,6 +131,12 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
         lastNoteCalls = K;
       }
       std::vector<std::string> notes;
+      // --delay on (off) for the checked (timed) calls; with one process per
+      // rank each sets its own, and a failure anywhere stops every rank.
+      auto delaysOn = [&](bool on, std::string *err) {
+        if (!delays || o.delays.empty()) return true;
+        return agree(env, setDelays(env, on, err), err);
+      };
       for (int p = 0; p < 2; p++) {
         bool inplace = p == 1;
         if (inplace && !env.coll->hasInplace) continue;  // N/A column
@@ -137,15 +144,19 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
         std::string err;
         bool ok = true;
         if (o.check) {
-          ok = !delays || setDelays(env, true, &err);
+          ok = delaysOn(true, &err);
           for (BufMode mode : {BufMode::Separate, BufMode::Reused})
             for (bool graph : {false, true}) {
               if (graph && !(env.cuda && o.graphLaunches > 0)) continue;
+              CheckOutcome found;
               if (ok)
-                ok = checkedRun(env, b, spec, inplace, graph, mode, K, &pr.wrong,
-                                &notes, &err);
+                ok = checkedRun(env, b, spec, inplace, graph, mode, K, &found, &err);
+              if (ok && found.wrong) {
+                pr.wrong += found.wrong;
+                notes.push_back(wrongNote(found, inplace, mode, graph, K));
+              }
             }
-          if (ok && delays) ok = setDelays(env, false, &err);
+          if (ok) ok = delaysOn(false, &err);
         }
         if (ok) ok = timedRun(env, b, spec, inplace, &pr.us, &err);
         if (!ok) {
@@ -156,7 +167,7 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
                                   dtypeName(t), redopColumn(env, op),
                                   inplace ? "in-place" : "out-of-place", err);
           // The one report of the error: here, beside its row.
-          reportError(res.error);
+          reportRunError(env, res.error);
           return res;
         }
         pr.ran = true;
