@@ -96,8 +96,9 @@ constexpr int kCudaApiVersion = 13000;
 
 // The entry points, as cuGetProcAddress returns them for CUDA 13.0 (for
 // example cuMemAlloc is cuMemAlloc_v2, cuStreamBeginCapture is
-// cuStreamBeginCapture_v2, and cuCtxSynchronize is cuCtxSynchronize_v2,
-// which takes the context: NULL is the current one).
+// cuStreamBeginCapture_v2, cuCtxSynchronize is cuCtxSynchronize_v2 and
+// cuCtxGetDevice is cuCtxGetDevice_v2, which take the context: NULL is the
+// current one).
 struct CudaDriver {
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuGetErrorName)(CUresult, const char **);
@@ -151,7 +152,8 @@ struct CudaDriver {
                              void **, void **);
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
                                                           int, size_t);
-  CUresult (*cuCtxGetDevice)(CUdevice *);
+  // cuCtxGetDevice_v2 for CUDA 13.0: the context is explicit.
+  CUresult (*cuCtxGetDevice)(CUdevice *, CUcontext);
   // Virtual memory management and IPC (one process per rank).
   CUresult (*cuMemGetAllocationGranularity)(size_t *,
                                             const CUmemAllocationProp *, int);

@@ -230,7 +230,7 @@ bool currentCudaDevice(int *device) {
   CUcontext ctx = nullptr;
   CUdevice dev = 0;
   if (!d || d->cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx ||
-      d->cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+      d->cuCtxGetDevice(&dev, ctx) != CUDA_SUCCESS)
     return false;
   *device = dev;
   return true;

@@ -13,6 +13,9 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <execinfo.h>
+#include <signal.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -48,9 +51,20 @@ int g_rank = -1;
 typedef cclResult_t (*EntryFn)(cclComm_t, const void *, void *, size_t,
                                cclDataType_t, cclRedOp_t, cclStream_t);
 
+// A crash prints its stack (the GPU machine has no debugger).
+void onCrash(int sig) {
+  void *frames[64];
+  int n = backtrace(frames, 64);
+  fprintf(stderr, "rank %d: signal %d; stack:\n", g_rank, sig);
+  backtrace_symbols_fd(frames, n, 2);
+  _exit(128 + sig);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  signal(SIGSEGV, onCrash);
+  signal(SIGBUS, onCrash);
   if (argc != 5) {
     fprintf(stderr, "usage: mp_cuda LIB ALGO K COUNT\n");
     return 2;

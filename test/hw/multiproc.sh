@@ -31,7 +31,7 @@ build)
       --nranks=2..4 --dtype=float32 -o "$OUT/lib/lib$a.so"
   done
   cuda=${CUDA_HOME:-/usr/local/cuda}
-  c++ -std=c++17 -O2 -I"$OUT/include" -I"$cuda/include" \
+  c++ -std=c++17 -O1 -g -rdynamic -I"$OUT/include" -I"$cuda/include" \
     "$ROOT/test/hw/mp_cuda.cc" -o "$OUT/bin/mp_cuda" -L"$OUT/lib" -lcclrt \
     -L"$cuda/lib64/stubs" -lcuda -ldl -Wl,-rpath,'$ORIGIN/../lib'
   echo "multiproc: built $OUT"
@@ -55,7 +55,7 @@ run)
         rc=$?
         status=1
       fi
-      echo "exit $rc after $(echo "$(date +%s.%N) - $start" | bc) s" >> "$log"
+      echo "exit $rc after $(python3 -c "import sys; print(round($(date +%s.%N) - $start, 2))") s" >> "$log"
       cat "$log"
     done
   done
