@@ -85,18 +85,18 @@ cclResult_t CudaDevice::init(const int *devices) {
     cudaDriver(&e);
     return setError(cclNoDevice, cudaLoadMessage(e));
   }
-  const int nranks = s_->nranks;
+  const std::vector<int> &local = s_->local;
   int count = 0;
   CUresult cr = d_->cuDeviceGetCount(&count);
   if (cr != CUDA_SUCCESS)
     return cuFail("cuDeviceGetCount", cr, "");
-  if (!devices && count < nranks)
+  if (!devices && count < (int)local.size())
     return setError(cclNoDevice,
-                    format("the communicator needs %d GPUs (one per rank) but "
-                           "only %d CUDA device%s visible (check "
+                    format("the communicator needs %zu GPUs (one per rank) "
+                           "but only %d CUDA device%s visible (check "
                            "CUDA_VISIBLE_DEVICES)",
-                           nranks, count, count == 1 ? " is" : "s are"));
-  for (int r = 0; r < nranks; r++) {
+                           local.size(), count, count == 1 ? " is" : "s are"));
+  for (int r : local) {
     int ord = devices ? devices[r] : r;
     if (ord < 0 || ord >= count)
       return setError(devices ? cclInvalidArgument : cclNoDevice,
@@ -106,11 +106,13 @@ cclResult_t CudaDevice::init(const int *devices) {
                              count - 1));
     s_->ranks[r]->device = ord;
   }
-  for (int r = 0; r < nranks; r++)
-    for (int q = 0; q < nranks; q++)
+  // The ranks this process drives on each GPU (with one process per rank,
+  // other processes' ranks may share it too: they are not counted).
+  for (int r : local)
+    for (int q : local)
       if (ordinal(q) == ordinal(r))
         ranks_[r].sameDevice.push_back(q);
-  for (int r = 0; r < nranks; r++) {
+  for (int r : local) {
     Rank &rs = ranks_[r];
     const int dev = ordinal(r);
     if ((cr = d_->cuDeviceGet(&rs.cuDev, dev)) != CUDA_SUCCESS)
@@ -131,7 +133,7 @@ cclResult_t CudaDevice::init(const int *devices) {
       return cuFail("cuDevicePrimaryCtxRetain", cr,
                     format("(device %d)", dev));
     rs.ctxRetained = true;
-    cclResult_t res = setCurrent(r, "cclCommInitAllInProcess");
+    cclResult_t res = setCurrent(r, "cclCommInit");
     if (res != cclSuccess)
       return res;
     if ((cr = d_->cuStreamCreate(&rs.internalStream,
@@ -142,13 +144,15 @@ cclResult_t CudaDevice::init(const int *devices) {
   // the same GPU share its primary context and address each other's
   // memory with plain device pointers; enabling peer access from a context
   // to itself would fail, so only distinct devices are paired (once per
-  // pair of contexts; "already enabled" from a second rank is fine).
-  for (int r = 0; r < nranks; r++) {
+  // pair of contexts; "already enabled" from a second rank is fine). With
+  // one process per rank the peers' memory is mapped with the virtual
+  // memory API instead, which grants access per mapping (mapPeer).
+  for (int r : local) {
     Rank &rs = ranks_[r];
-    cclResult_t res = setCurrent(r, "cclCommInitAllInProcess");
+    cclResult_t res = setCurrent(r, "cclCommInit");
     if (res != cclSuccess)
       return res;
-    for (int p = 0; p < nranks; p++) {
+    for (int p : local) {
       Rank &ps = ranks_[p];
       if (p == r || ordinal(p) == ordinal(r))
         continue;
@@ -176,7 +180,7 @@ cclResult_t CudaDevice::init(const int *devices) {
   }
   // The abort flag (offset 0) and the error record (offset 8): host-mapped
   // pinned memory, portable to every context.
-  cclResult_t res = setCurrent(0, "cclCommInitAllInProcess");
+  cclResult_t res = setCurrent(local.front(), "cclCommInit");
   if (res != cclSuccess)
     return res;
   void *hm = nullptr;
@@ -186,9 +190,9 @@ cclResult_t CudaDevice::init(const int *devices) {
     return cuFail("cuMemHostAlloc", cr, "(abort flag and error record)");
   memset(hm, 0, 64);
   s_->hostMapped = hm;
-  for (int r = 0; r < nranks; r++) {
+  for (int r : local) {
     Rank &rs = ranks_[r];
-    if ((res = setCurrent(r, "cclCommInitAllInProcess")) != cclSuccess)
+    if ((res = setCurrent(r, "cclCommInit")) != cclSuccess)
       return res;
     CUdeviceptr dp = 0;
     if ((cr = d_->cuMemHostGetDevicePointer(&dp, hm, 0)) != CUDA_SUCCESS)
@@ -216,8 +220,8 @@ void CudaDevice::teardown() {
     rs.internalStream = nullptr;
   }
   if (s_->hostMapped) {
-    if (s_->nranks > 0 && ranks_[0].cuCtx)
-      setCurrent(0, "cclCommDestroy");
+    if (!s_->local.empty() && ranks_[s_->local.front()].cuCtx)
+      setCurrent(s_->local.front(), "cclCommDestroy");
     d_->cuMemFreeHost(s_->hostMapped);
     s_->hostMapped = nullptr;
   }

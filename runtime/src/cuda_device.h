@@ -8,6 +8,8 @@
 #ifndef CCLRT_CUDA_DEVICE_H
 #define CCLRT_CUDA_DEVICE_H
 
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,13 @@ public:
                      size_t bytes) override;
   cclResult_t download(int rank, void *dst, const void *src,
                        size_t bytes) override;
+
+  cclResult_t allocateExportable(int rank, size_t bytes, void **ptr, int *fd,
+                                 const char *what) override;
+  void releaseExportable(int rank, void *ptr, size_t bytes, int fd) override;
+  cclResult_t mapPeer(int rank, int fd, size_t bytes, void **ptr,
+                      const char *what) override;
+  void unmapPeer(int rank, void *ptr, size_t bytes) override;
 
   cclResult_t loadKernels(PreparedPlan *pp) override;
   void unloadKernels(PreparedPlan *pp) override;
@@ -81,6 +90,21 @@ private:
   cclResult_t updateContext(int rank, PreparedRank &pr, size_t offset,
                             const void *src, size_t size);
 
+  // cuda_memory.cc: a mapping of physical memory (ours, or a peer's
+  // imported from its file descriptor) at a reserved address range.
+  struct Mapping {
+    CUmemGenericAllocationHandle handle = 0;
+    size_t size = 0; // rounded up to the granularity
+  };
+  // The allocation granularity of the rank's GPU for shareable memory, or
+  // an error when the GPU cannot export memory as a file descriptor.
+  cclResult_t shareableGranularity(int rank, size_t *granularity);
+  // Reserves an address range for `handle`, maps it and gives the rank's
+  // GPU read-write access; *ptr the address.
+  cclResult_t mapHandle(int rank, CUmemGenericAllocationHandle handle,
+                        size_t size, void **ptr, const char *what);
+  void unmapAddress(int rank, void *ptr);
+
   // cuda_modules.cc.
   // Whether the blocks of every rank on `rank`'s GPU fit on it at once:
   // nblocks per rank, summed over the ranks there, against SMs x the fewest
@@ -100,6 +124,8 @@ private:
   Shared *s_;
   const CudaDriver *d_ = nullptr; // set by init
   std::vector<Rank> ranks_;
+  std::mutex mapMu_;
+  std::map<void *, Mapping> mappings_; // by address
 };
 
 // The message of a driver that could not be loaded, as libcclrt reports it.

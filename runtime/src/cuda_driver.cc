@@ -101,6 +101,22 @@ bool resolveAll(void *h, Loaded *l) {
   CCLRT_RESOLVE(cuGraphDestroy)
   CCLRT_RESOLVE(cuLaunchKernel)
   CCLRT_RESOLVE(cuOccupancyMaxActiveBlocksPerMultiprocessor)
+  CCLRT_RESOLVE(cuCtxGetDevice)
+  CCLRT_RESOLVE(cuMemGetAllocationGranularity)
+  CCLRT_RESOLVE(cuMemCreate)
+  CCLRT_RESOLVE(cuMemRelease)
+  CCLRT_RESOLVE(cuMemAddressReserve)
+  CCLRT_RESOLVE(cuMemAddressFree)
+  CCLRT_RESOLVE(cuMemMap)
+  CCLRT_RESOLVE(cuMemUnmap)
+  CCLRT_RESOLVE(cuMemSetAccess)
+  CCLRT_RESOLVE(cuMemExportToShareableHandle)
+  CCLRT_RESOLVE(cuMemImportFromShareableHandle)
+  CCLRT_RESOLVE(cuMemRetainAllocationHandle)
+  CCLRT_RESOLVE(cuMemGetAddressRange)
+  CCLRT_RESOLVE(cuIpcGetMemHandle)
+  CCLRT_RESOLVE(cuIpcOpenMemHandle)
+  CCLRT_RESOLVE(cuIpcCloseMemHandle)
 #undef CCLRT_RESOLVE
   return true;
 }

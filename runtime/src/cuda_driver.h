@@ -26,6 +26,32 @@ typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
 typedef int CUjit_option;
 typedef int CUdevice_attribute;
+typedef unsigned long long CUmemGenericAllocationHandle;
+
+// The virtual memory management API's structures (cuda.h, CUDA 13.0).
+struct CUmemLocation {
+  int type; // CU_MEM_LOCATION_TYPE_*
+  int id;
+};
+struct CUmemAllocationProp {
+  int type;                 // CU_MEM_ALLOCATION_TYPE_*
+  int requestedHandleTypes; // CU_MEM_HANDLE_TYPE_*
+  CUmemLocation location;
+  void *win32HandleMetaData;
+  struct {
+    unsigned char compressionType;
+    unsigned char gpuDirectRDMACapable;
+    unsigned short usage;
+    unsigned char reserved[4];
+  } allocFlags;
+};
+struct CUmemAccessDesc {
+  CUmemLocation location;
+  int flags; // CU_MEM_ACCESS_FLAGS_*
+};
+struct CUipcMemHandle {
+  char reserved[64];
+};
 
 enum : int {
   CUDA_SUCCESS = 0,
@@ -34,6 +60,16 @@ enum : int {
   CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
 };
 enum : int {
+  CU_MEM_ALLOCATION_TYPE_PINNED = 0x1,
+  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 0x1,
+  CU_MEM_LOCATION_TYPE_DEVICE = 0x1,
+  CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 0x3,
+  CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0x0,
+  CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1,
+};
+enum : int {
+  CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 102,
+  CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED = 103,
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
@@ -60,8 +96,9 @@ constexpr int kCudaApiVersion = 13000;
 
 // The entry points, as cuGetProcAddress returns them for CUDA 13.0 (for
 // example cuMemAlloc is cuMemAlloc_v2, cuStreamBeginCapture is
-// cuStreamBeginCapture_v2, and cuCtxSynchronize is cuCtxSynchronize_v2,
-// which takes the context: NULL is the current one).
+// cuStreamBeginCapture_v2, cuCtxSynchronize is cuCtxSynchronize_v2 and
+// cuCtxGetDevice is cuCtxGetDevice_v2, which take the context: NULL is the
+// current one).
 struct CudaDriver {
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuGetErrorName)(CUresult, const char **);
@@ -115,6 +152,32 @@ struct CudaDriver {
                              void **, void **);
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
                                                           int, size_t);
+  // cuCtxGetDevice_v2 for CUDA 13.0: the context is explicit.
+  CUresult (*cuCtxGetDevice)(CUdevice *, CUcontext);
+  // Virtual memory management and IPC (one process per rank).
+  CUresult (*cuMemGetAllocationGranularity)(size_t *,
+                                            const CUmemAllocationProp *, int);
+  CUresult (*cuMemCreate)(CUmemGenericAllocationHandle *, size_t,
+                          const CUmemAllocationProp *, unsigned long long);
+  CUresult (*cuMemRelease)(CUmemGenericAllocationHandle);
+  CUresult (*cuMemAddressReserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr,
+                                  unsigned long long);
+  CUresult (*cuMemAddressFree)(CUdeviceptr, size_t);
+  CUresult (*cuMemMap)(CUdeviceptr, size_t, size_t,
+                       CUmemGenericAllocationHandle, unsigned long long);
+  CUresult (*cuMemUnmap)(CUdeviceptr, size_t);
+  CUresult (*cuMemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *,
+                             size_t);
+  CUresult (*cuMemExportToShareableHandle)(void *, CUmemGenericAllocationHandle,
+                                           int, unsigned long long);
+  CUresult (*cuMemImportFromShareableHandle)(CUmemGenericAllocationHandle *,
+                                             void *, int);
+  CUresult (*cuMemRetainAllocationHandle)(CUmemGenericAllocationHandle *,
+                                          void *);
+  CUresult (*cuMemGetAddressRange)(CUdeviceptr *, size_t *, CUdeviceptr);
+  CUresult (*cuIpcGetMemHandle)(CUipcMemHandle *, CUdeviceptr);
+  CUresult (*cuIpcOpenMemHandle)(CUdeviceptr *, CUipcMemHandle, unsigned);
+  CUresult (*cuIpcCloseMemHandle)(CUdeviceptr);
 };
 
 // The legacy default stream (also what a NULL CUstream means to the

@@ -40,7 +40,7 @@ std::string rankList(const std::vector<int> &ranks) {
 } // namespace
 
 cclResult_t CudaDevice::loadKernels(PreparedPlan *pp) {
-  for (int r = 0; r < s_->nranks; r++) {
+  for (int r : s_->local) {
     cclResult_t res = loadRankKernels(pp, r);
     if (res != cclSuccess)
       return res;
@@ -175,7 +175,7 @@ bool CudaDevice::coResident(const PreparedPlan *pp, int rank,
 
 cclResult_t CudaDevice::checkCoResidency(const PreparedPlan *pp,
                                          int rank) const {
-  for (int r = 0; r < s_->nranks; r++) {
+  for (int r : s_->local) {
     const Rank &rs = ranks_[r];
     const int dev = ordinal(r);
     // Once per GPU (its first rank), or only for `rank`'s GPU.

@@ -224,6 +224,18 @@ cclResult_t readConfig(const cclConfig_t *c, const char *fn, int *target,
   return cclSuccess;
 }
 
+// The device of the calling thread's current CUDA context, if it has one.
+bool currentCudaDevice(int *device) {
+  const CudaDriver *d = cudaDriver();
+  CUcontext ctx = nullptr;
+  CUdevice dev = 0;
+  if (!d || d->cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx ||
+      d->cuCtxGetDevice(&dev, ctx) != CUDA_SUCCESS)
+    return false;
+  *device = dev;
+  return true;
+}
+
 // The monitor's callbacks for a multi-process communicator.
 void watch(Shared *s) {
   s->boot->startMonitor(
@@ -372,49 +384,50 @@ cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
                     format("%s(rank %d): the unique id was not made by "
                            "cclGetUniqueId (wrong magic or version)",
                            fn, rank));
-  if (target == cclTargetCuda)
-    return setError(cclUnsupported,
-                    format("%s(rank %d): the CUDA target with one process per "
-                           "rank needs GPU memory shared between processes, "
-                           "which this libcclrt does not have yet; use "
-                           "cclCommInitAllInProcess, or the host target "
-                           "(cclConfig_t target = cclTargetHost)",
-                           fn, rank));
-  std::unique_ptr<Bootstrap> boot;
-  if (cclResult_t r = Bootstrap::join(u, rank, nranks, timeoutMs, &boot)) {
-    std::string msg = cclGetLastError();
-    // A root in this process (cclGetUniqueId here) answers every rank
-    // before this one returns and perhaps exits.
-    if (std::shared_ptr<Root> root = rootInThisProcess(u))
-      waitAnswered(root.get());
-    return setError(r, format("%s(rank %d): ", fn, rank) + msg);
-  }
-
   Shared *s = new Shared();
   s->nranks = nranks;
   s->target = (cclTarget_t)target;
   s->local = {rank};
-  s->boot = std::move(boot);
   const uint64_t timeout = defaultTimeoutNs();
   for (int r = 0; r < nranks; r++) {
     s->ranks.push_back(std::make_unique<RankState>());
     s->ranks[r]->rank = r;
     s->ranks[r]->timeoutNs = timeout;
   }
-  s->device = createHostDevice(s);
+  s->device = target == cclTargetHost ? createHostDevice(s)
+                                      : createCudaDevice(s);
   auto failed = [&](cclResult_t code, const std::string &msg) {
     destroyShared(s);
     return setError(code, format("%s(rank %d): ", fn, rank) + msg);
   };
-  if (cclResult_t r = s->device->init(nullptr))
-    return failed(r, cclGetLastError());
+  // This rank's device first: a rank that cannot run fails before it
+  // joins (the others then report it missing).
+  std::vector<int> devices(nranks, -1);
+  if (target == cclTargetCuda) {
+    if ((devices[rank] = device) < 0 && !currentCudaDevice(&devices[rank]))
+      devices[rank] = 0;
+  }
+  {
+    CtxGuard guard(s);
+    if (cclResult_t r = s->device->init(devices.data()))
+      return failed(r, cclGetLastError());
+  }
   s->abortFlag = static_cast<volatile uint32_t *>(s->hostMapped);
   s->error = reinterpret_cast<ccl_error_record *>(
       static_cast<char *>(s->hostMapped) + 8);
+  if (cclResult_t r = Bootstrap::join(u, rank, nranks, timeoutMs, &s->boot)) {
+    std::string msg = cclGetLastError();
+    // A root in this process (cclGetUniqueId here) answers every rank
+    // before this one returns and perhaps exits.
+    if (std::shared_ptr<Root> root = rootInThisProcess(u))
+      waitAnswered(root.get());
+    return failed(r, msg);
+  }
   watch(s);
   // Every rank loaded the same plans (checked again for later ones by
   // cclCommLoadRegisteredPlans).
   std::string err;
+  CtxGuard guard(s);
   cclResult_t r = loadPlans(s, &err);
   if (r == cclBootstrapError || r == cclRemoteError || r == cclTimeout)
     return failed(r, err);

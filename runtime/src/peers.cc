@@ -4,7 +4,9 @@
 // arena exported to its host's peers over the bootstrap and theirs mapped
 // here; and the agreement steps that keep every rank's decisions equal.
 #include <cinttypes>
+#include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 #include "bootstrap.h"
 #include "device.h"
@@ -173,10 +175,19 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
         pr.scratch.push_back(base + offs[b]);
       pr.sync = base + syncOff;
       std::vector<uint64_t> initial = init(r);
-      if (!initial.empty())
-        memcpy(pr.sync, initial.data(), initial.size() * sizeof(uint64_t));
+      if (!initial.empty() &&
+          dev.upload(r, pr.sync, initial.data(),
+                     initial.size() * sizeof(uint64_t)) != cclSuccess) {
+        status = cclGetLastError();
+        localCode = cclDriverError;
+      }
     }
   }
+  // Fault injection for the tests (docs/runtime.md, "Failures"): this
+  // process dies where a peer would wait for its memory.
+  if (const char *f = getenv("CCL_DEBUG_FAULT"))
+    if (strcmp(f, "exit-in-memory-exchange") == 0)
+      _exit(66);
   std::vector<std::string> all;
   std::vector<net::Fd> fds;
   cclResult_t res =

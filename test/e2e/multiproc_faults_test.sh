@@ -104,6 +104,26 @@ done
 (( $(date +%s) - start < 15 )) || fail "the survivors took $(( $(date +%s) - start )) s"
 echo "ok: SIGKILL mid-call reported by every other rank, which exited cleanly"
 
+# --- A rank that dies while the others wait for its memory (plan
+# preparation): their cclCommInitRank fails naming it.
+port=$(free_port)
+PIDS=()
+for r in 0 1 2; do
+  fault=()
+  [[ $r == 1 ]] && fault=(CCL_DEBUG_FAULT=exit-in-memory-exchange)
+  env "${fault[@]}" RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 \
+    MASTER_PORT=$((port - 1)) timeout 60 ./driver run 1 >exch.$r 2>&1 &
+  PIDS+=($!)
+done
+wait_all
+[[ "${STATUS[*]}" == "2 66 2" ]] || { cat exch.* >&2; fail "death in exchange: ${STATUS[*]}"; }
+for r in 0 2; do
+  expect exch.$r "cclCommInitRank(rank $r): "
+  expect exch.$r "rank 1 (pid "
+  expect exch.$r "closed its connection without destroying its communicator"
+done
+echo "ok: a rank that dies in the memory exchange fails the others' init, named"
+
 # --- A rank that never joins: ranks 0..2 of 4.
 port=$(free_port)
 PIDS=()

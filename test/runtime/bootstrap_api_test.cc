@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/src/cuda_driver.h"
 #include "test_util.h"
 
 namespace {
@@ -66,10 +67,27 @@ void test_init_errors() {
               cclInvalidArgument);
   CHECK_EQ_STR(last(), "cclCommInitRank(rank 0): the unique id was not made "
                        "by cclGetUniqueId (wrong magic or version)");
-  // The default target is CUDA, which needs GPU memory across processes.
-  CHECK_FAILS(cclCommInitRank(&comm, 2, id, 0), cclUnsupported);
-  CHECK_CONTAINS(last(), "the CUDA target with one process per rank needs "
-                         "GPU memory shared between processes");
+  CHECK(comm == nullptr);
+}
+
+// The default target is CUDA: without a driver the rank fails before it
+// joins, with the driver's message.
+void test_cuda_without_driver() {
+  cclrt::CudaLoadError loadError;
+  if (cclrt::cudaDriver(&loadError) ||
+      loadError.kind != cclrt::CudaLoadError::kNoLibrary) {
+    printf("libcuda.so.1 is present: skipping the no-driver test\n");
+    return;
+  }
+  cclUniqueId id;
+  CHECK_OK(cclGetUniqueId(&id));
+  cclComm_t comm = nullptr;
+  CHECK_FAILS(cclCommInitRank(&comm, 1, id, 0), cclNoDevice);
+  CHECK_EQ_STR(last(), "cclCommInitRank(rank 0): CUDA target requested but "
+                       "the CUDA driver (libcuda.so.1) could not be loaded: " +
+                           loadError.detail +
+                           "; use the host target (--target host) on "
+                           "machines without a GPU");
   CHECK(comm == nullptr);
 }
 
@@ -258,6 +276,7 @@ void test_in_process() {
 int main() {
   test_version_and_ids();
   test_init_errors();
+  test_cuda_without_driver();
   test_launcher_variables();
   test_ranks_as_threads();
   test_in_process();
