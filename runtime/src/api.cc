@@ -87,6 +87,16 @@ CCLRT_EXPORT_COMM(cclBootstrapAllGather,
                    size_t bytes),
                   (comm, sendbuf, recvbuf, bytes))
 CCLRT_EXPORT(cclCommAbort, (cclComm_t comm), (comm))
+CCLRT_EXPORT_COMM(cclCommRegister,
+                  (cclComm_t comm, void *buf, size_t bytes,
+                   cclRegHandle_t *handle),
+                  (comm, buf, bytes, handle))
+CCLRT_EXPORT_COMM(cclCommDeregister, (cclComm_t comm, cclRegHandle_t handle),
+                  (comm, handle))
+CCLRT_EXPORT_COMM(cclCommRegisteredPeer,
+                  (cclComm_t comm, cclRegHandle_t handle, int peer,
+                   void **peer_buf, int *kind),
+                  (comm, handle, peer, peer_buf, kind))
 CCLRT_EXPORT(cclGetVersion, (int *version), (version))
 CCLRT_EXPORT(cclGetUniqueId, (cclUniqueId * id), (id))
 CCLRT_EXPORT(cclCommInitRankConfig,

@@ -33,6 +33,7 @@ uint64_t defaultTimeoutNs() {
 void destroyShared(Shared *s) {
   // Every rank's queued work finishes first.
   s->device->quiesce();
+  releaseUserBuffers(s);
   for (auto &kv : s->plans)
     releasePlan(s, kv.second.get());
   s->plans.clear();

@@ -43,6 +43,13 @@ public:
                       const char *what) override;
   void unmapPeer(int rank, void *ptr, size_t bytes) override;
 
+  cclResult_t exportUserBuffer(int rank, void *buf, UserExport *out,
+                               int *fd) override;
+  cclResult_t importUserBuffer(int rank, const UserExport &e, int fd,
+                               void **base) override;
+  void releaseUserImport(int rank, int kind, void *base,
+                         uint64_t size) override;
+
   cclResult_t loadKernels(PreparedPlan *pp) override;
   void unloadKernels(PreparedPlan *pp) override;
   cclResult_t placeContext(int rank, PreparedRank &pr) override;

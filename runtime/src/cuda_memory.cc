@@ -181,4 +181,90 @@ void CudaDevice::unmapPeer(int rank, void *ptr, size_t bytes) {
   unmapAddress(rank, ptr);
 }
 
+// User buffers: a virtual-memory allocation (cuMemRetainAllocationHandle
+// knows it) goes as a file descriptor when its handle type allows, else
+// not at all; other device memory (cuMemAlloc, cudaMalloc) as an IPC
+// handle.
+cclResult_t CudaDevice::exportUserBuffer(int rank, void *buf, UserExport *out,
+                                         int *fd) {
+  *out = UserExport();
+  *fd = -1;
+  cclResult_t res = setCurrent(rank, "cclCommRegister");
+  if (res != cclSuccess)
+    return res;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  CUresult cr = d_->cuMemGetAddressRange(&base, &size,
+                                         reinterpret_cast<CUdeviceptr>(buf));
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuMemGetAddressRange", cr,
+                  format("(%p is not device memory of device %d?)", buf,
+                         ordinal(rank)));
+  out->allocBase = reinterpret_cast<void *>(base);
+  out->allocSize = size;
+  CUmemGenericAllocationHandle h = 0;
+  if (d_->cuMemRetainAllocationHandle(&h, reinterpret_cast<void *>(base)) ==
+      CUDA_SUCCESS) {
+    int exported = -1;
+    if (d_->cuMemExportToShareableHandle(
+            &exported, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) ==
+        CUDA_SUCCESS) {
+      out->kind = cclRegVmmFd;
+      *fd = exported;
+    } // else staged: its handle type does not allow a descriptor
+    d_->cuMemRelease(h); // the retain's reference
+    return cclSuccess;
+  }
+  CUipcMemHandle ipc;
+  if (d_->cuIpcGetMemHandle(&ipc, base) == CUDA_SUCCESS) {
+    out->kind = cclRegIpc;
+    memcpy(out->ipc, ipc.reserved, sizeof out->ipc);
+  }
+  return cclSuccess;
+}
+
+cclResult_t CudaDevice::importUserBuffer(int rank, const UserExport &e, int fd,
+                                         void **base) {
+  *base = nullptr;
+  cclResult_t res = setCurrent(rank, "cclCommRegister");
+  if (res != cclSuccess)
+    return res;
+  if (e.kind == cclRegIpc) {
+    CUipcMemHandle ipc;
+    memcpy(ipc.reserved, e.ipc, sizeof ipc.reserved);
+    CUdeviceptr p = 0;
+    CUresult cr = d_->cuIpcOpenMemHandle(&p, ipc,
+                                         CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuIpcOpenMemHandle", cr,
+                    format("(device %d)", ordinal(rank)));
+    *base = reinterpret_cast<void *>(p);
+    return cclSuccess;
+  }
+  if (e.kind != cclRegVmmFd || fd < 0)
+    return setError(cclInternalError, "no descriptor for a virtual-memory "
+                                      "buffer");
+  CUmemGenericAllocationHandle h = 0;
+  CUresult cr = d_->cuMemImportFromShareableHandle(
+      &h, reinterpret_cast<void *>(static_cast<uintptr_t>(fd)),
+      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuMemImportFromShareableHandle", cr,
+                  format("(a peer's buffer, device %d)", ordinal(rank)));
+  if ((res = mapHandle(rank, h, e.allocSize, base, "a peer's buffer")) !=
+      cclSuccess)
+    d_->cuMemRelease(h);
+  return res;
+}
+
+void CudaDevice::releaseUserImport(int rank, int kind, void *base,
+                                   uint64_t size) {
+  if (kind == cclRegIpc) {
+    if (setCurrent(rank, "cclCommDeregister") == cclSuccess)
+      d_->cuIpcCloseMemHandle(reinterpret_cast<CUdeviceptr>(base));
+  } else if (kind == cclRegVmmFd) {
+    unmapAddress(rank, base);
+  }
+}
+
 } // namespace cclrt

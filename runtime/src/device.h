@@ -76,6 +76,32 @@ public:
                               const char *what);
   virtual void unmapPeer(int rank, void *ptr, size_t bytes) {}
 
+  // --- User buffers (cclCommRegister; userbufs.cc) ---------------------
+  // How rank `rank`'s buffer at `buf` can be shared: its allocation's base
+  // and size, and an IPC handle or an exported descriptor (*fd, owned by
+  // the caller). The default: not at all (kind cclRegStaged).
+  struct UserExport {
+    int kind = cclRegStaged;
+    void *allocBase = nullptr;
+    uint64_t allocSize = 0;
+    char ipc[64] = {};
+  };
+  virtual cclResult_t exportUserBuffer(int rank, void *buf, UserExport *out,
+                                       int *fd) {
+    *out = UserExport();
+    *fd = -1;
+    return cclSuccess;
+  }
+  // Maps a peer's allocation (`e`, with `fd` for cclRegVmmFd) here;
+  // *base is its address as this rank's device sees it.
+  virtual cclResult_t importUserBuffer(int rank, const UserExport &e, int fd,
+                                       void **base) {
+    return setError(cclUnsupported, "this target cannot map another "
+                                    "process's buffers");
+  }
+  virtual void releaseUserImport(int rank, int kind, void *base,
+                                 uint64_t size) {}
+
   // --- Plans ----------------------------------------------------------
   // Finds the kernels of pp->variant for every rank (pp->ranks exist).
   virtual cclResult_t loadKernels(PreparedPlan *pp) = 0;

@@ -10,7 +10,9 @@
 #include <cstdarg>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -110,6 +112,16 @@ struct PreparedPlan {
   std::vector<PreparedRank> ranks;
 };
 
+// A peer's allocation mapped here for user-buffer registrations: by
+// (peer rank, the allocation's base in the peer's address space).
+using UserMappingKey = std::pair<int, uint64_t>;
+struct UserImport {
+  int kind = 0;          // cclRegKind_t
+  void *base = nullptr;  // as this rank's device addresses it
+  uint64_t size = 0;
+  int refs = 0;          // registrations that use it
+};
+
 struct Shared {
   Shared();
   ~Shared();
@@ -130,6 +142,11 @@ struct Shared {
   // API calls in progress on this communicator (cclCommAbort waits for
   // them before it frees anything).
   std::atomic<int> activeCalls{0};
+  // cclCommRegister (userbufs.cc): the live registrations, and the peers'
+  // allocations mapped here with the registrations that use them.
+  std::mutex regMu;
+  std::set<struct ::cclRegistration *> registrations;
+  std::map<UserMappingKey, UserImport> userImports;
   // cclBootstrapAllGather between the ranks of an in-process communicator.
   std::mutex gatherMu;
   std::condition_variable gatherCv;
@@ -200,6 +217,12 @@ cclResult_t allocateMemory(Shared *s, PreparedPlan *pp,
                            size_t syncWords,
                            const std::function<std::vector<uint64_t>(int)> &init,
                            std::vector<RankMemory> *mem);
+// Releases every registration of the communicator (destroy).
+void releaseUserBuffers(Shared *s);
+// The all-gather of an in-process communicator (join.cc): the calls of all
+// ranks meet here.
+cclResult_t gatherInProcess(Shared *s, int rank, const void *send, void *recv,
+                            size_t bytes);
 // Frees a rank's arena and unmaps its peers' (releasePlan).
 void releaseShared(Shared *s, int rank, PreparedRank &pr);
 
@@ -255,6 +278,11 @@ cclResult_t cclGetEnvRank(int *rank, int *nranks);
 cclResult_t cclBootstrapAllGather(cclComm_t comm, const void *sendbuf,
                                   void *recvbuf, size_t bytes);
 cclResult_t cclCommAbort(cclComm_t comm);
+cclResult_t cclCommRegister(cclComm_t comm, void *buf, size_t bytes,
+                            cclRegHandle_t *handle);
+cclResult_t cclCommDeregister(cclComm_t comm, cclRegHandle_t handle);
+cclResult_t cclCommRegisteredPeer(cclComm_t comm, cclRegHandle_t handle,
+                                  int peer, void **peer_buf, int *kind);
 cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms);
 cclResult_t cclCommDebugSkipLaunches(cclComm_t comm, int skip);
 cclResult_t cclCommDebugSetDelay(cclComm_t comm, int block, uint64_t delay_ns);

@@ -252,6 +252,9 @@ void watch(Shared *s) {
       [s] { tellPeers(s); });
 }
 
+
+} // namespace
+
 // The all-gather of an in-process communicator: the calls of all ranks
 // meet here.
 cclResult_t gatherInProcess(Shared *s, int rank, const void *send, void *recv,
@@ -296,8 +299,6 @@ cclResult_t gatherInProcess(Shared *s, int rank, const void *send, void *recv,
     s->gatherCv.notify_all();
   return cclSuccess;
 }
-
-} // namespace
 
 void tellPeers(Shared *s) {
   // A kernel of this rank timed out: tell the others once.

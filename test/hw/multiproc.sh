@@ -12,7 +12,10 @@
 #                                      sharing GPUs (on one GPU: all on it,
 #                                      time-sliced between the processes,
 #                                      no MPS), 64 calls back to back each,
-#                                      checked; the output in RESULTS
+#                                      checked; then reg_cuda
+#                                      (test/hw/reg_cuda.cc: registration
+#                                      of cuMemAlloc and VMM buffers) at 2
+#                                      and 4 processes; the output in RESULTS
 set -euo pipefail
 mode=${1:-}
 case "$mode" in
@@ -31,9 +34,11 @@ build)
       --nranks=2..4 --dtype=float32 -o "$OUT/lib/lib$a.so"
   done
   cuda=${CUDA_HOME:-/usr/local/cuda}
-  c++ -std=c++17 -O1 -g -rdynamic -I"$OUT/include" -I"$cuda/include" \
-    "$ROOT/test/hw/mp_cuda.cc" -o "$OUT/bin/mp_cuda" -L"$OUT/lib" -lcclrt \
-    -L"$cuda/lib64/stubs" -lcuda -ldl -Wl,-rpath,'$ORIGIN/../lib'
+  for prog in mp_cuda reg_cuda; do
+    c++ -std=c++17 -O1 -g -rdynamic -I"$OUT/include" -I"$cuda/include" \
+      "$ROOT/test/hw/$prog.cc" -o "$OUT/bin/$prog" -L"$OUT/lib" -lcclrt \
+      -L"$cuda/lib64/stubs" -lcuda -ldl -Wl,-rpath,'$ORIGIN/../lib'
+  done
   echo "multiproc: built $OUT"
   ;;
 run)
@@ -58,6 +63,13 @@ run)
       echo "exit $rc after $(python3 -c "import sys; print(round($(date +%s.%N) - $start, 2))") s" >> "$log"
       cat "$log"
     done
+  done
+  for n in 2 4; do
+    log=$RESULTS/register-n$n.txt
+    echo "== ccl-run -n $n reg_cuda" | tee "$log"
+    timeout 120 "$HERE/bin/ccl-run" -n "$n" "$HERE/bin/reg_cuda" >>"$log" 2>&1 ||
+      { echo "exit $?" >> "$log"; status=1; }
+    cat "$log"
   done
   exit $status
   ;;

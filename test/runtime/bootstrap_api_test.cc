@@ -196,6 +196,43 @@ void test_ranks_as_threads() {
                                     (64u << 20) + 1),
               cclInvalidArgument);
   CHECK_CONTAINS(last(), "at most 64 MiB");
+  // Registration on the host target across processes: nothing is shared
+  // (the peers' buffers are staged); the rank's own buffer is itself.
+  std::vector<std::vector<char>> ubuf(n, std::vector<char>(256));
+  std::vector<cclRegHandle_t> regs(n, nullptr);
+  for (int r = 0; r < n; r++)
+    th.emplace_back([&, r] {
+      res[r] = cclCommRegister(comms[r], ubuf[r].data() + 8, 100, &regs[r]);
+    });
+  for (auto &t : th)
+    t.join();
+  th.clear();
+  for (int r = 0; r < n; r++) {
+    CHECK_OK(res[r]);
+    for (int q = 0; q < n; q++) {
+      void *p = (void *)1;
+      int kind = -1;
+      CHECK_OK(cclCommRegisteredPeer(comms[r], regs[r], q, &p, &kind));
+      if (q == r)
+        CHECK(p == ubuf[r].data() + 8 && kind == cclRegLocal);
+      else
+        CHECK(p == nullptr && kind == cclRegStaged);
+    }
+  }
+  void *pp;
+  int kk;
+  CHECK_FAILS(cclCommRegisteredPeer(comms[0], regs[0], 3, &pp, &kk),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclCommRegisteredPeer(rank 0): peer is not a rank");
+  CHECK_FAILS(cclCommRegisteredPeer(comms[0], regs[1], 0, &pp, &kk),
+              cclInvalidArgument);
+  CHECK_CONTAINS(last(), "not a registration of this rank's communicator");
+  CHECK_FAILS(cclCommRegister(comms[0], nullptr, 4, &regs[0]),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclCommRegister(rank 0): buf is NULL");
+  for (int r = 0; r < n; r++)
+    CHECK_OK(cclCommDeregister(comms[r], regs[r]));
+  CHECK_FAILS(cclCommDeregister(comms[0], regs[0]), cclInvalidArgument);
   // Rank 1 aborts: the others learn it, naming rank 1.
   CHECK_OK(cclCommAbort(comms[1]));
   for (int r : {0, 2}) {
@@ -247,6 +284,27 @@ void test_in_process() {
       for (int q = 0; q < n; q++)
         CHECK(got[r][k * n + q] == 100 * k + q);
   }
+  // Registration in-process: every rank's buffer is reachable as it is.
+  std::vector<std::vector<float>> ubuf(n, std::vector<float>(64));
+  std::vector<cclRegHandle_t> regs(n, nullptr);
+  th.clear();
+  for (int r = 0; r < n; r++)
+    th.emplace_back([&, r] {
+      res[r] = cclCommRegister(comms[r], ubuf[r].data() + r, 32, &regs[r]);
+    });
+  for (auto &t : th)
+    t.join();
+  for (int r = 0; r < n; r++) {
+    CHECK_OK(res[r]);
+    for (int q = 0; q < n; q++) {
+      void *p = nullptr;
+      int kind = -1;
+      CHECK_OK(cclCommRegisteredPeer(comms[r], regs[r], q, &p, &kind));
+      CHECK(p == ubuf[q].data() + q && kind == cclRegLocal);
+    }
+  }
+  // Registrations left at destroy are released with the communicator.
+  CHECK_OK(cclCommDeregister(comms[0], regs[0]));
   // Abort one handle: the communicator is aborted for every rank.
   CHECK_OK(cclCommAbort(comms[3]));
   CHECK_OK(cclCommGetAsyncError(comms[0], &async));

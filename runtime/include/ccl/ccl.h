@@ -219,6 +219,42 @@ cclResult_t cclMemcpyFromDevice(cclComm_t comm, void *dst, const void *src,
 cclResult_t cclMemcpyAsync(cclComm_t comm, void *dst, const void *src,
                            size_t bytes, cclStream_t stream);
 
+/* --- User buffers shared with the other ranks (docs/runtime.md,
+ * "Registering user buffers") -------------------------------------------
+ * cclCommRegister makes `bytes` bytes at `buf` (memory of the rank's
+ * device) reachable by the other ranks of its host. It is collective:
+ * every rank calls it, in the same order as its other collective setup
+ * calls (the sizes may differ). A registration is kept per allocation (the
+ * one that holds `buf`, found with cuMemGetAddressRange), so any number of
+ * buffers at any offsets inside one allocation share one mapping.
+ *   cclRegIpc    cudaMalloc / cuMemAlloc memory: a CUDA IPC handle
+ *   cclRegVmmFd  virtual-memory allocations (cuMemCreate) whose handle
+ *                type allows a POSIX file descriptor: exported, imported
+ *                and mapped by the peers
+ *   cclRegLocal  a rank of the same process (in-process communicators):
+ *                the plain pointer
+ *   cclRegStaged anything else (other virtual-memory allocations, host
+ *                memory, ranks on other hosts): not shared
+ * Collectives are correct on any buffer, registered or not: they stage
+ * through scratch (docs/runtime.md says what each path costs). */
+typedef struct cclRegistration *cclRegHandle_t;
+typedef enum {
+  cclRegStaged = 0,
+  cclRegIpc = 1,
+  cclRegVmmFd = 2,
+  cclRegLocal = 3,
+} cclRegKind_t;
+cclResult_t cclCommRegister(cclComm_t comm, void *buf, size_t bytes,
+                            cclRegHandle_t *handle);
+/* Releases this rank's registration (not collective); the mappings of
+ * the peers' buffers go with the last registration of their allocation. */
+cclResult_t cclCommDeregister(cclComm_t comm, cclRegHandle_t handle);
+/* Rank `peer`'s buffer of the registration as this rank's device
+ * addresses it (*peer_buf NULL when it is staged), and how it is shared
+ * (cclRegKind_t). For kernels of your own that read a peer's buffer. */
+cclResult_t cclCommRegisteredPeer(cclComm_t comm, cclRegHandle_t handle,
+                                  int peer, void **peer_buf, int *kind);
+
 /* Size of one element of `dtype` in bytes (0 if unknown). */
 size_t cclDataTypeSize(cclDataType_t dtype);
 
