@@ -315,7 +315,7 @@ cclResult_t cclMemAlloc(cclComm_t comm, void **ptr, size_t bytes) {
   if (bytes == 0)
     return cclSuccess;
   CtxGuard guard(comm->shared);
-  r = comm->shared->device->allocate(comm->rank, bytes, ptr, "cclMemAlloc");
+  r = comm->shared->device->allocateUser(comm->rank, bytes, ptr);
   if (r != cclSuccess)
     return setError(r, format("cclMemAlloc(rank %d): ", comm->rank) +
                            cclGetLastError());

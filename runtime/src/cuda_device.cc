@@ -257,6 +257,11 @@ cclResult_t CudaDevice::allocate(int rank, size_t bytes, void **ptr,
 cclResult_t CudaDevice::deallocate(int rank, void *ptr, const char *fn) {
   if (!ptr)
     return cclSuccess;
+  // cclMemAlloc memory from the virtual memory API (allocateUser).
+  if (isMapping(ptr)) {
+    unmapAddress(rank, ptr);
+    return cclSuccess;
+  }
   cclResult_t r = setCurrent(rank, fn);
   if (r != cclSuccess)
     return r;

@@ -30,6 +30,7 @@ public:
   cclResult_t allocate(int rank, size_t bytes, void **ptr,
                        const char *what) override;
   cclResult_t deallocate(int rank, void *ptr, const char *fn) override;
+  cclResult_t allocateUser(int rank, size_t bytes, void **ptr) override;
   cclResult_t zero(int rank, void *ptr, size_t bytes) override;
   cclResult_t upload(int rank, void *dst, const void *src,
                      size_t bytes) override;
@@ -111,6 +112,7 @@ private:
   cclResult_t mapHandle(int rank, CUmemGenericAllocationHandle handle,
                         size_t size, void **ptr, const char *what);
   void unmapAddress(int rank, void *ptr);
+  bool isMapping(void *ptr);
 
   // cuda_modules.cc.
   // Whether the blocks of every rank on `rank`'s GPU fit on it at once:

@@ -107,6 +107,26 @@ void CudaDevice::unmapAddress(int rank, void *ptr) {
   d_->cuMemRelease(m.handle);
 }
 
+bool CudaDevice::isMapping(void *ptr) {
+  std::lock_guard<std::mutex> lk(mapMu_);
+  return mappings_.count(ptr) != 0;
+}
+
+// With one process per rank, cclMemAlloc gives memory that registrations
+// share without staging (exported as a descriptor when registered); in
+// one process, plain cuMemAlloc (peer access covers the other GPUs).
+cclResult_t CudaDevice::allocateUser(int rank, size_t bytes, void **ptr) {
+  size_t g = 0;
+  if (!s_->boot || setCurrent(rank, "cclMemAlloc") != cclSuccess ||
+      shareableGranularity(rank, &g) != cclSuccess)
+    return allocate(rank, bytes, ptr, "cclMemAlloc");
+  int fd = -1;
+  cclResult_t res = allocateExportable(rank, bytes, ptr, &fd, "cclMemAlloc");
+  if (fd >= 0)
+    close(fd); // exported again when registered
+  return res;
+}
+
 cclResult_t CudaDevice::allocateExportable(int rank, size_t bytes, void **ptr,
                                            int *fd, const char *what) {
   *ptr = nullptr;

@@ -52,6 +52,12 @@ public:
   // `what` names the allocation in the error message.
   virtual cclResult_t allocate(int rank, size_t bytes, void **ptr,
                                const char *what) = 0;
+  // cclMemAlloc's memory: what other processes can map where the target
+  // has it (registrations then share it without staging); the default is
+  // allocate. deallocate frees either kind.
+  virtual cclResult_t allocateUser(int rank, size_t bytes, void **ptr) {
+    return allocate(rank, bytes, ptr, "cclMemAlloc");
+  }
   // `fn` names the caller in an error message (ignored where freeing
   // cannot fail).
   virtual cclResult_t deallocate(int rank, void *ptr, const char *fn) = 0;

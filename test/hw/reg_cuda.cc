@@ -8,6 +8,7 @@
 //      ncclMemAlloc-style allocator): exported, imported, mapped
 //   C  cuMemCreate without a shareable handle type (PyTorch's expandable
 //      segments): staged
+//   D  cclMemAlloc: the runtime's own shareable memory, mapped
 // then registers two buffers at different offsets inside each, and checks
 // for every peer that the kind is the expected one and that the bytes read
 // through the peer pointer (cuMemcpyDtoH from the mapped address) are the
@@ -112,26 +113,30 @@ int main() {
   CU(cuMemGetAllocationGranularity(&gran, &gp,
                                    CU_MEM_ALLOC_GRANULARITY_MINIMUM));
   const size_t size = 2 * gran;
-  CUdeviceptr alloc[3];
+  CUdeviceptr alloc[4];
   CU(cuMemAlloc(&alloc[0], size));
   alloc[1] = vmmAlloc(dev, size, true);
   alloc[2] = vmmAlloc(dev, size, false);
+  void *mine = nullptr;
+  CCL(cclMemAlloc(comm, &mine, size));
+  alloc[3] = (CUdeviceptr)mine;
   const size_t words = size / 4;
   std::vector<uint32_t> host(words);
-  for (int a = 0; a < 3; a++) {
+  for (int a = 0; a < 4; a++) {
     for (size_t i = 0; i < words; i++)
       host[i] = pattern(g_rank, a, i);
     CU(cuMemcpyHtoD(alloc[a], host.data(), size));
   }
-  const int expected[3] = {cclRegIpc, cclRegVmmFd, cclRegStaged};
+  const int expected[4] = {cclRegIpc, cclRegVmmFd, cclRegStaged,
+                           cclRegVmmFd};
   const size_t offsets[2] = {4096, gran + 12288}; // one in each granule
-  cclRegHandle_t regs[3][2];
-  for (int a = 0; a < 3; a++)
+  cclRegHandle_t regs[4][2];
+  for (int a = 0; a < 4; a++)
     for (int o = 0; o < 2; o++)
       CCL(cclCommRegister(comm, (void *)(alloc[a] + offsets[o]), 65536,
                           &regs[a][o]));
   int checked = 0;
-  for (int a = 0; a < 3; a++)
+  for (int a = 0; a < 4; a++)
     for (int o = 0; o < 2; o++)
       for (int q = 0; q < n; q++) {
         void *p = nullptr;
@@ -157,9 +162,10 @@ int main() {
         check(same, "the bytes read through the peer pointer", q);
         checked++;
       }
-  for (int a = 0; a < 3; a++)
+  for (int a = 0; a < 4; a++)
     for (int o = 0; o < 2; o++)
       CCL(cclCommDeregister(comm, regs[a][o]));
+  CCL(cclMemFree(comm, mine));
   long fails = g_fail;
   std::vector<long> all(n);
   CCL(cclBootstrapAllGather(comm, &fails, all.data(), sizeof fails));
@@ -172,7 +178,8 @@ int main() {
          g_rank, checked, g_fail);
   if (g_rank == 0)
     printf("registration, %d processes: cuMemAlloc -> IPC, cuMemCreate "
-           "(fd) -> mapped, cuMemCreate (no shareable type) -> staged; %ld "
+           "(fd) -> mapped, cuMemCreate (no shareable type) -> staged, "
+           "cclMemAlloc -> mapped; %ld "
            "failed checks\n",
            n, total);
   return total ? 1 : 0;
