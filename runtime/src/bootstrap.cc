@@ -613,6 +613,11 @@ void Bootstrap::fail(const std::string &why) {
   cv_.notify_all();
 }
 
+std::string Bootstrap::failure() {
+  std::lock_guard<std::mutex> lk(mu_);
+  return failure_;
+}
+
 void Bootstrap::close() {
   if (closed_)
     return;

@@ -74,6 +74,8 @@ public:
   void broadcastAbort(const wire::Abort &a);
   // Makes waiting and future collectives fail with `why`.
   void fail(const std::string &why);
+  // Why collectives fail ("" while the links are healthy).
+  std::string failure();
   // Says goodbye to every peer, stops the monitor, closes the links.
   void close();
 

@@ -430,8 +430,14 @@ cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
   std::string err;
   CtxGuard guard(s);
   cclResult_t r = loadPlans(s, &err);
-  if (r == cclBootstrapError || r == cclRemoteError || r == cclTimeout)
+  // The communicator fails when the ranks disagree about their plans or
+  // the bootstrap failed (a peer died or aborted while they prepared
+  // them); a plan that could not be prepared only fails its launches.
+  if (r == cclBootstrapError)
     return failed(r, err);
+  std::string broken = s->boot->failure();
+  if (!broken.empty())
+    return failed(cclRemoteError, broken);
   s->liveHandles = 1;
   *comm = new cclComm{s, rank};
   s->handles.push_back(*comm);

@@ -164,10 +164,11 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
   if (localCode == cclSuccess) {
     std::string what =
         format("scratch memory of rank %d for algorithm %s", r, alg.c_str());
-    if (dev.allocateExportable(r, total, &pr.arena, &pr.arenaFd,
-                               what.c_str()) != cclSuccess) {
+    cclResult_t ar =
+        dev.allocateExportable(r, total, &pr.arena, &pr.arenaFd, what.c_str());
+    if (ar != cclSuccess) {
       status = cclGetLastError();
-      localCode = cclSystemError;
+      localCode = ar;
     } else {
       pr.arenaBytes = total;
       char *base = static_cast<char *>(pr.arena);
@@ -196,12 +197,14 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
                      &all, pr.arenaFd, &fds);
   if (res != cclSuccess)
     return res;
+  // This rank's own failure first, else the first other rank's.
+  if (!status.empty())
+    return setError(localCode, status);
   for (int q = 0; q < s->nranks; q++)
     if (!all[q].empty() && all[q][0] == 'E')
-      return q == r ? setError(localCode, status)
-                    : setError(cclRemoteError,
-                               format("preparing it failed on rank %d: ", q) +
-                                   all[q].substr(1));
+      return setError(cclRemoteError,
+                      format("preparing it failed on rank %d: ", q) +
+                          all[q].substr(1));
   // Map every peer's arena.
   std::string mapError;
   for (int q = 0; q < s->nranks && mapError.empty(); q++) {
