@@ -555,9 +555,20 @@ cclResult_t Bootstrap::allGather(const std::string &mine,
       continue;
     std::string err;
     if (!links_[q]->send(wire::kData, (uint32_t)rank_, tag, mine,
-                         sameHost(q) ? passFd : -1, d, &err))
-      return setError(cclRemoteError,
-                      "sending to " + describe(q) + ": " + err);
+                         sameHost(q) ? passFd : -1, d, &err)) {
+      // The peer is gone (the monitor may not have seen it yet): the same
+      // report as the monitor's.
+      bool bye;
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        bye = gone_[q];
+      }
+      lost(q, bye ? describe(q) + " destroyed its communicator"
+                  : describe(q) + " closed its connection without destroying "
+                                  "its communicator: the process exited or "
+                                  "was killed (" + err + ")");
+      return setError(cclRemoteError, failure());
+    }
   }
   all->assign(nranks_, std::string());
   if (fds) {
