@@ -112,6 +112,9 @@ private:
   cclResult_t mapHandle(int rank, CUmemGenericAllocationHandle handle,
                         size_t size, void **ptr, const char *what);
   void unmapAddress(int rank, void *ptr);
+  // Imports a peer's exported memory (`fd`) and maps `size` bytes of it.
+  cclResult_t importFd(int rank, int fd, size_t size, void **ptr,
+                       const char *what);
   bool isMapping(void *ptr);
 
   // cuda_modules.cc.

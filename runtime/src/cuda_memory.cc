@@ -184,6 +184,11 @@ cclResult_t CudaDevice::mapPeer(int rank, int fd, size_t bytes, void **ptr,
   size_t g = 0;
   if ((res = shareableGranularity(rank, &g)) != cclSuccess)
     return res;
+  return importFd(rank, fd, roundUp(bytes ? bytes : 1, g), ptr, what);
+}
+
+cclResult_t CudaDevice::importFd(int rank, int fd, size_t size, void **ptr,
+                                 const char *what) {
   CUmemGenericAllocationHandle h = 0;
   CUresult cr = d_->cuMemImportFromShareableHandle(
       &h, reinterpret_cast<void *>(static_cast<uintptr_t>(fd)),
@@ -191,8 +196,8 @@ cclResult_t CudaDevice::mapPeer(int rank, int fd, size_t bytes, void **ptr,
   if (cr != CUDA_SUCCESS)
     return cuFail("cuMemImportFromShareableHandle", cr,
                   format("(%s, device %d)", what, ordinal(rank)));
-  if ((res = mapHandle(rank, h, roundUp(bytes ? bytes : 1, g), ptr, what)) !=
-      cclSuccess)
+  cclResult_t res = mapHandle(rank, h, size, ptr, what);
+  if (res != cclSuccess)
     d_->cuMemRelease(h);
   return res;
 }
@@ -264,17 +269,7 @@ cclResult_t CudaDevice::importUserBuffer(int rank, const UserExport &e, int fd,
   if (e.kind != cclRegVmmFd || fd < 0)
     return setError(cclInternalError, "no descriptor for a virtual-memory "
                                       "buffer");
-  CUmemGenericAllocationHandle h = 0;
-  CUresult cr = d_->cuMemImportFromShareableHandle(
-      &h, reinterpret_cast<void *>(static_cast<uintptr_t>(fd)),
-      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-  if (cr != CUDA_SUCCESS)
-    return cuFail("cuMemImportFromShareableHandle", cr,
-                  format("(a peer's buffer, device %d)", ordinal(rank)));
-  if ((res = mapHandle(rank, h, e.allocSize, base, "a peer's buffer")) !=
-      cclSuccess)
-    d_->cuMemRelease(h);
-  return res;
+  return importFd(rank, fd, e.allocSize, base, "a peer's buffer");
 }
 
 void CudaDevice::releaseUserImport(int rank, int kind, void *base,

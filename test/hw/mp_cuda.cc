@@ -22,31 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "ccl/ccl.h"
+#include "hw_util.h"
 
 namespace {
 
-int g_rank = -1;
-
-#define CCL(call)                                                              \
-  do {                                                                         \
-    cclResult_t r_ = (call);                                                   \
-    if (r_ != cclSuccess) {                                                    \
-      fprintf(stderr, "rank %d: %s failed: %s\n", g_rank, #call,              \
-              cclGetLastError());                                              \
-      exit(2);                                                                 \
-    }                                                                          \
-  } while (0)
-#define CU(call)                                                               \
-  do {                                                                         \
-    CUresult r_ = (call);                                                      \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      const char *s_ = "?";                                                    \
-      cuGetErrorString(r_, &s_);                                               \
-      fprintf(stderr, "rank %d: %s failed: %s\n", g_rank, #call, s_);          \
-      exit(2);                                                                 \
-    }                                                                          \
-  } while (0)
 
 typedef cclResult_t (*EntryFn)(cclComm_t, const void *, void *, size_t,
                                cclDataType_t, cclRedOp_t, cclStream_t);

@@ -22,32 +22,11 @@
 #include <cstring>
 #include <vector>
 
-#include "ccl/ccl.h"
+#include "hw_util.h"
 
 namespace {
 
-int g_rank = -1;
 int g_fail = 0;
-
-#define CCL(call)                                                              \
-  do {                                                                         \
-    cclResult_t r_ = (call);                                                   \
-    if (r_ != cclSuccess) {                                                    \
-      fprintf(stderr, "rank %d: %s failed: %s\n", g_rank, #call,              \
-              cclGetLastError());                                              \
-      exit(2);                                                                 \
-    }                                                                          \
-  } while (0)
-#define CU(call)                                                               \
-  do {                                                                         \
-    CUresult r_ = (call);                                                      \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      const char *s_ = "?";                                                    \
-      cuGetErrorString(r_, &s_);                                               \
-      fprintf(stderr, "rank %d: %s failed: %s\n", g_rank, #call, s_);          \
-      exit(2);                                                                 \
-    }                                                                          \
-  } while (0)
 
 // A virtual-memory allocation of `size` bytes (a multiple of the
 // granularity) on `dev`, mapped read-write; `fd` selects the handle type.
