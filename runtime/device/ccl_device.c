@@ -738,48 +738,45 @@ CCL_INLINE uint32_t ccl_f32_to_bits(float f) {
   return c.u;
 }
 
-/* IEEE binary16 -> binary32 (exact). NaN payloads are kept (and stay NaN). */
+/* IEEE binary16 -> binary32 (exact). NaN payloads are kept (and stay NaN).
+ * Without branches, like ccl_f32_to_f16: the half's exponent and mantissa
+ * moved into place and rebiased (normal), rebiased to the top exponent
+ * (infinity, NaN), or a subnormal as 2^-14 * (1 + m/1024) - 2^-14, exact. */
 CCL_INLINE float ccl_f16_to_f32(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t mant = h & 0x3ffu;
-  if (exp == 0) {
-    /* Zero or subnormal: mant * 2^-24, exact in binary32. */
-    float v = (float)mant * 5.9604644775390625e-8f;
-    return ccl_bits_to_f32(ccl_f32_to_bits(v) | sign);
-  }
-  if (exp == 31)
-    return ccl_bits_to_f32(sign | 0x7f800000u | (mant << 13));
-  return ccl_bits_to_f32(sign | ((exp + 112) << 23) | (mant << 13));
+  uint32_t m = (uint32_t)(h & 0x7fffu) << 13;
+  uint32_t e = m & 0x0f800000u;
+  uint32_t normal = m + 0x38000000u;
+  uint32_t special = m + 0x70000000u;
+  uint32_t sub = ccl_f32_to_bits(ccl_bits_to_f32(m + 0x38800000u) -
+                                 6.103515625e-05f);
+  uint32_t r = e == 0x0f800000u ? special : e == 0 ? sub : normal;
+  return ccl_bits_to_f32(r | sign);
 }
 
 /* binary32 -> binary16, round to nearest even; NaN -> quiet NaN (top payload
- * bits kept), overflow -> infinity. */
+ * bits kept), overflow -> infinity. Without branches (every case computed,
+ * one selected), so that a loop over elements vectorises into a short
+ * sequence instead of an if-converted tree: that tree made the host
+ * target's float16 kernels several times slower to compile than float32.
+ *   normal:    rebias the exponent, add the rounding increment (0xfff, and
+ *              1 more when the kept mantissa is odd: ties to even) and shift;
+ *              a carry out of the mantissa bumps the exponent, up to infinity
+ *              for |f| >= 65520;
+ *   subnormal: adding 0.5 (2^-1) to |f| lines its bits up so that the FPU's
+ *              own round-to-nearest-even leaves the half's mantissa in the
+ *              low bits (|f| < 2^-14: the sum is below 1);
+ *   NaN:       quiet, top payload bits kept. */
 CCL_INLINE uint16_t ccl_f32_to_f16(float f) {
   uint32_t x = ccl_f32_to_bits(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   x &= 0x7fffffffu;
-  if (x > 0x7f800000u) /* NaN */
-    return (uint16_t)(sign | 0x7e00u | ((x >> 13) & 0x3ffu));
-  if (x >= 0x477ff000u) /* >= 65520: rounds to infinity (or is one) */
-    return (uint16_t)(sign | 0x7c00u);
-  if (x < 0x38800000u) { /* below 2^-14: subnormal half or zero */
-    if (x <= 0x33000000u) /* <= 2^-25: rounds to zero (tie to even) */
-      return (uint16_t)sign;
-    uint32_t e = x >> 23; /* 102 .. 112 */
-    uint32_t m = (x & 0x7fffffu) | 0x800000u;
-    uint32_t sh = 126 - e; /* 14 .. 24 */
-    uint32_t r = m >> sh;
-    uint32_t rem = m & ((1u << sh) - 1);
-    uint32_t half = 1u << (sh - 1);
-    if (rem > half || (rem == half && (r & 1)))
-      r++;
-    return (uint16_t)(sign | r);
-  }
-  uint32_t r = (x >> 13) - (112u << 10);
-  uint32_t rem = x & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (r & 1)))
-    r++;
+  uint32_t normal = (x + 0xc8000fffu + ((x >> 13) & 1u)) >> 13;
+  uint32_t sub = ccl_f32_to_bits(ccl_bits_to_f32(x) + 0.5f) - 0x3f000000u;
+  uint32_t nan = 0x7e00u | ((x >> 13) & 0x3ffu);
+  uint32_t r = x < 0x38800000u ? sub : normal;
+  r = x >= 0x477ff000u ? 0x7c00u : r;
+  r = x > 0x7f800000u ? nan : r;
   return (uint16_t)(sign | r);
 }
 
