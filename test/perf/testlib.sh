@@ -22,6 +22,7 @@ fail() {
 
 expect_rc() { [ "$RC" -eq "$1" ] || fail "exit status $RC, expected $1"; }
 expect_has() { echo "$OUT" | grep -qF -- "$1" || fail "output lacks '$1'"; }
+expect_re() { echo "$OUT" | grep -qE -- "$1" || fail "output lacks /$1/"; }
 expect_not() { echo "$OUT" | grep -qF -- "$1" && fail "output has '$1'"; }
 
 # Table rows: lines that do not start with '#' and have 12 columns.
