@@ -31,15 +31,19 @@ shm_before=$(ls /dev/shm | wc -l)
 files_before=$(find "$TMPDIR" -maxdepth 1 | wc -l)
 
 # launch N LOG MODE...: N ranks in the background, torchrun style; their
-# output in LOG.R, their pids in PIDS.
+# output in LOG.R, their pids in PIDS. RANK_ENV, when set, names a function
+# that prints more VAR=value words for rank $1 (they override the defaults).
 launch() {
   local n=$1 log=$2
   shift 2
-  local port
+  local port extra
   port=$(free_port)
   PIDS=()
   for ((r = 0; r < n; r++)); do
-    RANK=$r WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 MASTER_PORT=$((port - 1)) \
+    extra=()
+    [[ -n ${RANK_ENV:-} ]] && read -ra extra <<<"$("$RANK_ENV" "$r")"
+    env RANK=$r WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 \
+      MASTER_PORT=$((port - 1)) "${extra[@]}" \
       timeout 60 ./driver "$@" >"$log.$r" 2>&1 &
     PIDS+=($!)
   done
@@ -106,15 +110,8 @@ echo "ok: SIGKILL mid-call reported by every other rank, which exited cleanly"
 
 # --- A rank that dies while the others wait for its memory (plan
 # preparation): their cclCommInitRank fails naming it.
-port=$(free_port)
-PIDS=()
-for r in 0 1 2; do
-  fault=()
-  [[ $r == 1 ]] && fault=(CCL_DEBUG_FAULT=exit-in-memory-exchange)
-  env "${fault[@]}" RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 \
-    MASTER_PORT=$((port - 1)) timeout 60 ./driver run 1 >exch.$r 2>&1 &
-  PIDS+=($!)
-done
+dies_in_exchange() { [[ $1 == 1 ]] && echo CCL_DEBUG_FAULT=exit-in-memory-exchange; }
+RANK_ENV=dies_in_exchange launch 3 exch run 1
 wait_all
 [[ "${STATUS[*]}" == "2 66 2" ]] || { cat exch.* >&2; fail "death in exchange: ${STATUS[*]}"; }
 for r in 0 2; do
@@ -125,14 +122,9 @@ done
 echo "ok: a rank that dies in the memory exchange fails the others' init, named"
 
 # --- A rank that never joins: ranks 0..2 of 4.
-port=$(free_port)
-PIDS=()
-for r in 0 1 2; do
-  RANK=$r WORLD_SIZE=4 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((port - 1)) \
-    timeout 60 ./driver run 1 >never.$r 2>&1 &
-  PIDS+=($!)
-done
 start=$(date +%s)
+of_four() { echo WORLD_SIZE=4; }
+RANK_ENV=of_four launch 3 never run 1
 wait_all
 for r in 0 1 2; do
   [[ ${STATUS[$r]} == 2 ]] || { cat never.$r >&2; fail "rank $r exited ${STATUS[$r]}"; }
@@ -201,15 +193,8 @@ expect stranger.wrong "the root closed the connection"
 echo "ok: garbage, a wrong secret and a silent connection are dropped; the job completes"
 
 # --- Ranks that loaded different plans fail together, with one message.
-port=$(free_port)
-PIDS=()
-for r in 0 1 2; do
-  extra=()
-  [[ $r == 1 ]] && extra=(DRIVER_EXTRA_LIB="$WORK/libring.so")
-  env "${extra[@]}" RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 \
-    MASTER_PORT=$((port - 1)) timeout 60 ./driver run 1 >plans.$r 2>&1 &
-  PIDS+=($!)
-done
+loads_ring() { [[ $1 == 1 ]] && echo "DRIVER_EXTRA_LIB=$WORK/libring.so"; }
+RANK_ENV=loads_ring launch 3 plans run 1
 wait_all
 [[ "${STATUS[*]}" == "2 2 2" ]] || { cat plans.* >&2; fail "plan mismatch: ${STATUS[*]}"; }
 msg=$(sed -n 's/.*cclCommInitRank(rank [0-9]): //p' plans.0)
@@ -222,13 +207,8 @@ done
 echo "ok: different plans: every rank fails with the same message"
 
 # --- Two "hosts" on this machine: the bootstrap works, no transport.
-port=$(free_port)
-PIDS=()
-for r in 0 1; do
-  CCL_HOST_ID=host$r RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 \
-    MASTER_PORT=$((port - 1)) timeout 60 ./driver two-hosts >hosts.$r 2>&1 &
-  PIDS+=($!)
-done
+own_host() { echo "CCL_HOST_ID=host$1"; }
+RANK_ENV=own_host launch 2 hosts two-hosts
 wait_all
 [[ "${STATUS[*]}" == "0 0" ]] || { cat hosts.* >&2; fail "two hosts: ${STATUS[*]}"; }
 for r in 0 1; do
