@@ -275,11 +275,14 @@ bool startRoot(const wire::Addr *listenAt, const uint8_t *secret,
   return true;
 }
 
-std::string Bootstrap::describe(int r) const {
-  const wire::RankInfo &p = peers_[r];
+std::string Bootstrap::hostName(int r) const {
   // The host identity is "hostname/boot id" unless CCL_HOST_ID set it.
-  std::string host = p.hostId.substr(0, p.hostId.find('/'));
-  return format("rank %d (pid %u on host %s)", r, p.pid, host.c_str());
+  return peers_[r].hostId.substr(0, peers_[r].hostId.find('/'));
+}
+
+std::string Bootstrap::describe(int r) const {
+  return format("rank %d (pid %u on host %s)", r, peers_[r].pid,
+                hostName(r).c_str());
 }
 
 cclResult_t Bootstrap::join(const wire::UniqueId &id, int rank, int nranks,

@@ -56,6 +56,8 @@ public:
   bool sameHost(int r) const { return peers_[r].hostId == peers_[rank_].hostId; }
   // "rank 2 (pid 4242 on host h1)"
   std::string describe(int r) const;
+  // Rank r's host for messages: its identity without the boot id.
+  std::string hostName(int r) const;
 
   // Every rank contributes `mine`; all[r] gets rank r's. With passFd >= 0
   // the descriptor goes to every peer on this host, and (*fds)[r] receives

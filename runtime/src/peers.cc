@@ -144,9 +144,7 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
                  "ranks on different hosts need a network transport (the "
                  "host proxy), which this libcclrt does not have yet; the "
                  "bootstrap itself works across hosts",
-                 alg.c_str(), r,
-                 boot.peer(r).hostId.substr(0, boot.peer(r).hostId.find('/'))
-                     .c_str(),
+                 alg.c_str(), r, boot.hostName(r).c_str(),
                  boot.describe(q).c_str()));
   // This rank's arena: the scratch buffers, then the counters.
   std::vector<uint64_t> offs(var->num_scratch);

@@ -93,6 +93,20 @@ cclResult_t awaitAsyncError(cclComm_t comm) {
   return async;
 }
 
+// The rank that never launches (its peers' calls wait for its packets):
+// queues a call with its launches turned off, then waits to hear of the
+// others' failure. 0 when it arrived as cclRemoteError.
+int skipAndHear(cclComm_t comm) {
+  std::vector<float> in(64, 1.0f), out(64);
+  OK(cclCommDebugSkipLaunches(comm, 1));
+  OK(ccl_allpairs_ll(comm, in.data(), out.data(), 64, cclFloat32, cclSum,
+                     nullptr));
+  cclResult_t async = awaitAsyncError(comm);
+  printf("rank %d: asynchronous error %s: %s\n", g_rank,
+         cclGetErrorString(async), cclGetLastError());
+  return async != cclRemoteError;
+}
+
 long gatherSum(cclComm_t comm, long mine) {
   int n;
   OK(cclCommCount(comm, &n));
@@ -147,15 +161,8 @@ int modeAbortThread() {
   std::vector<float> in(64, 1.0f), out(64);
   int status = 0;
   if (g_rank == 1) {
-    // Never launches: the others' calls wait for its packets.
-    OK(cclCommDebugSkipLaunches(comm, 1));
-    OK(ccl_allpairs_ll(comm, in.data(), out.data(), 64, cclFloat32, cclSum,
-                       nullptr));
-    // Learns of rank 0's abort through the bootstrap.
-    cclResult_t async = awaitAsyncError(comm);
-    printf("rank 1: asynchronous error %s: %s\n", cclGetErrorString(async),
-           cclGetLastError());
-    status |= async != cclRemoteError;
+    // Never launches; learns of rank 0's abort through the bootstrap.
+    status |= skipAndHear(comm);
     OK(cclCommDestroy(comm));
   } else {
     OK(ccl_allpairs_ll(comm, in.data(), out.data(), 64, cclFloat32, cclSum,
@@ -197,14 +204,8 @@ int modeTimeout() {
   std::vector<float> in(64, 1.0f), out(64);
   int status = 0;
   if (g_rank == 1) {
-    // Never launches: the others time out waiting for it, and tell it.
-    OK(cclCommDebugSkipLaunches(comm, 1));
-    OK(ccl_allpairs_ll(comm, in.data(), out.data(), 64, cclFloat32, cclSum,
-                       nullptr));
-    cclResult_t async = awaitAsyncError(comm);
-    printf("rank 1: asynchronous error %s: %s\n", cclGetErrorString(async),
-           cclGetLastError());
-    status = async != cclRemoteError;
+    // Never launches; the others time out waiting for it, and tell it.
+    status = skipAndHear(comm);
   } else {
     OK(ccl_allpairs_ll(comm, in.data(), out.data(), 64, cclFloat32, cclSum,
                        nullptr));
