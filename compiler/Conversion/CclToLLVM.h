@@ -50,9 +50,41 @@ struct SyncLayout {
   static std::string barrierKey(int64_t rank, llvm::ArrayRef<int64_t> tbs);
 };
 
+/// Thread blocks grouped by shape (BlockPrograms.cpp): blocks whose
+/// operations are the same kinds with the same attributes in the same order,
+/// up to integers (ranks, chunk and slot indices, op ids) and the names of
+/// channels and semaphores, run one code path that reads the integers from
+/// a table. Instances and tiles of a block always share one; so do the
+/// ranks of a symmetric algorithm.
+struct BlockPrograms {
+  int64_t nranks = 0, nblocks = 1;
+  /// rank * nblocks + tb -> program, -1 where the rank has no such block.
+  std::vector<int32_t> programOf;
+  /// Distinct programs.
+  int64_t count = 0;
+  /// The ranks share their programs (in whatever order their blocks run
+  /// them): all ranks together have at most twice as many programs as the
+  /// rank with the most. Then one kernel serves every rank; otherwise GPU
+  /// targets get one kernel per rank.
+  bool rankParametric = true;
+
+  static BlockPrograms of(AlgorithmOp algo);
+};
+
+/// Function attribute (LLVM "passthrough") of a block program that blocks
+/// of several kernels run; the code generator keeps such a program out of
+/// line.
+inline constexpr const char *kSharedProgramAttr = "ccl-shared-program";
+
 /// Replaces every operation of `algo` that moves several chunks from or
 /// into a scratch buffer by one operation per chunk (SlotRanges.cpp).
 void splitSlotRanges(AlgorithmOp algo);
+
+/// The prefix of the kernel names of `algo` (kernelName): `<name>_nN` when
+/// its ranks share their block programs (one kernel then serves all rank
+/// counts of the algorithm that do), otherwise its own symbol `<name>_n<N>`
+/// (on GPU targets with `_r<R>` appended per rank).
+std::string kernelPrefix(AlgorithmOp algo);
 
 /// Bytes per element of `dtype` ("float32", ...), 0 if unknown.
 int dtypeSize(llvm::StringRef dtype);

@@ -60,7 +60,11 @@ std::unique_ptr<TargetMachine> makeMachine(StringRef triple, StringRef cpu,
       CodeGenOptLevel::Aggressive));
 }
 
-bool isKernel(const Function &f) { return f.getName().starts_with("ccl_"); }
+/// Kernels are the external ccl_* functions (the block programs they call
+/// are internal).
+bool isKernel(const Function &f) {
+  return f.getName().starts_with("ccl_") && !f.hasLocalLinkage();
+}
 
 /// Writes `data` to a new temporary file and returns its path.
 bool writeTemp(StringRef prefix, StringRef suffix, StringRef data,
@@ -203,7 +207,9 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
       continue;
     }
     f.setLinkage(GlobalValue::InternalLinkage);
-    if (keepOutOfLine(f, target))
+    // A block program that kernels of several variants run (the same
+    // block shape at several rank counts) stays one function.
+    if (keepOutOfLine(f, target) || f.hasFnAttribute(kSharedProgramAttr))
       f.addFnAttr(Attribute::NoInline);
     else
       f.addFnAttr(Attribute::AlwaysInline);
@@ -377,7 +383,7 @@ public:
             scratchTy, {str(name), u32(slots), u32(a.ll ? 1 : 0)}));
       for (const std::string &dt : info.dtypes)
         for (const std::string &op : info.redops) {
-          std::string sym = kernelName(v.symbol, dt, op);
+          std::string sym = kernelName(v.kernel, dt, op);
           Constant *fn = ConstantPointerNull::get(ptr);
           if (art.planTarget == CCL_TARGET_HOST)
             fn = cast<Constant>(

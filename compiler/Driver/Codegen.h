@@ -21,7 +21,10 @@ struct OpInfo {
 };
 
 struct VariantInfo {
-  std::string symbol; ///< `<name>_n<N>`: prefix of its kernel names
+  std::string symbol; ///< `<name>_n<N>`
+  /// Prefix of its kernel names (kernelPrefix): `<name>_nN` when one
+  /// kernel serves all rank counts of the algorithm, else `symbol`.
+  std::string kernel;
   int64_t nranks = 0, nblocks = 1;
   std::vector<std::pair<std::string, int64_t>> scratch; ///< name, slots
   /// Channels, semaphores and multi-block barriers, indexed as the kernels

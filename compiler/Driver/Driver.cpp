@@ -135,6 +135,7 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
     AlgorithmInfo &a = info.algorithms[it->second];
     VariantInfo v;
     v.symbol = algo.getSymName().str();
+    v.kernel = kernelPrefix(algo);
     v.nranks = algo.getNranks();
     v.nblocks = 1;
     for (auto tb : algo.getBody().getOps<ThreadBlockOp>())

@@ -24,6 +24,7 @@ public:
   StringRef features() const override { return ""; }
   unsigned threadsPerBlock() const override { return 1; }
   bool blockIdIsParameter() const override { return true; }
+  unsigned tableAddressSpace() const override { return 0; }
   Value emitBlockId(OpBuilder &, Location) const override { return nullptr; }
   void markKernel(LLVM::LLVMFuncOp) const override {}
   StringRef deviceLibrary() const override {
@@ -42,6 +43,7 @@ public:
   StringRef features() const override { return "+ptx80"; }
   unsigned threadsPerBlock() const override { return 512; }
   bool blockIdIsParameter() const override { return false; }
+  unsigned tableAddressSpace() const override { return 1; } // global
   Value emitBlockId(OpBuilder &b, Location loc) const override {
     return LLVM::CallIntrinsicOp::create(
                b, loc, b.getI32Type(),

@@ -34,6 +34,9 @@ public:
   virtual bool blockIdIsParameter() const = 0;
   /// Reads the block index inside `func` (non-parameter targets).
   virtual mlir::Value emitBlockId(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// Address space of the read-only tables kernels index (the parameters
+  /// of shared block programs): global memory on GPUs.
+  virtual unsigned tableAddressSpace() const = 0;
   /// Marks `func` as a kernel entry point.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func) const = 0;
   /// The device primitive library compiled for this target (LLVM bitcode).

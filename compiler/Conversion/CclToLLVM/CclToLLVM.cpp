@@ -6,10 +6,14 @@
 //   1. checkLowerable reports what the lowering cannot produce code for
 //      (Legality.h); operations on several scratch slots are split
 //      (splitSlotRanges);
-//   2. buildKernels emits each kernel's skeleton with copies of its thread
-//      blocks' ops and records the kernel's environment (KernelBuilder.h);
+//   2. buildKernels emits a function per thread block of each kernel with
+//      copies of the block's ops and records its environment
+//      (KernelBuilder.h);
 //   3. the patterns (Patterns.h) rewrite the copies into calls to the
-//      device library, reading the environment of their kernel.
+//      device library, reading the environment of their kernel;
+//   4. shareBlockPrograms merges the blocks whose code is the same up to
+//      integer constants into one function reading those from a table, and
+//      builds each kernel around them (ShareBlocks.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,8 +77,8 @@ struct CclLowerToLLVMPass
     if (!rep.ok())
       return signalPassFailure();
     KernelEnvs envs;
-    for (AlgorithmOp algo : algos)
-      buildKernels(b, algo, *target, dts, ops, maxBytes, envs);
+    SmallVector<KernelSkeleton> skeletons;
+    buildKernels(b, algos, *target, dts, ops, maxBytes, envs, skeletons);
     for (AlgorithmOp algo : algos)
       algo.erase();
 
@@ -83,7 +87,8 @@ struct CclLowerToLLVMPass
     populateDataMovementPatterns(envs, patterns);
     populateSynchronizationPatterns(envs, patterns);
     if (failed(applyPartialConversion(module, conv, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    shareBlockPrograms(b, module, *target, skeletons);
   }
 };
 

@@ -61,85 +61,64 @@ void KernelEnvs::add(LLVM::LLVMFuncOp kernel, KernelEnv env) {
   envs[kernel] = std::move(env);
 }
 
-namespace {
-
-/// Number of thread blocks per rank: one more than the largest index used.
-int64_t numBlocks(AlgorithmOp algo) {
-  int64_t n = 1;
-  for (auto tb : algo.getBody().getOps<ThreadBlockOp>())
-    n = std::max<int64_t>(n, tb.getTb() + 1);
-  return n;
+std::string ccl::kernelPrefix(AlgorithmOp algo) {
+  if (BlockPrograms::of(algo).rankParametric)
+    return (algo.getName() + "_nN").str();
+  return algo.getSymName().str();
 }
 
-/// Builds the kernel of `algo` for one dtype and operator: every rank's
-/// thread blocks behind a switch on (rank, block), or with `onlyRank` one
-/// rank's (a per-rank kernel, named NAME_rR, switching on the block).
-/// Moves a copy of every thread block's operations into its switch case.
-void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
-                 const std::shared_ptr<const AlgorithmTables> &tables,
-                 StringRef dtype, StringRef redop, uint64_t maxBytes,
-                 std::optional<int64_t> onlyRank, KernelEnvs &envs) {
+namespace {
+
+/// Adds to `skel` the block functions of `algo` for one dtype and operator
+/// (with `onlyRank`, of that rank only): one function
+/// KERNEL__nN_bR_T(ctx, input, output, count, epoch) per thread block,
+/// holding a copy of the block's operations. The block's entry in the
+/// kernel's tables follows those of the variants added before.
+void addBlocks(OpBuilder &b, AlgorithmOp algo, const BlockPrograms &programs,
+               StringRef dtype, StringRef redop, uint64_t maxBytes,
+               std::optional<int64_t> onlyRank, KernelEnvs &envs,
+               KernelSkeleton &skel) {
   MLIRContext *ctx = b.getContext();
   Location loc = algo.getLoc();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   auto voidTy = LLVM::LLVMVoidType::get(ctx);
-  SmallVector<Type> args{ptrTy, ptrTy, ptrTy, b.getI64Type()};
-  if (target.blockIdIsParameter())
-    args.push_back(b.getI32Type());
-  std::string name = kernelName(algo.getSymName(), dtype, redop);
-  if (onlyRank)
-    name += "_r" + std::to_string(*onlyRank);
-  auto func = LLVM::LLVMFuncOp::create(
-      b, loc, name, LLVM::LLVMFunctionType::get(voidTy, args));
-  target.markKernel(func);
+  auto fnTy = LLVM::LLVMFunctionType::get(
+      voidTy, {ptrTy, ptrTy, ptrTy, b.getI64Type(), b.getI32Type()});
+  auto tables = std::make_shared<const AlgorithmTables>(algo);
+  KernelSkeleton::Variant part;
+  part.nranks = programs.nranks;
+  part.nblocks = programs.nblocks;
+  part.base = skel.entries;
+  skel.variants.push_back(part);
+  skel.entries += onlyRank ? programs.nblocks : programs.nranks * programs.nblocks;
 
-  OpBuilder::InsertionGuard g(b);
-  Block *entry = func.addEntryBlock(b);
-  Block *exit = new Block();
-  func.getBody().push_back(exit);
-
-  KernelEnv env;
-  env.tables = tables;
-  env.ctx = entry->getArgument(0);
-  env.input = entry->getArgument(1);
-  env.output = entry->getArgument(2);
-  env.count = entry->getArgument(3);
-  env.esize = dtypeSize(dtype);
-  env.slotCount =
-      std::max<uint64_t>(1, maxBytes / std::max(1, dtypeSize(dtype)));
-  env.dtype = dtype.str();
-  env.redop = redop.str();
-
-  b.setInsertionPointToStart(entry);
-  Value block = target.blockIdIsParameter() ? entry->getArgument(4)
-                                            : target.emitBlockId(b, loc);
-  // The host has no block-index register; spin-wait error records (and the
-  // start delay of __ccl_begin) read the index the kernel was called with.
-  if (target.blockIdIsParameter())
-    callLib(b, loc, func, "__ccl_host_set_block", voidTy, {block});
-  env.epoch = callLib(b, loc, func, "__ccl_begin", b.getI32Type(),
-                      {entry->getArgument(0)});
-  int64_t nblocks = numBlocks(algo);
-  Value sel = block;
-  if (!onlyRank) { // ctx->rank * nblocks + block
-    Value rank = LLVM::LoadOp::create(b, loc, b.getI32Type(),
-                                      entry->getArgument(0), /*alignment=*/4);
-    sel = LLVM::AddOp::create(
-        b, loc, LLVM::MulOp::create(b, loc, rank, i32(b, loc, nblocks)),
-        block);
-  }
-
-  SmallVector<int32_t> caseValues;
-  SmallVector<Block *> caseBlocks;
   for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
     if (onlyRank && tb.getRank() != *onlyRank)
       continue;
-    Block *bb = new Block();
-    func.getBody().getBlocks().insert(Region::iterator(exit), bb);
-    OpBuilder cb = OpBuilder::atBlockEnd(bb);
+    auto func = LLVM::LLVMFuncOp::create(
+        b, tb.getLoc(),
+        skel.name + "__n" + std::to_string(programs.nranks) + "_b" +
+            std::to_string(tb.getRank()) + "_" + std::to_string(tb.getTb()),
+        fnTy, LLVM::Linkage::Internal);
+    OpBuilder::InsertionGuard g(b);
+    Block *entry = func.addEntryBlock(b);
+    OpBuilder cb = OpBuilder::atBlockEnd(entry);
+
+    KernelEnv env;
+    env.tables = tables;
+    env.ctx = entry->getArgument(0);
+    env.input = entry->getArgument(1);
+    env.output = entry->getArgument(2);
+    env.count = entry->getArgument(3);
+    env.epoch = entry->getArgument(4);
+    env.esize = dtypeSize(dtype);
+    env.slotCount =
+        std::max<uint64_t>(1, maxBytes / std::max(1, dtypeSize(dtype)));
+    env.dtype = dtype.str();
+    env.redop = redop.str();
     // Waits are numbered per channel: the k-th wait of the block on a
     // channel in this call expects consumed + k + 1 signals; at the end of
-    // the case the block's count is added to consumed.
+    // the block its count is added to consumed.
     llvm::MapVector<int64_t, int64_t> waits; // channel -> waits
     for (Operation &op : tb.getBody().front()) {
       Operation *copy = cb.clone(op);
@@ -151,41 +130,63 @@ void buildKernel(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
     for (auto [chan, n] : waits)
       callLib(cb, loc, func, "__ccl_wait_commit", voidTy,
               {entry->getArgument(0), i32(cb, loc, chan), i32(cb, loc, n)});
-    LLVM::BrOp::create(cb, loc, exit);
-    caseValues.push_back(static_cast<int32_t>(
-        onlyRank ? tb.getTb() : tb.getRank() * nblocks + tb.getTb()));
-    caseBlocks.push_back(bb);
+    LLVM::ReturnOp::create(cb, loc, ValueRange{});
+    int64_t sel = onlyRank ? tb.getTb()
+                           : tb.getRank() * programs.nblocks + tb.getTb();
+    skel.blocks.push_back({part.base + sel, func});
+    envs.add(func, std::move(env));
   }
-  SmallVector<ValueRange> caseOperands(caseBlocks.size(), ValueRange{});
-  LLVM::SwitchOp::create(b, loc, sel, exit, ValueRange{}, caseValues,
-                         caseBlocks, caseOperands);
-
-  b.setInsertionPointToStart(exit);
-  callLib(b, loc, func, "__ccl_end", voidTy, {entry->getArgument(0)});
-  LLVM::ReturnOp::create(b, loc, ValueRange{});
-  envs.add(func, std::move(env));
 }
 
 } // namespace
 
-void ccl::buildKernels(OpBuilder &b, AlgorithmOp algo, const TargetInfo &target,
-                       ArrayRef<std::string> dtypes,
+void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
+                       const TargetInfo &target, ArrayRef<std::string> dtypes,
                        ArrayRef<std::string> redops, uint64_t maxBytes,
-                       KernelEnvs &envs) {
-  auto tables = std::make_shared<const AlgorithmTables>(algo);
-  // GPU targets get one kernel per rank (each GPU loads only its own
-  // blocks' code, and ptxas's time grows much faster than linearly with
-  // one kernel's size); the host target, whose kernels are called per
-  // block through the plan's function pointers, one for all ranks.
-  bool perRank = !target.blockIdIsParameter();
+                       KernelEnvs &envs,
+                       SmallVectorImpl<KernelSkeleton> &skeletons) {
+  // The variants (rank counts) of one algorithm whose ranks share their
+  // block programs share one kernel, NAME_nN, which picks its variant by
+  // the communicator's rank count and its block's program by rank and
+  // block. A variant whose ranks run different programs gets its own
+  // kernel: on GPU targets one per rank (NAME_nK_rR: each GPU loads only its
+  // own blocks' code, and ptxas compiles n small kernels rather than one
+  // large one), on the host one for all ranks (its kernels are called per
+  // block through the plan's function pointers).
+  llvm::MapVector<StringRef, SmallVector<AlgorithmOp>> shared;
+  SmallVector<std::pair<AlgorithmOp, BlockPrograms>> own;
+  for (AlgorithmOp algo : algos) {
+    BlockPrograms programs = BlockPrograms::of(algo);
+    if (programs.rankParametric)
+      shared[algo.getName()].push_back(algo);
+    else
+      own.push_back({algo, std::move(programs)});
+  }
   for (const std::string &d : dtypes)
     for (const std::string &o : redops) {
-      if (!perRank) {
-        buildKernel(b, algo, target, tables, d, o, maxBytes, std::nullopt,
-                    envs);
-        continue;
+      for (auto &[name, variants] : shared) {
+        KernelSkeleton skel(variants.front().getLoc());
+        skel.name = kernelName(kernelPrefix(variants.front()), d, o);
+        skel.byRankCount = true;
+        for (AlgorithmOp algo : variants)
+          addBlocks(b, algo, BlockPrograms::of(algo), d, o, maxBytes,
+                    std::nullopt, envs, skel);
+        skeletons.push_back(std::move(skel));
       }
-      for (int64_t r = 0; r < algo.getNranks(); ++r)
-        buildKernel(b, algo, target, tables, d, o, maxBytes, r, envs);
+      for (auto &[algo, programs] : own) {
+        bool perRank = !target.blockIdIsParameter();
+        for (int64_t r = 0; r < (perRank ? algo.getNranks() : 1); ++r) {
+          KernelSkeleton skel(algo.getLoc());
+          skel.name = kernelName(algo.getSymName(), d, o);
+          std::optional<int64_t> rank;
+          if (perRank) {
+            rank = r;
+            skel.name += "_r" + std::to_string(r);
+          }
+          skel.rank = rank;
+          addBlocks(b, algo, programs, d, o, maxBytes, rank, envs, skel);
+          skeletons.push_back(std::move(skel));
+        }
+      }
     }
 }

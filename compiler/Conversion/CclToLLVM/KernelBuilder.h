@@ -29,6 +29,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace ccl {
@@ -97,15 +98,62 @@ private:
   llvm::DenseMap<mlir::Operation *, KernelEnv> envs;
 };
 
-/// Builds the kernels of `algo` at the end of `b`'s block, one per dtype
-/// and operator (on targets whose kernels read the block index from a
-/// register, one per rank as well, named NAME_rR), each holding a copy of
-/// its thread blocks' operations, and records their environments.
-void buildKernels(mlir::OpBuilder &b, AlgorithmOp algo,
+/// The thread blocks of one kernel, each lowered into its own function
+/// (ctx, input, output, count, epoch), before shareBlockPrograms merges
+/// the blocks of one shape and builds the kernel around them.
+struct KernelSkeleton {
+  /// The algorithm variants (rank counts) the kernel serves; their blocks'
+  /// entries in the kernel's tables start at `base`.
+  struct Variant {
+    int64_t nranks = 1, nblocks = 1, base = 0;
+  };
+  std::string name;
+  /// Set for a per-rank kernel (NAME_nK_rR): entries are its blocks.
+  std::optional<int64_t> rank;
+  /// The kernel picks its variant by the communicator's rank count
+  /// (ctx->nranks); otherwise it has exactly one.
+  bool byRankCount = false;
+  llvm::SmallVector<Variant> variants;
+  /// Table entries: per variant nranks * nblocks (per-rank kernels:
+  /// nblocks), rank * nblocks + tb within it.
+  int64_t entries = 0;
+  mlir::Location loc;
+  /// (entry) -> the block's function.
+  llvm::SmallVector<std::pair<int64_t, mlir::LLVM::LLVMFuncOp>> blocks;
+
+  explicit KernelSkeleton(mlir::Location loc) : loc(loc) {}
+};
+
+/// Builds the block functions of the kernels of `algos` at the end of
+/// `b`'s block, per dtype and operator: one kernel for the variants of an
+/// algorithm whose ranks share their block programs (BlockPrograms), named
+/// after kernelPrefix; for every other variant one kernel, on targets whose
+/// kernels read the block index from a register one per rank (NAME_nK_rR).
+/// Records the block functions' environments and the kernels' skeletons.
+void buildKernels(mlir::OpBuilder &b, llvm::ArrayRef<AlgorithmOp> algos,
                   const TargetInfo &target,
                   llvm::ArrayRef<std::string> dtypes,
                   llvm::ArrayRef<std::string> redops, uint64_t maxBytes,
-                  KernelEnvs &envs);
+                  KernelEnvs &envs,
+                  llvm::SmallVectorImpl<KernelSkeleton> &skeletons);
+
+/// Once the block functions are lowered: groups the blocks of all kernels
+/// whose functions are the same up to integer constants, emits one function
+/// per group that reads the constants that differ from a table row, and
+/// builds the kernel
+///
+///   kernel(ctx, input, output, count [, block])
+///     epoch = __ccl_begin(ctx)
+///     sel = base[ctx->nranks] + ctx->rank * nblocks[ctx->nranks] + block
+///                                                // per-rank kernels: block
+///     switch (programs[sel])
+///       case p: program_p(ctx, input, output, count, epoch, &params[offsets[sel]])
+///     __ccl_end(ctx)
+///
+/// The block functions are erased (ShareBlocks.cpp).
+void shareBlockPrograms(mlir::OpBuilder &b, mlir::ModuleOp module,
+                        const TargetInfo &target,
+                        llvm::ArrayRef<KernelSkeleton> skeletons);
 
 } // namespace ccl
 

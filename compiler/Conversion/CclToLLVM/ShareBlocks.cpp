@@ -1,0 +1,396 @@
+//===- ShareBlocks.cpp - one code path per block shape --------------------===//
+//
+// After the patterns have lowered every thread block of a kernel into its
+// own function, blocks whose functions are the same up to integer constants
+// (the copies that instances, tiles and the ranks of a symmetric algorithm
+// make of one block program) share one function. The constants that differ
+// between them (chunk and slot indices, peer ranks, channel, semaphore and
+// barrier indices, op ids, wait ordinals) become loads from a row of a
+// read-only table; constants all members agree on stay immediates, so the
+// specialisation that matters for speed (element type, operator, protocol,
+// the order of the block's operations) is kept. The kernel finds its block's
+// program and row in two more tables: the generated code branches on the
+// program, never on the instance, tile or rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/CclToLLVM.h"
+#include "compiler/Conversion/CclToLLVM/KernelBuilder.h"
+#include "compiler/Conversion/CclToLLVM/Lowering.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace ccl;
+
+namespace {
+
+/// A block function read as a sequence: the shape (everything but the
+/// values of integer constants, operands as value numbers) and the
+/// constants' values in order.
+struct Flattened {
+  std::vector<uintptr_t> shape;
+  std::vector<int64_t> values;
+  /// The integer constants, in the same order.
+  SmallVector<LLVM::ConstantOp> constants;
+  bool shareable = true;
+};
+
+uintptr_t ptrOf(const void *p) { return reinterpret_cast<uintptr_t>(p); }
+
+bool fitsI32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+Flattened flatten(LLVM::LLVMFuncOp func) {
+  Flattened f;
+  if (!llvm::hasSingleElement(func.getBody())) {
+    f.shareable = false;
+    return f;
+  }
+  Block &entry = func.getBody().front();
+  llvm::DenseMap<Value, uintptr_t> number;
+  for (BlockArgument a : entry.getArguments())
+    number[a] = number.size();
+  for (Operation &op : entry) {
+    auto cst = dyn_cast<LLVM::ConstantOp>(op);
+    auto intAttr = cst ? dyn_cast<IntegerAttr>(cst.getValue()) : IntegerAttr();
+    if (intAttr && intAttr.getType().getIntOrFloatBitWidth() <= 64 &&
+        intAttr.getType().getIntOrFloatBitWidth() > 1) {
+      f.shape.push_back(1);
+      f.shape.push_back(ptrOf(cst.getType().getAsOpaquePointer()));
+      f.values.push_back(intAttr.getValue().getSExtValue());
+      f.constants.push_back(cst);
+    } else {
+      if (op.getNumRegions() || op.getNumSuccessors()) {
+        f.shareable = false;
+        return f;
+      }
+      f.shape.push_back(ptrOf(op.getName().getAsOpaquePointer()));
+      f.shape.push_back(ptrOf(op.getPropertiesAsAttribute().getAsOpaquePointer()));
+      f.shape.push_back(ptrOf(op.getDiscardableAttrDictionary().getAsOpaquePointer()));
+      f.shape.push_back(op.getNumOperands());
+      for (Value v : op.getOperands()) {
+        auto it = number.find(v);
+        f.shape.push_back(it == number.end() ? ~uintptr_t(0) : it->second);
+      }
+      f.shape.push_back(op.getNumResults());
+      for (Type t : op.getResultTypes())
+        f.shape.push_back(ptrOf(t.getAsOpaquePointer()));
+    }
+    for (Value r : op.getResults())
+      number[r] = number.size();
+  }
+  return f;
+}
+
+/// An internal constant i32 table; identical tables are emitted once.
+class Tables {
+public:
+  Tables(OpBuilder &b, ModuleOp module, unsigned addrSpace)
+      : b(b), module(module), addrSpace(addrSpace) {}
+
+  /// The address of a table holding `values`.
+  Value address(OpBuilder &at, Location loc, StringRef name,
+                ArrayRef<int32_t> values) {
+    std::vector<int32_t> key(values.begin(), values.end());
+    if (key.empty())
+      key.push_back(0);
+    auto it = emitted.find(key);
+    if (it == emitted.end()) {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(module.getBody());
+      auto ty = LLVM::LLVMArrayType::get(b.getI32Type(), key.size());
+      auto data = DenseElementsAttr::get(
+          RankedTensorType::get({int64_t(key.size())}, b.getI32Type()),
+          ArrayRef<int32_t>(key));
+      LLVM::GlobalOp::create(b, loc, ty, /*isConstant=*/true,
+                             LLVM::Linkage::Internal, name, data,
+                             /*alignment=*/4, addrSpace);
+      it = emitted.emplace(std::move(key), name.str()).first;
+    }
+    return LLVM::AddressOfOp::create(
+        at, loc, LLVM::LLVMPointerType::get(at.getContext(), addrSpace),
+        it->second);
+  }
+
+private:
+  OpBuilder &b;
+  ModuleOp module;
+  unsigned addrSpace;
+  std::map<std::vector<int32_t>, std::string> emitted;
+};
+
+/// Loads element `index` (an i32 value) of the i32 table at `base`.
+Value loadEntry(OpBuilder &b, Location loc, Value base, Value index) {
+  auto ptrTy = cast<LLVM::LLVMPointerType>(base.getType());
+  Value p = LLVM::GEPOp::create(b, loc, ptrTy, b.getI32Type(), base,
+                                ArrayRef<LLVM::GEPArg>{index});
+  return LLVM::LoadOp::create(b, loc, b.getI32Type(), p, /*alignment=*/4,
+                              /*isVolatile=*/false, /*isNonTemporal=*/false,
+                              /*isInvariant=*/true);
+}
+
+/// Turns the block function of `rep` into the program of its group:
+/// appends the row pointer argument and replaces the varying constants by
+/// loads from the row.
+LLVM::LLVMFuncOp makeProgram(OpBuilder &b, LLVM::LLVMFuncOp rep,
+                             const Flattened &flat, ArrayRef<size_t> varying,
+                             StringRef name, unsigned addrSpace) {
+  MLIRContext *ctx = b.getContext();
+  auto rowTy = LLVM::LLVMPointerType::get(ctx, addrSpace);
+  auto oldTy = rep.getFunctionType();
+  SmallVector<Type> params(oldTy.getParams());
+  params.push_back(rowTy);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPoint(rep);
+  auto prog = LLVM::LLVMFuncOp::create(
+      b, rep.getLoc(), name,
+      LLVM::LLVMFunctionType::get(oldTy.getReturnType(), params),
+      LLVM::Linkage::Internal);
+  prog.getBody().takeBody(rep.getBody());
+  Block &entry = prog.getBody().front();
+  Value row = entry.addArgument(rowTy, rep.getLoc());
+  for (auto [slot, pos] : llvm::enumerate(varying)) {
+    LLVM::ConstantOp cst = flat.constants[pos];
+    b.setInsertionPoint(cst);
+    Location loc = cst.getLoc();
+    Value v = loadEntry(b, loc, row, i32(b, loc, int64_t(slot)));
+    if (cst.getType() != b.getI32Type())
+      v = LLVM::SExtOp::create(b, loc, cst.getType(), v);
+    cst.replaceAllUsesWith(v);
+    cst.erase();
+  }
+  return prog;
+}
+
+/// A block of one of the kernels: (kernel, index in its blocks).
+using Member = std::pair<size_t, size_t>;
+
+/// Blocks of one shape, from any kernel of the module, and the constants
+/// that differ between them.
+struct Group {
+  SmallVector<Member> members;
+  SmallVector<size_t> varying; // positions in Flattened::values
+  LLVM::LLVMFuncOp program;
+};
+
+/// Groups the blocks of all kernels by shape (blocks of different element
+/// types or operators call different library functions, so they never
+/// share); splits a group whose differing constants do not fit the i32
+/// table into single blocks.
+SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
+                               ArrayRef<SmallVector<Flattened>> flat) {
+  SmallVector<Group> groups;
+  std::map<std::vector<uintptr_t>, size_t> byShape;
+  for (size_t k = 0; k < skeletons.size(); ++k)
+    for (size_t i = 0; i < flat[k].size(); ++i) {
+      if (!flat[k][i].shareable) {
+        groups.push_back({{{k, i}}, {}, {}});
+        continue;
+      }
+      auto [it, fresh] = byShape.try_emplace(flat[k][i].shape, groups.size());
+      if (fresh)
+        groups.push_back({});
+      groups[it->second].members.push_back({k, i});
+    }
+  SmallVector<Group> result;
+  for (Group &grp : groups) {
+    auto valueOf = [&](Member m, size_t pos) {
+      return flat[m.first][m.second].values[pos];
+    };
+    Member first = grp.members.front();
+    bool fits = true;
+    for (size_t pos = 0; pos < flat[first.first][first.second].values.size();
+         ++pos) {
+      bool differs = false;
+      for (Member m : grp.members) {
+        differs |= valueOf(m, pos) != valueOf(first, pos);
+        fits &= fitsI32(valueOf(m, pos));
+      }
+      if (differs)
+        grp.varying.push_back(pos);
+    }
+    if (fits || grp.varying.empty()) {
+      result.push_back(std::move(grp));
+      continue;
+    }
+    for (Member m : grp.members)
+      result.push_back({{m}, {}, {}});
+  }
+  return result;
+}
+
+/// The kernel of `skel`: finds its block's program and table row and calls
+/// the program. `programOf`/`offsetOf` are indexed like the skeleton's
+/// blocks, `rows` holds the rows.
+void buildKernel(OpBuilder &b, const TargetInfo &target,
+                 const KernelSkeleton &skel, ArrayRef<LLVM::LLVMFuncOp> programs,
+                 ArrayRef<int32_t> programOf, ArrayRef<int32_t> offsetOf,
+                 ArrayRef<int32_t> rows, Tables &tables) {
+  MLIRContext *ctx = b.getContext();
+  Location loc = skel.loc;
+  int64_t entries = static_cast<int64_t>(programOf.size());
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto voidTy = LLVM::LLVMVoidType::get(ctx);
+  SmallVector<Type> args{ptrTy, ptrTy, ptrTy, b.getI64Type()};
+  if (target.blockIdIsParameter())
+    args.push_back(b.getI32Type());
+  auto func = LLVM::LLVMFuncOp::create(
+      b, loc, skel.name, LLVM::LLVMFunctionType::get(voidTy, args));
+  target.markKernel(func);
+  OpBuilder::InsertionGuard g(b);
+  Block *entry = func.addEntryBlock(b);
+  Block *dispatch = new Block(), *exit = new Block();
+  func.getBody().push_back(dispatch);
+  func.getBody().push_back(exit);
+  b.setInsertionPointToStart(entry);
+  Value kctx = entry->getArgument(0);
+  Value block = target.blockIdIsParameter() ? entry->getArgument(4)
+                                            : target.emitBlockId(b, loc);
+  // The host has no block-index register; spin-wait error records (and the
+  // start delay of __ccl_begin) read the index the kernel was called with.
+  if (target.blockIdIsParameter())
+    callLib(b, loc, func, "__ccl_host_set_block", voidTy, {block});
+  Value epoch = callLib(b, loc, func, "__ccl_begin", b.getI32Type(), {kctx});
+  // The block's entry: per-rank kernels index by block; others by
+  // base + rank * nblocks + block, where a kernel serving several rank
+  // counts reads base and nblocks of the communicator's rank count from
+  // two small tables (entries outside the kernel's variants go nowhere).
+  Value sel = block;
+  Value valid = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, block,
+                                     i32(b, loc, skel.variants.front().nblocks));
+  if (!skel.rank) {
+    Value rank = LLVM::LoadOp::create(b, loc, b.getI32Type(), kctx,
+                                      /*alignment=*/4);
+    Value base = i32(b, loc, 0), nblocks = i32(b, loc, skel.variants.front().nblocks);
+    if (skel.byRankCount) {
+      Value nranksPtr = LLVM::GEPOp::create(b, loc, ptrTy, b.getI32Type(), kctx,
+                                            ArrayRef<LLVM::GEPArg>{1});
+      Value nranks = LLVM::LoadOp::create(b, loc, b.getI32Type(), nranksPtr,
+                                          /*alignment=*/4);
+      int64_t most = 0;
+      for (const KernelSkeleton::Variant &v : skel.variants)
+        most = std::max(most, v.nranks);
+      std::vector<int32_t> baseOf(most + 1, 0), blocksOf(most + 1, 0);
+      for (const KernelSkeleton::Variant &v : skel.variants) {
+        baseOf[v.nranks] = static_cast<int32_t>(v.base);
+        blocksOf[v.nranks] = static_cast<int32_t>(v.nblocks);
+      }
+      // nranks beyond the table reads entry 0, whose nblocks is 0.
+      Value known = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ule,
+                                         nranks, i32(b, loc, most));
+      Value n = LLVM::SelectOp::create(b, loc, known, nranks, i32(b, loc, 0));
+      base = loadEntry(
+          b, loc, tables.address(b, loc, skel.name + "__bases", baseOf), n);
+      nblocks = loadEntry(
+          b, loc, tables.address(b, loc, skel.name + "__nblocks", blocksOf), n);
+      valid = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, block,
+                                   nblocks);
+    }
+    sel = LLVM::AddOp::create(
+        b, loc, base,
+        LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, rank, nblocks),
+                            block));
+  }
+  Value inRange = LLVM::AndOp::create(
+      b, loc, valid,
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, sel,
+                           i32(b, loc, entries)));
+  LLVM::CondBrOp::create(b, loc, inRange, dispatch, exit);
+
+  b.setInsertionPointToStart(dispatch);
+  Value prog = loadEntry(
+      b, loc, tables.address(b, loc, skel.name + "__programs", programOf), sel);
+  Value offset = loadEntry(
+      b, loc, tables.address(b, loc, skel.name + "__offsets", offsetOf), sel);
+  Value paramTable = tables.address(b, loc, skel.name + "__params", rows);
+  Value row = LLVM::GEPOp::create(b, loc, paramTable.getType(), b.getI32Type(),
+                                  paramTable, ArrayRef<LLVM::GEPArg>{offset});
+  SmallVector<int32_t> caseValues;
+  SmallVector<Block *> caseBlocks;
+  for (auto [g, p] : llvm::enumerate(programs)) {
+    if (!p)
+      continue;
+    Block *bb = new Block();
+    func.getBody().getBlocks().insert(Region::iterator(exit), bb);
+    OpBuilder cb = OpBuilder::atBlockEnd(bb);
+    LLVM::CallOp::create(cb, loc, p,
+                         ValueRange{kctx, entry->getArgument(1),
+                                    entry->getArgument(2),
+                                    entry->getArgument(3), epoch, row});
+    LLVM::BrOp::create(cb, loc, exit);
+    caseValues.push_back(static_cast<int32_t>(g));
+    caseBlocks.push_back(bb);
+  }
+  SmallVector<ValueRange> caseOperands(caseBlocks.size(), ValueRange{});
+  LLVM::SwitchOp::create(b, loc, prog, exit, ValueRange{}, caseValues,
+                         caseBlocks, caseOperands);
+
+  b.setInsertionPointToStart(exit);
+  callLib(b, loc, func, "__ccl_end", voidTy, {kctx});
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+}
+
+} // namespace
+
+void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
+                             const TargetInfo &target,
+                             ArrayRef<KernelSkeleton> skeletons) {
+  unsigned as = target.tableAddressSpace();
+  Tables tables(b, module, as);
+  SmallVector<SmallVector<Flattened>> flat;
+  for (const KernelSkeleton &skel : skeletons) {
+    flat.emplace_back();
+    for (auto &entry : skel.blocks)
+      flat.back().push_back(flatten(entry.second));
+  }
+  SmallVector<Group> groups = groupBlocks(skeletons, flat);
+
+  // One function per group, built from its first member; a program that
+  // blocks of several kernels run (the same block of several rank counts,
+  // say) is marked for the code generator, which keeps it out of line
+  // rather than inlining a copy into every kernel.
+  for (auto [g, grp] : llvm::enumerate(groups)) {
+    Member rep = grp.members.front();
+    grp.program = makeProgram(
+        b, skeletons[rep.first].blocks[rep.second].second,
+        flat[rep.first][rep.second], grp.varying,
+        skeletons[rep.first].name + "__p" + std::to_string(g), as);
+    bool shared = llvm::any_of(grp.members, [&](Member m) {
+      return m.first != rep.first;
+    });
+    if (shared)
+      grp.program.setPassthroughAttr(
+          b.getArrayAttr(ArrayRef<Attribute>{b.getStringAttr(kSharedProgramAttr)}));
+  }
+  for (const KernelSkeleton &skel : skeletons)
+    for (auto &entry : skel.blocks)
+      LLVM::LLVMFuncOp(entry.second).erase();
+
+  // Per kernel: program and row offset per (rank, block), the rows.
+  SmallVector<std::vector<int32_t>> programOf, offsetOf, rows;
+  for (const KernelSkeleton &skel : skeletons) {
+    programOf.emplace_back(skel.entries, -1);
+    offsetOf.emplace_back(skel.entries, 0);
+    rows.emplace_back();
+  }
+  SmallVector<SmallVector<LLVM::LLVMFuncOp>> called(skeletons.size());
+  for (auto [g, grp] : llvm::enumerate(groups))
+    for (Member m : grp.members) {
+      size_t k = m.first;
+      int64_t sel = skeletons[k].blocks[m.second].first;
+      if (called[k].size() <= g)
+        called[k].resize(g + 1);
+      called[k][g] = grp.program;
+      programOf[k][sel] = static_cast<int32_t>(g);
+      offsetOf[k][sel] = static_cast<int32_t>(rows[k].size());
+      for (size_t pos : grp.varying)
+        rows[k].push_back(
+            static_cast<int32_t>(flat[k][m.second].values[pos]));
+    }
+  for (auto [k, skel] : llvm::enumerate(skeletons))
+    buildKernel(b, target, skel, called[k], programOf[k], offsetOf[k], rows[k],
+                tables);
+}
