@@ -2,6 +2,8 @@
 
 #include "compiler/Driver/SchedulePrinter.h"
 
+#include "compiler/Conversion/CclToLLVM.h"
+
 #include "ccl/Dialect/CclDialect.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -127,6 +129,13 @@ void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
       os << "  (not scheduled)\n";
       continue;
     }
+    BlockPrograms programs = BlockPrograms::of(algo);
+    os << "  block programs: " << programs.count << " for "
+       << llvm::count_if(programs.programOf, [](int32_t p) { return p >= 0; })
+       << " thread blocks, "
+       << (programs.rankParametric ? "one kernel for all ranks"
+                                   : "one kernel per rank on GPUs")
+       << "\n";
     int64_t lastRank = -1;
     for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
       int64_t rank = tb.getRankAttr().getInt();
@@ -134,7 +143,8 @@ void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
         os << "rank " << rank << "\n";
         lastRank = rank;
       }
-      os << "  thread block " << tb.getTbAttr().getInt() << "\n";
+      os << "  thread block " << tb.getTbAttr().getInt() << " (program "
+         << programs.programOf[rank * programs.nblocks + tb.getTb()] << ")\n";
       for (Operation &op : tb.getBody().front()) {
         std::optional<int64_t> id = getOpId(&op);
         std::string idText = id ? "#" + std::to_string(*id) : "";
