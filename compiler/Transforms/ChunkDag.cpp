@@ -82,8 +82,10 @@ void buildDag(AlgorithmOp algo) {
 struct CclChunkDagPass : public ccl::impl::CclChunkDagBase<CclChunkDagPass> {
   void runOnOperation() override {
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
-      if (!algo.getScheduled())
+      if (!algo.getScheduled()) {
+        DeclarationIndex index(algo);
         buildDag(algo);
+      }
   }
 };
 

@@ -157,8 +157,10 @@ void fuseAlgorithm(AlgorithmOp algo) {
 struct CclFusePass : public ccl::impl::CclFuseBase<CclFusePass> {
   void runOnOperation() override {
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
-      if (!algo.getScheduled())
+      if (!algo.getScheduled()) {
+        DeclarationIndex index(algo);
         fuseAlgorithm(algo);
+      }
   }
 };
 

@@ -620,9 +620,11 @@ struct CclLowerChunksPass
           << crossCall << "'";
       return signalPassFailure();
     }
-    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
+    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>()) {
+      DeclarationIndex index(algo); // declarations are added, never removed
       if (!algo.getScheduled() && failed(lower(algo, *kind)))
         return signalPassFailure();
+    }
   }
 
   /// Lowers `algo`'s chunk-level operations; Simple transfers go over

@@ -138,9 +138,11 @@ struct CclSchedulePass : public ccl::impl::CclScheduleBase<CclSchedulePass> {
       if (std::optional<int64_t> id = getOpId(op))
         nextId = std::max<int64_t>(nextId, *id + 1);
     });
-    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
+    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>()) {
+      DeclarationIndex index(algo);
       if (!algo.getScheduled() && failed(schedule(algo, nextId)))
         return signalPassFailure();
+    }
     numberBarriers(getOperation());
   }
 };

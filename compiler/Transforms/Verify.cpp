@@ -491,6 +491,7 @@ struct CclVerifyPass : public ccl::impl::CclVerifyBase<CclVerifyPass> {
           }
           return success();
         });
+        DeclarationIndex index(algo);
         if (succeeded(verifyAlgorithm(algo, maxBlocksPerRank, calls)))
           continue;
       }

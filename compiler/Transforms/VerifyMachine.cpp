@@ -584,9 +584,11 @@ LogicalResult Machine::tryBoundary(int64_t rank) {
 LogicalResult Machine::execBoundary(int64_t rank) {
   int call = rankCall[rank];
   // A port put's source is still being read after the kernel ends.
+  // (The maps are ordered by block first: each block's entries are a range.)
   for (int b : rankBlocks[rank])
-    for (auto &[key, list] : pendingPort)
-      if (key.first == b && !list.empty()) {
+    for (auto it = pendingPort.lower_bound({b, 0u});
+         it != pendingPort.end() && it->first.first == b; ++it)
+      if (auto &list = it->second; !list.empty()) {
         if (analysis)
           return failure();
         auto put = cast<PutOp>(list.front().second);
@@ -599,9 +601,9 @@ LogicalResult Machine::execBoundary(int64_t rank) {
   VClock &j = boundaryClock[rank];
   for (int b : rankBlocks[rank]) {
     j.join(clocks[b]);
-    for (auto &[key, t] : deliveries)
-      if (key.first == b)
-        j.join(deliveryClocks[t]);
+    for (auto it = deliveries.lower_bound({b, 0u});
+         it != deliveries.end() && it->first.first == b; ++it)
+      j.join(deliveryClocks[it->second]);
   }
   for (unsigned dep : boundaryDeps[rank])
     j.join(done[size_t(dep) * calls + call]);

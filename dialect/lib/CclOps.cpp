@@ -53,12 +53,10 @@ Block::iterator AlgorithmOp::declarationSlot(Decl kind) {
   return it;
 }
 
-Operation *AlgorithmOp::lookupDeclaration(StringRef name) {
-  // Declarations come first (verifyRegions checks it), so the scan stops at
-  // the first operation that is not one: lookups do not grow with the
-  // number of operations.
-  Block &body = getBody().front();
-  for (Operation &op : body) {
+/// Scan of the declarations. Declarations come first (verifyRegions checks
+/// it), so the scan stops at the first operation that is not one.
+static Operation *scanDeclarations(AlgorithmOp algo, StringRef name) {
+  for (Operation &op : algo.getBody().front()) {
     if (!isDeclOp(op))
       break;
     if (auto sym = op.getAttrOfType<StringAttr>(
@@ -67,6 +65,72 @@ Operation *AlgorithmOp::lookupDeclaration(StringRef name) {
       return &op;
   }
   return nullptr;
+}
+
+Operation *AlgorithmOp::lookupDeclaration(StringRef name) {
+  if (DeclarationIndex *index = DeclarationIndex::active(getOperation()))
+    return index->lookup(name);
+  return scanDeclarations(*this, name);
+}
+
+namespace {
+thread_local DeclarationIndex *innermostIndex = nullptr;
+thread_local std::unique_ptr<DeclarationIndex> verifierIndex;
+} // namespace
+
+DeclarationIndex::DeclarationIndex(AlgorithmOp algo)
+    : algo(algo.getOperation()) {
+  // An index a failed verification left behind must not outlive the IR it
+  // describes: passes and the frontend open scopes before any lookup.
+  endVerification();
+  outer = innermostIndex;
+  for (Operation &op : algo.getBody().front()) {
+    if (!isDeclOp(op))
+      break;
+    if (auto sym = op.getAttrOfType<StringAttr>(
+            mlir::SymbolTable::getSymbolAttrName()))
+      byName.try_emplace(sym.getValue(), &op);
+  }
+  innermostIndex = this;
+}
+
+DeclarationIndex::~DeclarationIndex() {
+  // Unlinked wherever it sits, so indices may end in any order.
+  if (innermostIndex == this) {
+    innermostIndex = outer;
+    return;
+  }
+  for (DeclarationIndex *i = innermostIndex; i; i = i->outer)
+    if (i->outer == this) {
+      i->outer = outer;
+      return;
+    }
+}
+
+DeclarationIndex *DeclarationIndex::active(Operation *algo) {
+  for (DeclarationIndex *i = innermostIndex; i; i = i->outer)
+    if (i->algo == algo)
+      return i;
+  return nullptr;
+}
+
+Operation *DeclarationIndex::lookup(StringRef name) {
+  auto it = byName.find(name);
+  if (it != byName.end())
+    return it->second;
+  Operation *found = scanDeclarations(cast<AlgorithmOp>(algo), name);
+  if (found)
+    byName.try_emplace(name, found);
+  return found;
+}
+
+void DeclarationIndex::beginVerification(AlgorithmOp algo) {
+  endVerification();
+  verifierIndex.reset(new DeclarationIndex(algo));
+}
+
+void DeclarationIndex::endVerification() {
+  verifierIndex.reset();
 }
 
 //===----------------------------------------------------------------------===//
@@ -84,6 +148,9 @@ int64_t AlgorithmOp::getBufferChunks(StringRef buffer) {
 }
 
 LogicalResult AlgorithmOp::verify() {
+  // The operations are verified next (before verifyRegions); their channel
+  // and semaphore checks look declarations up.
+  DeclarationIndex::beginVerification(*this);
   bool custom = getCollective() == CollectiveKind::Custom;
   if (custom && getCollectiveName().empty())
     return emitOpError("needs the name of the collective it implements");
@@ -95,6 +162,8 @@ LogicalResult AlgorithmOp::verify() {
 }
 
 LogicalResult AlgorithmOp::verifyRegions() {
+  // Its operations are verified.
+  DeclarationIndex::endVerification();
   bool sawThreadBlock = false, sawInstruction = false, sawOther = false;
   for (Operation &op : getBody().front()) {
     if (isDeclOp(op)) {

@@ -66,6 +66,10 @@ struct CclLowerToLLVMPass
     b.setInsertionPointToEnd(module.getBody());
     SmallVector<AlgorithmOp> algos(module.getOps<AlgorithmOp>());
     Reporter rep;
+    // Declarations are neither added nor removed from here on.
+    std::vector<std::unique_ptr<DeclarationIndex>> indices;
+    for (AlgorithmOp algo : algos)
+      indices.push_back(std::make_unique<DeclarationIndex>(algo));
     for (AlgorithmOp algo : algos) {
       if (!algo.getScheduled()) {
         algo.emitError("must be scheduled (--ccl-schedule) before lowering");
@@ -79,6 +83,7 @@ struct CclLowerToLLVMPass
     KernelEnvs envs;
     SmallVector<KernelSkeleton> skeletons;
     buildKernels(b, algos, *target, dts, ops, maxBytes, envs, skeletons);
+    indices.clear();
     for (AlgorithmOp algo : algos)
       algo.erase();
 

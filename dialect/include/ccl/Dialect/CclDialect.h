@@ -10,6 +10,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "llvm/ADT/StringMap.h"
+
+#include <memory>
 #include <optional>
 
 #include "ccl/Dialect/CclDialect.h.inc"
@@ -27,6 +30,36 @@
 namespace ccl {
 /// The algorithm that encloses `op` (null if none).
 AlgorithmOp getEnclosingAlgorithm(mlir::Operation *op);
+
+/// While one lives, AlgorithmOp::lookupDeclaration of its algorithm is a
+/// hash lookup instead of a scan of the declarations (an algorithm at 64
+/// ranks declares thousands of channels, and every wait, flush and channel
+/// check looks one up). Built once from the declarations; a name it does
+/// not hold is looked up by a scan and remembered, so declarations added
+/// while it lives are found. Declarations must not be erased or renamed
+/// while one lives for their algorithm. Indices nest and are per thread.
+class DeclarationIndex {
+public:
+  explicit DeclarationIndex(AlgorithmOp algo);
+  ~DeclarationIndex();
+  DeclarationIndex(const DeclarationIndex &) = delete;
+  DeclarationIndex &operator=(const DeclarationIndex &) = delete;
+
+  /// The index in force for `algo` on this thread, or null.
+  static DeclarationIndex *active(mlir::Operation *algo);
+  mlir::Operation *lookup(llvm::StringRef name);
+
+  /// The verifier of an algorithm installs an index on entry (before its
+  /// operations are verified) and drops it on exit; a new index or a new
+  /// algorithm's verification replaces one left behind by a failure.
+  static void beginVerification(AlgorithmOp algo);
+  static void endVerification();
+
+private:
+  mlir::Operation *algo;
+  llvm::StringMap<mlir::Operation *> byName;
+  DeclarationIndex *outer = nullptr;
+};
 
 /// The channels `op` signals, each once, in the order it signals them: a
 /// `ccl.signal`'s channel; a put with `signal`: its own channel, then its
