@@ -331,6 +331,9 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
     algo.setParamsAttr(builder.getDictionaryAttr(paramAttrs));
   algo.getBody().emplaceBlock();
   builder.setInsertionPointToEnd(&algo.getBody().front());
+  // Declarations are only added from here on: look them up (and find
+  // where the next goes) by hash.
+  DeclarationIndex index(algo);
 
   // The contract, over the whole (refined) buffers.
   Contract con;

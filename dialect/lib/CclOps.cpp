@@ -35,21 +35,33 @@ static bool isDeclOp(Operation &op) {
   return isa<ScratchOp, ChannelOp, SwitchChannelOp, SemaphoreOp>(op);
 }
 
+static unsigned declOrder(Operation &op) {
+  if (isa<ScratchOp>(op))
+    return static_cast<unsigned>(AlgorithmOp::Decl::Scratch);
+  if (isa<ChannelOp>(op))
+    return static_cast<unsigned>(AlgorithmOp::Decl::Channel);
+  if (isa<SwitchChannelOp>(op))
+    return static_cast<unsigned>(AlgorithmOp::Decl::SwitchChannel);
+  return static_cast<unsigned>(AlgorithmOp::Decl::Semaphore);
+}
+
 Block::iterator AlgorithmOp::declarationSlot(Decl kind) {
-  auto order = [](Operation &op) {
-    if (isa<ScratchOp>(op))
-      return Decl::Scratch;
-    if (isa<ChannelOp>(op))
-      return Decl::Channel;
-    if (isa<SwitchChannelOp>(op))
-      return Decl::SwitchChannel;
-    return Decl::Semaphore;
-  };
   Block &body = getBody().front();
-  auto it = body.begin();
-  while (it != body.end() && isDeclOp(*it) &&
-         static_cast<unsigned>(order(*it)) <= static_cast<unsigned>(kind))
+  unsigned k = static_cast<unsigned>(kind);
+  auto fits = [&](Block::iterator it) {
+    return it != body.end() && isDeclOp(*it) && declOrder(*it) <= k;
+  };
+  // With an index in force, start after the declaration the last search
+  // ended at (declarations are only added meanwhile, so the slot is at or
+  // after it): adding n declarations costs O(n), not O(n^2).
+  DeclarationIndex *index = DeclarationIndex::active(getOperation());
+  Block::iterator it = body.begin();
+  if (index && index->slotHint(k))
+    it = std::next(Block::iterator(index->slotHint(k)));
+  while (fits(it))
     ++it;
+  if (index && it != body.begin())
+    index->setSlotHint(k, &*std::prev(it));
   return it;
 }
 

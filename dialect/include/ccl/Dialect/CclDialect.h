@@ -55,7 +55,18 @@ public:
   static void beginVerification(AlgorithmOp algo);
   static void endVerification();
 
+  /// AlgorithmOp::declarationSlot: the last declaration of the kinds up to
+  /// `kind` (an AlgorithmOp::Decl) it found, or null.
+  mlir::Operation *slotHint(unsigned kind) const {
+    return kind < 5 ? hints[kind] : nullptr;
+  }
+  void setSlotHint(unsigned kind, mlir::Operation *op) {
+    if (kind < 5)
+      hints[kind] = op;
+  }
+
 private:
+  mlir::Operation *hints[5] = {};
   mlir::Operation *algo;
   llvm::StringMap<mlir::Operation *> byName;
   DeclarationIndex *outer = nullptr;
