@@ -21,9 +21,12 @@ constexpr size_t kMaxCallDepth = 64;
 } // namespace
 
 LogicalResult Evaluator::step(ast::Loc l) {
-  if (++steps <= options.maxSteps)
+  // A program in the global view does work per pair of ranks (all-pairs
+  // algorithms): the budget grows with nranks^2 beyond the fixed one.
+  int64_t limit = std::max<int64_t>(options.maxSteps, 8 * nranks * nranks);
+  if (++steps <= limit)
     return success();
-  return error(l) << "evaluation did not finish within " << options.maxSteps
+  return error(l) << "evaluation did not finish within " << limit
                   << " steps (a loop that does not terminate, or a program "
                      "too large for "
                   << nranks << " ranks)";

@@ -21,7 +21,8 @@ struct FrontendOptions {
   /// Compile-time parameters from `cclc -D name=value`.
   llvm::StringMap<int64_t> defines;
   /// Upper bound on loop iterations, statements and operations per algorithm
-  /// and rank count; evaluation stops with a diagnostic beyond it.
+  /// and rank count (at least 8 * nranks^2); evaluation stops with a
+  /// diagnostic beyond it.
   int64_t maxSteps = int64_t(1) << 22;
   /// Directories searched for `import "..."` after the importing file's own.
   std::vector<std::string> includeDirs;
