@@ -72,8 +72,10 @@ struct BlockPrograms {
 };
 
 /// Function attribute (LLVM "passthrough") of a block program that blocks
-/// of several kernels run; the code generator keeps such a program out of
-/// line.
+/// of several kernels run (kernels of other rank counts, or of other element
+/// types and operators where a block only moves bytes, its element size
+/// then read from the table); the code generator keeps such a program out
+/// of line rather than inlining a copy into every kernel.
 inline constexpr const char *kSharedProgramAttr = "ccl-shared-program";
 
 /// Replaces every operation of `algo` that moves several chunks from or

@@ -8,8 +8,8 @@
 #                                 driver); LIBs: only those of OUT/libs.txt
 #
 # build compiles, for sm_90 and float32 at 2 and 4 ranks, the stdlib
-# AllReduces (allpairs_ll, ring, ring_oop; ring also with instances and
-# tiles), the programs of test/e2e/programs (every collective in ring,
+# AllReduces (allpairs_ll, ring, ring_oop; ring also with 4 instances x 2
+# tiles and 8 x 4), the programs of test/e2e/programs (every collective in ring,
 # all-pairs and chain shapes; ranges of chunks into slots) and the negative
 # controls of test/e2e/negative (--no-verify; ag_ring with
 # --cross-call-sync=none), plus ccl-perf and libcclrt.
@@ -42,6 +42,7 @@ build)
       echo "pos $(basename "$f" .ccl) $(basename "$f" .ccl) $f"
     done
     echo "pos ring_i4_t2 ring stdlib/allreduce/ring.ccl --instances=4 --tiles=2"
+    echo "pos ring_i8_t4 ring stdlib/allreduce/ring.ccl --instances=8 --tiles=4"
     echo "neg slot_reuse slot_reuse test/e2e/negative/slot_reuse.ccl --no-verify"
     echo "neg rr_reuse rr_reuse test/e2e/negative/rr_reuse.ccl --no-verify"
     echo "neg sem_extra sem_extra test/e2e/negative/sem_extra.ccl --no-verify"

@@ -6,35 +6,43 @@
 //    with the chunk's bytes and the range's capacity); put_packets into
 //    another buffer (`other`) is not;
 //  - copy_packets forwards the whole slot range with this call's flag
-//    (epoch + 1) and its op id;
+//    (epoch + 1, the epoch being the kernel's __ccl_begin result passed
+//    to the block program) and its op id;
 //  - unpack_packets writes the destination chunk's bytes.
 
-// CHECK-LABEL: llvm.func @ccl_pk_n2_f32_sum(
-// CHECK:         %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
-// CHECK:       ^bb1:
+// Rank 0's block (program 0); the epoch is the program's argument 4.
+// CHECK-LABEL: llvm.func internal @ccl_pk_nN_f32_sum__p0(
 // CHECK:         %[[DST:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         %[[CAP:.*]] = llvm.call @__ccl_scratch_elems(
 // CHECK:         %[[N:.*]] = llvm.call @__ccl_chunk_elems(
 // CHECK:         %[[NB:.*]] = llvm.mul %[[N]], %{{.*}} : i64
-// CHECK:         %[[FLAG:.*]] = llvm.add %[[EPOCH]], %{{.*}} : i32
+// CHECK:         %[[FLAG:.*]] = llvm.add %arg4, %{{.*}} : i32
 // CHECK-NEXT:    llvm.call @__ccl_put_packets(%[[DST]], %{{.*}}, %[[NB]], %[[FLAG]])
 // CHECK-NEXT:    %[[ES:.*]] = llvm.mlir.constant(4 : i64) : i64
 // CHECK-NEXT:    %[[CB:.*]] = llvm.mul %[[CAP]], %[[ES]] : i64
 // CHECK-NEXT:    llvm.call @__ccl_put_packets_pad(%[[DST]], %[[NB]], %[[CB]], %[[FLAG]])
 // CHECK:         llvm.call @__ccl_put_packets(
 // CHECK-NOT:     llvm.call @__ccl_put_packets_pad(
-// CHECK:         llvm.br
-// CHECK:       ^bb2:
+// CHECK:         llvm.return
+// Rank 1's block (program 1).
+// CHECK-LABEL: llvm.func internal @ccl_pk_nN_f32_sum__p1(
 // CHECK:         %[[F:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         %[[R:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         %[[RCAP:.*]] = llvm.call @__ccl_scratch_elems(
 // CHECK:         %[[RB:.*]] = llvm.mul %[[RCAP]], %{{.*}} : i64
-// CHECK:         %[[ID:.*]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT:    llvm.call @__ccl_copy_packets(%arg0, %[[F]], %[[R]], %[[RB]], %{{.*}}, %[[ID]])
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[RFLAG:.*]] = llvm.add %arg4, %[[ONE]] : i32
+// CHECK-NEXT:    %[[ID:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_copy_packets(%arg0, %[[F]], %[[R]], %[[RB]], %[[RFLAG]], %[[ID]])
 // CHECK:         %[[OUT:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
 // CHECK:         %[[ON:.*]] = llvm.call @__ccl_chunk_elems(
 // CHECK:         %[[OB:.*]] = llvm.mul %[[ON]], %{{.*}} : i64
 // CHECK:         llvm.call @__ccl_unpack_packets(%arg0, %[[OUT]], %{{.*}}, %[[OB]], %{{.*}}, %{{.*}})
+// The kernel passes its call's epoch (from __ccl_begin) to the programs.
+// CHECK-LABEL: llvm.func @ccl_pk_nN_f32_sum(
+// CHECK:         %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
+// CHECK:         llvm.call @ccl_pk_nN_f32_sum__p0(%arg0, %arg1, %arg2, %arg3, %[[EPOCH]], %{{.*}})
+// CHECK:         llvm.call @ccl_pk_nN_f32_sum__p1(%arg0, %arg1, %arg2, %arg3, %[[EPOCH]], %{{.*}})
 ccl.algorithm @pk_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "pk", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 1
   ccl.scratch @fwd slots 1
@@ -51,7 +59,7 @@ ccl.algorithm @pk_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<
 // forward) sends its result on as LL packets with this call's flag, after a
 // block barrier.
 
-// CHECK-LABEL: llvm.func @ccl_rcs_n3_f32_sum(
+// CHECK-LABEL: llvm.func internal @ccl_rcs_nN_f32_sum__p0(
 // CHECK:         %[[D:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
 // CHECK:         llvm.call @__ccl_reduce_packets_f32_sum(%arg0, %[[D]],
 // CHECK-NEXT:    llvm.call @__ccl_barrier()

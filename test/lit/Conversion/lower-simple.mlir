@@ -3,30 +3,43 @@
 
 // Tests that the Simple-protocol operations lower to their device-library
 // calls, channels, semaphores and multi-block barriers passed as their
-// indices in the plan's tables (lower-sync.mlir has more of them):
+// indices in the plan's tables (lower-sync.mlir has more of them), each
+// block in its block program (rank 0's block 0 is p0; rank 1's blocks 0 and
+// 1 are p1 and p2; rank 0 has no block 1):
 //  - put into a peer's scratch slot -> __ccl_put (bytes of the source
 //    chunk), and `signal` fused after it -> __ccl_signal(ctx, channel);
+//    the put block calls nothing dtype- or op-specific, so the four kernels
+//    share it, reading the element size and slot layout from their params
+//    rows (4 and 262144 for float32, 2 and 524288 for bfloat16);
 //  - signal relaxed -> __ccl_signal_relaxed;
 //  - wait / wait relaxed -> __ccl_wait(_relaxed)(ctx, channel, ordinal,
 //    op_id), where the ordinal counts the block's earlier waits on the
-//    channel, and the case ends with __ccl_wait_commit(ctx, channel, n);
+//    channel, and the block ends with __ccl_wait_commit(ctx, channel, n);
 //  - local reduce (dtype and op in the name), copy out of scratch;
 //  - release / acquire -> __ccl_release(ctx, sem) / __ccl_acquire(ctx, sem,
 //    op_id); get -> __ccl_get; read_reduce ->
 //    __ccl_read_reduce_<dt>_<op>(dst, n, elems, s0 .. s7) with the unused
 //    source pointers null (more than 8 sources: see read_reduce_9 below);
 //    tb_barrier -> __ccl_tb_barrier(ctx, index, nblocks, op_id) in every
-//    participating block.
+//    participating block;
+//  - the kernel (one for both ranks) switches on the entry's program to a
+//    call of it, without stack memory.
 
-// CHECK-LABEL: llvm.func @ccl_simple_n2_f32_sum(
-// CHECK-NOT:     llvm.alloca
-// CHECK:         llvm.switch
+// CHECK-DAG:   llvm.mlir.global internal constant @ccl_simple_nN_f32_sum__programs(dense<[0, -1, 1, 2]> : tensor<4xi32>)
+// CHECK-DAG:   llvm.mlir.global internal constant @ccl_simple_nN_f32_max__programs(dense<[0, -1, 3, 4]> : tensor<4xi32>)
+// CHECK-DAG:   llvm.mlir.global internal constant @ccl_simple_nN_f32_sum__params(dense<[4, 262144, 4, 4, 4, 262144, 4, 4]> : tensor<8xi32>)
+// CHECK-DAG:   llvm.mlir.global internal constant @ccl_simple_nN_bf16_sum__params(dense<[2, 524288, 2, 2, 2, 524288, 2, 2]> : tensor<8xi32>)
 // Rank 0, block 0.
-// CHECK:       ^bb1:
+// CHECK-LABEL: llvm.func internal @ccl_simple_nN_f32_sum__p0(
+// CHECK-SAME:    %arg5: !llvm.ptr) attributes {passthrough = ["ccl-shared-program"]}
 // CHECK:         %[[DST:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         %[[SRC:.*]] = llvm.call @__ccl_chunk_ptr(%arg1,
 // CHECK:         %[[N:.*]] = llvm.call @__ccl_chunk_elems(
-// CHECK:         %[[BYTES:.*]] = llvm.mul %[[N]], %{{.*}} : i64
+// CHECK-NEXT:    %[[EK:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT:    %[[EP:.*]] = llvm.getelementptr %arg5[%[[EK]]]
+// CHECK-NEXT:    %[[E32:.*]] = llvm.load %[[EP]] invariant
+// CHECK-NEXT:    %[[ES:.*]] = llvm.sext %[[E32]] : i32 to i64
+// CHECK-NEXT:    %[[BYTES:.*]] = llvm.mul %[[N]], %[[ES]] : i64
 // CHECK-NEXT:    llvm.call @__ccl_put(%[[DST]], %[[SRC]], %[[BYTES]])
 // CHECK-NEXT:    %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    llvm.call @__ccl_signal(%arg0, %[[C0]])
@@ -34,10 +47,10 @@
 // CHECK-NOT:     llvm.call @__ccl_signal(
 // CHECK:         llvm.call @__ccl_signal_relaxed(%arg0,
 // CHECK-NOT:     __ccl_wait_commit
-// CHECK:         llvm.br ^bb4
+// CHECK:         llvm.return
 // Rank 1, block 0: two waits on channel 0 (ordinals 0 and 1, op ids 3 and
-// 4), committed at the end of the case.
-// CHECK:       ^bb2:
+// 4), committed at the end of the block.
+// CHECK-LABEL: llvm.func internal @ccl_simple_nN_f32_sum__p1(
 // CHECK-NEXT:    %[[CH:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[ORD:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[ID:.*]] = llvm.mlir.constant(3 : i32) : i32
@@ -57,9 +70,9 @@
 // CHECK-NEXT:    %[[CCH:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[CN:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:    llvm.call @__ccl_wait_commit(%arg0, %[[CCH]], %[[CN]])
-// CHECK-NEXT:    llvm.br ^bb4
+// CHECK-NEXT:    llvm.return
 // Rank 1, block 1.
-// CHECK:       ^bb3:
+// CHECK-LABEL: llvm.func internal @ccl_simple_nN_f32_sum__p2(
 // CHECK-NEXT:    %[[SEM2:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[AID:.*]] = llvm.mlir.constant(8 : i32) : i32
 // CHECK-NEXT:    llvm.call @__ccl_acquire(%arg0, %[[SEM2]], %[[AID]])
@@ -75,21 +88,56 @@
 // CHECK-NEXT:    %[[BN:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:    %[[BID:.*]] = llvm.mlir.constant({{[0-9]+|-1}} : i32) : i32
 // CHECK-NEXT:    llvm.call @__ccl_tb_barrier(%arg0, %[[B]], %[[BN]], %[[BID]])
-// CHECK-NEXT:    llvm.br ^bb4
-// The other kernels of the variant call the matching reductions.
-// CHECK-LABEL: llvm.func @ccl_simple_n2_f32_max(
+// CHECK-NEXT:    llvm.return
+// The other kernels' reducing blocks call the matching reductions.
+// CHECK-LABEL: llvm.func internal @ccl_simple_nN_f32_max__p3(
 // CHECK:         llvm.call @__ccl_reduce_f32_max(
+// CHECK-LABEL: llvm.func internal @ccl_simple_nN_f32_max__p4(
 // CHECK:         llvm.call @__ccl_read_reduce_f32_max(
-// CHECK-LABEL: llvm.func @ccl_simple_n2_bf16_sum(
+// CHECK-LABEL: llvm.func internal @ccl_simple_nN_bf16_sum__p5(
 // CHECK:         llvm.call @__ccl_reduce_bf16_sum(
+// CHECK-LABEL: llvm.func internal @ccl_simple_nN_bf16_sum__p6(
 // CHECK:         llvm.call @__ccl_read_reduce_bf16_sum(
+// CHECK-LABEL: llvm.func @ccl_simple_nN_f32_sum(
+// CHECK-NOT:     llvm.alloca
+// CHECK:         llvm.switch %{{.*}} : i32, ^[[EXIT:bb[0-9]+]] [
+// CHECK-NEXT:      0: ^[[P0:bb[0-9]+]],
+// CHECK-NEXT:      1: ^[[P1:bb[0-9]+]],
+// CHECK-NEXT:      2: ^[[P2:bb[0-9]+]]
+// CHECK-NEXT:    ]
+// CHECK:       ^[[P0]]:
+// CHECK-NEXT:    llvm.call @ccl_simple_nN_f32_sum__p0(
+// CHECK:       ^[[P1]]:
+// CHECK-NEXT:    llvm.call @ccl_simple_nN_f32_sum__p1(
+// CHECK:       ^[[P2]]:
+// CHECK-NEXT:    llvm.call @ccl_simple_nN_f32_sum__p2(
+// CHECK-NOT:     llvm.alloca
+// CHECK-LABEL: llvm.func @ccl_simple_nN_f32_max(
+// CHECK:         llvm.switch
+// CHECK-NEXT:      0: ^[[Q0:bb[0-9]+]],
+// CHECK-NEXT:      3: ^[[Q3:bb[0-9]+]],
+// CHECK-NEXT:      4: ^[[Q4:bb[0-9]+]]
+// CHECK:       ^[[Q0]]:
+// CHECK-NEXT:    llvm.call @ccl_simple_nN_f32_sum__p0(
 
-// SM90-LABEL: llvm.func ptx_kernelcc @ccl_simple_n2_f32_sum_r0(
-// SM90:         llvm.call @__ccl_put(
-// SM90:         llvm.call @__ccl_signal(
-// SM90-LABEL: llvm.func ptx_kernelcc @ccl_simple_n2_f32_sum_r1(
-// SM90:         llvm.call @__ccl_wait(
-// SM90:         llvm.call @__ccl_wait_commit(
+// Tests that sm_90, too, has one kernel for both ranks (their blocks are
+// three programs, at most twice the two of rank 1), its tables in global
+// memory (address space 1).
+// SM90-DAG:    llvm.mlir.global internal constant @ccl_simple_nN_f32_sum__programs(dense<[0, -1, 1, 2]> : tensor<4xi32>) {addr_space = 1 : i32
+// SM90-LABEL:  llvm.func internal @ccl_simple_nN_f32_sum__p0(
+// SM90-SAME:     %arg5: !llvm.ptr<1>)
+// SM90:          llvm.call @__ccl_put(
+// SM90:          llvm.call @__ccl_signal(
+// SM90-LABEL:  llvm.func internal @ccl_simple_nN_f32_sum__p1(
+// SM90:          llvm.call @__ccl_wait(
+// SM90:          llvm.call @__ccl_wait_commit(
+// SM90-LABEL:  llvm.func ptx_kernelcc @ccl_simple_nN_f32_sum(
+// SM90:          llvm.switch
+// SM90-NEXT:       0: ^{{bb[0-9]+}},
+// SM90-NEXT:       1: ^{{bb[0-9]+}},
+// SM90-NEXT:       2: ^{{bb[0-9]+}}
+// SM90-NEXT:     ]
+// SM90-NOT:    @ccl_simple_n2_f32_sum_r
 ccl.algorithm @simple_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "simple", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 memory 0 -> 1
@@ -113,7 +161,7 @@ ccl.algorithm @simple_n2 attributes {chunks = 2 : i64, collective = #ccl.collect
 // Tests that a read-reduce with more than 8 sources takes several library
 // calls (8 sources, then the rest), with a block barrier between them.
 
-// CHECK-LABEL: llvm.func @ccl_rr9_n10_f32_sum(
+// CHECK-LABEL: llvm.func internal @ccl_rr9_nN_f32_sum__p0(
 // CHECK:         llvm.mlir.zero : !llvm.ptr
 // CHECK-NEXT:    %[[N8:.*]] = llvm.mlir.constant(8 : i32) : i32
 // CHECK-NEXT:    llvm.call @__ccl_read_reduce_f32_sum(%{{.*}}, %[[N8]],
@@ -149,8 +197,7 @@ ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = #ccl.collectiv
 //  - a two-operand reduce with one forward (reduce-send) likewise, in one
 //    pass (__ccl_reduce_fwd_*), then its signal.
 
-// CHECK-LABEL: llvm.func @ccl_fused_n3_f32_sum(
-// CHECK:       ^bb1:
+// CHECK-LABEL: llvm.func internal @ccl_fused_nN_f32_sum__p0(
 // CHECK:         %[[SRC:.*]] = llvm.call @__ccl_chunk_ptr(%arg1,
 // CHECK:         llvm.call @__ccl_put(%{{.*}}, %[[SRC]],
 // CHECK:         %[[F:.*]] = llvm.call @__ccl_scratch_ptr(
@@ -181,7 +228,7 @@ ccl.algorithm @rr9_n10 attributes {chunks = 1 : i64, collective = #ccl.collectiv
 // CHECK-NEXT:    %[[C02C:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    llvm.call @__ccl_signal(%arg0, %[[C02C]])
 // CHECK-NOT:     llvm.call @__ccl_put(
-// CHECK:         llvm.br
+// CHECK:         llvm.return
 ccl.algorithm @fused_n3 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "fused", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @s slots 2
   ccl.channel @mem_0_1 memory 0 -> 1

@@ -9,8 +9,8 @@
 // one per slot (the chunks' sizes differ when the count is not a multiple
 // of the chunk count, so a contiguous copy would not match the slots), that
 // only the second carries the signal, and that a two-chunk copy between the
-// input and the output stays one copy.
-// CHECK-LABEL: llvm.func @ccl_split_n2_f32_sum(
+// input and the output stays one copy (all in rank 0's block program).
+// CHECK-LABEL: llvm.func internal @ccl_split_nN_f32_sum__p0(
 // CHECK:         %[[LAYOUT:.*]] = llvm.mlir.constant(1024 : i64) : i64
 // CHECK:         llvm.call @__ccl_scratch_ptr(%arg0, %{{.*}}, %{{.*}}, %[[SLOT0:.*]], %{{.*}}, %[[LAYOUT]],
 // CHECK:         llvm.call @__ccl_put(
@@ -22,7 +22,7 @@
 // CHECK-NOT:     llvm.call @__ccl_put(
 // CHECK:         llvm.call @__ccl_copy(
 // CHECK-NOT:     llvm.call @__ccl_copy(
-// CHECK:         llvm.br
+// CHECK:         llvm.return
 ccl.algorithm @split_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<custom>, custom_collective = "Mine", name = "split", nranks = 2 : i64, protocol = #ccl.protocol<Simple>, scheduled} {
   ccl.scratch @recv slots 2
   ccl.channel @mem_0_1 memory 0 -> 1
