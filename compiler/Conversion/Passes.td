@@ -13,13 +13,21 @@ include "mlir/Pass/PassBase.td"
 def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower scheduled algorithms to LLVM dialect kernels";
   let description = [{
-    Emits one kernel per scheduled `ccl.algorithm`, element type and
-    reduction operator, named `ccl_<name>_n<nranks>_<dtype>_<op>`. The
-    kernel dispatches on (rank, thread block) to straight-line code in which
-    every operation is a call into the device primitive library
-    (`__ccl_put_packets`, `__ccl_reduce_packets_f32_sum`, ...), which is
-    linked and inlined later. Target differences (kernel calling convention,
-    how the block index is read) come from the target's `TargetInfo`.
+    Lowers every thread block of every scheduled `ccl.algorithm`, element
+    type and reduction operator into calls into the device primitive
+    library (`__ccl_put_packets`, `__ccl_reduce_packets_f32_sum`, ...),
+    which is linked and inlined later. Blocks whose code is the same up to
+    integer constants (instances, tiles, and the ranks of a symmetric
+    algorithm) share one block program that reads the constants they
+    differ in (chunk and slot indices, peers, channel indices, op ids) from
+    a read-only table row; the kernel dispatches on the program of its
+    (rank, block) and passes the row. When the ranks share their programs,
+    one kernel `ccl_<name>_nN_<dtype>_<op>` serves every rank and every rank
+    count of the algorithm (it reads the rank count from the context);
+    otherwise the variant gets `ccl_<name>_n<nranks>_<dtype>_<op>`, on GPU
+    targets one per rank with `_r<rank>` appended. Target differences
+    (kernel calling convention, how the block index is read, the tables'
+    address space) come from the target's `TargetInfo`.
 
     Scratch slots are laid out for the largest message (`max-bytes`), so a
     slot's address does not depend on the call's `count` and consecutive
@@ -28,7 +36,9 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
     chunk first (each chunk goes to the start of its own slot).
 
     ```mlir
-    llvm.func ptx_kernelcc @ccl_allpairs_ll_n2_f32_sum(%ctx: !llvm.ptr, ...)
+    llvm.func ptx_kernelcc @ccl_allpairs_ll_nN_f32_sum(%ctx: !llvm.ptr, ...)
+    llvm.func internal @ccl_allpairs_ll_nN_f32_sum__p0(%ctx: !llvm.ptr, ...,
+                                                      %row: !llvm.ptr<1>)
     ```
   }];
   let options = [

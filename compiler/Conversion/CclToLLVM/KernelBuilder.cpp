@@ -175,7 +175,8 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
       }
       for (auto &[algo, programs] : own) {
         bool perRank = !target.blockIdIsParameter();
-        for (int64_t r = 0; r < (perRank ? algo.getNranks() : 1); ++r) {
+        int64_t kernels = perRank ? int64_t(algo.getNranks()) : 1;
+        for (int64_t r = 0; r < kernels; ++r) {
           KernelSkeleton skel(algo.getLoc());
           skel.name = kernelName(algo.getSymName(), d, o);
           std::optional<int64_t> rank;
