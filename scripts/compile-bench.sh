@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Compile time, peak memory and library size of cclc on the stdlib and on
+# large rank counts (issue 17's numbers; docs/perf.md "Compile time and code
+# size"). Runs one compilation at a time; prints a markdown table row per
+# case. Needs out/ (scripts/build.sh) and GNU time.
+#
+#   scripts/compile-bench.sh [CASE...]   cases: main range stdlib ring allpairs
+#                                        (default: all)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+CCLC=${CCLC:-out/bin/cclc}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cases=${*:-main range stdlib ring allpairs}
+
+# run LABEL ARGS...: one compilation; prints | LABEL | time | memory | size | result |
+run() {
+  local label=$1; shift
+  local out=$TMP/lib.so
+  rm -f "$out"
+  /usr/bin/time -f '%e %M' -o "$TMP/time" "$CCLC" "$@" -o "$out" \
+      > "$TMP/log" 2>&1
+  local rc=$?
+  read -r secs kb < <(tail -1 "$TMP/time")
+  local size="-"
+  [[ -f $out ]] && size=$(awk -v b="$(stat -c %s "$out")" 'BEGIN{printf "%.2f MB", b/1e6}')
+  local result=ok
+  [[ $rc != 0 ]] && result="error: $(grep -m1 -o 'error: .*' "$TMP/log" | cut -c1-90)"
+  printf '| %s | %s s | %s MB | %s | %s |\n' "$label" "$secs" "$((kb / 1024))" "$size" "$result"
+}
+
+echo "| case | time | peak memory | library | result |"
+echo "| --- | --- | --- | --- | --- |"
+for c in $cases; do
+  case $c in
+  main)
+    run "ring, 8 ranks, 8 instances x 4 tiles, sm_90, float32" \
+        stdlib/allreduce/ring.ccl --target=sm_90 --nranks=8 --instances=8 --tiles=4 --dtype=float32 ;;
+  range)
+    run "ring, 2..8 ranks, 8 instances x 4 tiles, sm_90, float32" \
+        stdlib/allreduce/ring.ccl --target=sm_90 --nranks=2..8 --instances=8 --tiles=4 --dtype=float32 ;;
+  stdlib)
+    for f in stdlib/allreduce/*.ccl; do
+      run "$(basename "$f" .ccl), 2..8 ranks, 3 dtypes x 4 ops, sm_90+host" \
+          "$f" --target=sm_90,host --nranks=2..8 --dtype=float32,float16,bfloat16 --op=sum,prod,max,min
+    done ;;
+  ring)
+    for n in 8 16 32 64 128; do
+      for t in host sm_90; do
+        run "ring, $n ranks, $t, float32" stdlib/allreduce/ring.ccl --target=$t --nranks=$n --dtype=float32
+      done
+    done ;;
+  allpairs)
+    for n in 32 64 128 1024; do
+      run "allpairs_ll, $n ranks, host, float32" stdlib/allreduce/allpairs_ll.ccl --target=host --nranks=$n --dtype=float32
+    done ;;
+  esac
+done
