@@ -25,6 +25,7 @@ public:
   unsigned threadsPerBlock() const override { return 1; }
   bool blockIdIsParameter() const override { return true; }
   unsigned tableAddressSpace() const override { return 0; }
+  unsigned constantAddressSpace() const override { return 0; }
   Value emitBlockId(OpBuilder &, Location) const override { return nullptr; }
   void markKernel(LLVM::LLVMFuncOp) const override {}
   StringRef deviceLibrary() const override {
@@ -43,7 +44,8 @@ public:
   StringRef features() const override { return "+ptx80"; }
   unsigned threadsPerBlock() const override { return 512; }
   bool blockIdIsParameter() const override { return false; }
-  unsigned tableAddressSpace() const override { return 1; } // global
+  unsigned tableAddressSpace() const override { return 1; }    // global
+  unsigned constantAddressSpace() const override { return 4; } // constant
   Value emitBlockId(OpBuilder &b, Location loc) const override {
     return LLVM::CallIntrinsicOp::create(
                b, loc, b.getI32Type(),

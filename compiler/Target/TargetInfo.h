@@ -37,6 +37,9 @@ public:
   /// Address space of the read-only tables kernels index (the parameters
   /// of shared block programs): global memory on GPUs.
   virtual unsigned tableAddressSpace() const = 0;
+  /// Address space of such tables when they are small: the constant space
+  /// on GPUs (cached for values every thread of a block reads).
+  virtual unsigned constantAddressSpace() const = 0;
   /// Marks `func` as a kernel entry point.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func) const = 0;
   /// The device primitive library compiled for this target (LLVM bitcode).

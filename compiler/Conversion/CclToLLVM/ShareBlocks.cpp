@@ -43,6 +43,14 @@ uintptr_t ptrOf(const void *p) { return reinterpret_cast<uintptr_t>(p); }
 
 bool fitsI32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
+/// The tables of a module go to the constant space when they fit in this
+/// much of its 64 KiB (the device library's constants need little).
+constexpr uint64_t kConstantTableBytes = 48 * 1024;
+
+/// A kernel serving at most this many rank counts finds its rank count's
+/// entries with selects rather than two more table loads.
+constexpr size_t kSelectVariants = 16;
+
 Flattened flatten(LLVM::LLVMFuncOp func) {
   Flattened f;
   if (!llvm::hasSingleElement(func.getBody())) {
@@ -242,8 +250,7 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
   target.markKernel(func);
   OpBuilder::InsertionGuard g(b);
   Block *entry = func.addEntryBlock(b);
-  Block *dispatch = new Block(), *exit = new Block();
-  func.getBody().push_back(dispatch);
+  Block *exit = new Block();
   func.getBody().push_back(exit);
   b.setInsertionPointToStart(entry);
   Value kctx = entry->getArgument(0);
@@ -253,8 +260,8 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
   // start delay of __ccl_begin) read the index the kernel was called with.
   if (target.blockIdIsParameter())
     callLib(b, loc, func, "__ccl_host_set_block", voidTy, {block});
-  Value epoch = callLib(b, loc, func, "__ccl_begin", b.getI32Type(), {kctx});
-  // The block's entry: per-rank kernels index by block; others by
+  // The block's entry (its table loads go before __ccl_begin, whose own
+  // loads and atomics they then overlap): per-rank kernels index by block; others by
   // base + rank * nblocks + block, where a kernel serving several rank
   // counts reads base and nblocks of the communicator's rank count from
   // two small tables (entries outside the kernel's variants go nowhere).
@@ -265,27 +272,42 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
     Value rank = LLVM::LoadOp::create(b, loc, b.getI32Type(), kctx,
                                       /*alignment=*/4);
     Value base = i32(b, loc, 0), nblocks = i32(b, loc, skel.variants.front().nblocks);
-    if (skel.byRankCount) {
+    if (skel.byRankCount && skel.variants.size() > 1) {
       Value nranksPtr = LLVM::GEPOp::create(b, loc, ptrTy, b.getI32Type(), kctx,
                                             ArrayRef<LLVM::GEPArg>{1});
       Value nranks = LLVM::LoadOp::create(b, loc, b.getI32Type(), nranksPtr,
                                           /*alignment=*/4);
-      int64_t most = 0;
-      for (const KernelSkeleton::Variant &v : skel.variants)
-        most = std::max(most, v.nranks);
-      std::vector<int32_t> baseOf(most + 1, 0), blocksOf(most + 1, 0);
-      for (const KernelSkeleton::Variant &v : skel.variants) {
-        baseOf[v.nranks] = static_cast<int32_t>(v.base);
-        blocksOf[v.nranks] = static_cast<int32_t>(v.nblocks);
+      if (skel.variants.size() <= kSelectVariants) {
+        // A few rank counts: selects, no memory access on the way to the
+        // block's entry (each dependent load there is latency every call
+        // pays). An unknown rank count gets nblocks 0.
+        nblocks = i32(b, loc, 0);
+        for (const KernelSkeleton::Variant &v : skel.variants) {
+          Value is = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                          nranks, i32(b, loc, v.nranks));
+          base = LLVM::SelectOp::create(b, loc, is, i32(b, loc, v.base), base);
+          nblocks =
+              LLVM::SelectOp::create(b, loc, is, i32(b, loc, v.nblocks), nblocks);
+        }
+      } else {
+        int64_t most = 0;
+        for (const KernelSkeleton::Variant &v : skel.variants)
+          most = std::max(most, v.nranks);
+        std::vector<int32_t> baseOf(most + 1, 0), blocksOf(most + 1, 0);
+        for (const KernelSkeleton::Variant &v : skel.variants) {
+          baseOf[v.nranks] = static_cast<int32_t>(v.base);
+          blocksOf[v.nranks] = static_cast<int32_t>(v.nblocks);
+        }
+        // nranks beyond the table reads entry 0, whose nblocks is 0.
+        Value known = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ule,
+                                           nranks, i32(b, loc, most));
+        Value n = LLVM::SelectOp::create(b, loc, known, nranks, i32(b, loc, 0));
+        base = loadEntry(
+            b, loc, tables.address(b, loc, skel.name + "__bases", baseOf), n);
+        nblocks = loadEntry(
+            b, loc, tables.address(b, loc, skel.name + "__nblocks", blocksOf),
+            n);
       }
-      // nranks beyond the table reads entry 0, whose nblocks is 0.
-      Value known = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ule,
-                                         nranks, i32(b, loc, most));
-      Value n = LLVM::SelectOp::create(b, loc, known, nranks, i32(b, loc, 0));
-      base = loadEntry(
-          b, loc, tables.address(b, loc, skel.name + "__bases", baseOf), n);
-      nblocks = loadEntry(
-          b, loc, tables.address(b, loc, skel.name + "__nblocks", blocksOf), n);
       valid = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, block,
                                    nblocks);
     }
@@ -298,16 +320,20 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
       b, loc, valid,
       LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, sel,
                            i32(b, loc, entries)));
-  LLVM::CondBrOp::create(b, loc, inRange, dispatch, exit);
-
-  b.setInsertionPointToStart(dispatch);
-  Value prog = loadEntry(
-      b, loc, tables.address(b, loc, skel.name + "__programs", programOf), sel);
+  // Outside the kernel's blocks: entry 0 is read, program -1 runs (none).
+  Value at = LLVM::SelectOp::create(b, loc, inRange, sel, i32(b, loc, 0));
+  Value prog = LLVM::SelectOp::create(
+      b, loc, inRange,
+      loadEntry(b, loc,
+                tables.address(b, loc, skel.name + "__programs", programOf),
+                at),
+      i32(b, loc, -1));
   Value offset = loadEntry(
-      b, loc, tables.address(b, loc, skel.name + "__offsets", offsetOf), sel);
+      b, loc, tables.address(b, loc, skel.name + "__offsets", offsetOf), at);
   Value paramTable = tables.address(b, loc, skel.name + "__params", rows);
   Value row = LLVM::GEPOp::create(b, loc, paramTable.getType(), b.getI32Type(),
                                   paramTable, ArrayRef<LLVM::GEPArg>{offset});
+  Value epoch = callLib(b, loc, func, "__ccl_begin", b.getI32Type(), {kctx});
   SmallVector<int32_t> caseValues;
   SmallVector<Block *> caseBlocks;
   for (auto [g, p] : llvm::enumerate(programs)) {
@@ -338,8 +364,6 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
 void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
                              const TargetInfo &target,
                              ArrayRef<KernelSkeleton> skeletons) {
-  unsigned as = target.tableAddressSpace();
-  Tables tables(b, module, as);
   SmallVector<SmallVector<Flattened>> flat;
   for (const KernelSkeleton &skel : skeletons) {
     flat.emplace_back();
@@ -348,10 +372,45 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
   }
   SmallVector<Group> groups = groupBlocks(skeletons, flat);
 
+  // Per kernel: program and row offset per (rank, block), the rows.
+  SmallVector<std::vector<int32_t>> programOf, offsetOf, rows;
+  for (const KernelSkeleton &skel : skeletons) {
+    programOf.emplace_back(skel.entries, -1);
+    offsetOf.emplace_back(skel.entries, 0);
+    rows.emplace_back();
+  }
+  for (auto [g, grp] : llvm::enumerate(groups))
+    for (Member m : grp.members) {
+      size_t k = m.first;
+      int64_t sel = skeletons[k].blocks[m.second].first;
+      programOf[k][sel] = static_cast<int32_t>(g);
+      offsetOf[k][sel] = static_cast<int32_t>(rows[k].size());
+      for (size_t pos : grp.varying)
+        rows[k].push_back(
+            static_cast<int32_t>(flat[k][m.second].values[pos]));
+    }
+
+  // Every block reads its entries before it does anything: in the constant
+  // space (a cache made for values every thread reads) when all the tables
+  // fit there, else in global memory.
+  uint64_t bytes = 0;
+  for (size_t k = 0; k < skeletons.size(); ++k) {
+    int64_t most = 0; // the rank-count tables' size
+    for (const KernelSkeleton::Variant &v : skeletons[k].variants)
+      most = std::max(most, v.nranks);
+    bytes += 4 * (programOf[k].size() + offsetOf[k].size() + rows[k].size() +
+                  2 * (most + 1));
+  }
+  unsigned as = bytes <= kConstantTableBytes ? target.constantAddressSpace()
+                                             : target.tableAddressSpace();
+  Tables tables(b, module, as);
+
   // One function per group, built from its first member; a program that
-  // blocks of several kernels run (the same block of several rank counts,
-  // say) is marked for the code generator, which keeps it out of line
-  // rather than inlining a copy into every kernel.
+  // blocks of several kernels run (the same block shape at several rank
+  // counts, or a block that only moves bytes, for several element types)
+  // is marked for the code generator, which keeps it out of line rather
+  // than inlining a copy into every kernel.
+  SmallVector<SmallVector<LLVM::LLVMFuncOp>> called(skeletons.size());
   for (auto [g, grp] : llvm::enumerate(groups)) {
     Member rep = grp.members.front();
     grp.program = makeProgram(
@@ -362,34 +421,18 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
       return m.first != rep.first;
     });
     if (shared)
-      grp.program.setPassthroughAttr(
-          b.getArrayAttr(ArrayRef<Attribute>{b.getStringAttr(kSharedProgramAttr)}));
+      grp.program.setPassthroughAttr(b.getArrayAttr(
+          ArrayRef<Attribute>{b.getStringAttr(kSharedProgramAttr)}));
+    for (Member m : grp.members) {
+      if (called[m.first].size() <= g)
+        called[m.first].resize(g + 1);
+      called[m.first][g] = grp.program;
+    }
   }
   for (const KernelSkeleton &skel : skeletons)
     for (auto &entry : skel.blocks)
       LLVM::LLVMFuncOp(entry.second).erase();
 
-  // Per kernel: program and row offset per (rank, block), the rows.
-  SmallVector<std::vector<int32_t>> programOf, offsetOf, rows;
-  for (const KernelSkeleton &skel : skeletons) {
-    programOf.emplace_back(skel.entries, -1);
-    offsetOf.emplace_back(skel.entries, 0);
-    rows.emplace_back();
-  }
-  SmallVector<SmallVector<LLVM::LLVMFuncOp>> called(skeletons.size());
-  for (auto [g, grp] : llvm::enumerate(groups))
-    for (Member m : grp.members) {
-      size_t k = m.first;
-      int64_t sel = skeletons[k].blocks[m.second].first;
-      if (called[k].size() <= g)
-        called[k].resize(g + 1);
-      called[k][g] = grp.program;
-      programOf[k][sel] = static_cast<int32_t>(g);
-      offsetOf[k][sel] = static_cast<int32_t>(rows[k].size());
-      for (size_t pos : grp.varying)
-        rows[k].push_back(
-            static_cast<int32_t>(flat[k][m.second].values[pos]));
-    }
   for (auto [k, skel] : llvm::enumerate(skeletons))
     buildKernel(b, target, skel, called[k], programOf[k], offsetOf[k], rows[k],
                 tables);
