@@ -121,11 +121,12 @@
 // CHECK-NEXT:    llvm.call @ccl_simple_nN_f32_sum__p0(
 
 // Tests that sm_90, too, has one kernel for both ranks (their blocks are
-// three programs, at most twice the two of rank 1), its tables in global
-// memory (address space 1).
-// SM90-DAG:    llvm.mlir.global internal constant @ccl_simple_nN_f32_sum__programs(dense<[0, -1, 1, 2]> : tensor<4xi32>) {addr_space = 1 : i32
+// three programs, at most twice the two of rank 1), its tables (a few
+// bytes, well under 48 KiB) in the constant space (address space 4), and
+// the programs' row argument a pointer into it.
+// SM90-DAG:    llvm.mlir.global internal constant @ccl_simple_nN_f32_sum__programs(dense<[0, -1, 1, 2]> : tensor<4xi32>) {addr_space = 4 : i32
 // SM90-LABEL:  llvm.func internal @ccl_simple_nN_f32_sum__p0(
-// SM90-SAME:     %arg5: !llvm.ptr<1>)
+// SM90-SAME:     %arg5: !llvm.ptr<4>)
 // SM90:          llvm.call @__ccl_put(
 // SM90:          llvm.call @__ccl_signal(
 // SM90-LABEL:  llvm.func internal @ccl_simple_nN_f32_sum__p1(

@@ -4,16 +4,22 @@
 // Tests that lowering a scheduled 2-rank all-pairs algorithm for the host
 // emits one kernel per (dtype, op) for all ranks and rank counts (the ranks
 // run the same two block programs: NAME_nN), that takes the block id as a
-// parameter, records it (before __ccl_begin, whose start delay reads it),
-// brackets the work with __ccl_begin/__ccl_end and picks the entry
-// bases[nranks] + rank * nblocks[nranks] + block (rank and rank count read
-// from the context), checks it against the table size, and switches on
-// the entry's program to a call of it with the entry's params row. The
-// programs call the device library (__ccl_copy, __ccl_barrier,
-// __ccl_reduce_packets_f32_sum, __ccl_put_packets); slot, peer rank and
-// op id, which differ between the ranks, come from the row: rank 0 reduces
-// slot 1 (op 2) and puts into rank 1's slot 0, rank 1 reduces slot 0 (op 5)
-// and puts into rank 0's slot 1.
+// parameter and records it first (__ccl_begin's start delay reads it); then,
+// all in the entry block, picks the entry base + rank * nblocks + block
+// (rank read from the context; base 0 and nblocks 2 are constants, the
+// kernel serving a single rank count: no rank-count read, selects or
+// tables; share-blocks.mlir has the selects of a kernel serving two),
+// checks the block against nblocks and the entry against the table size
+// (out of range: entry 0 is read and program -1 runs, i.e. none), reads the
+// entry's program, offset and params row, and only then calls __ccl_begin
+// and switches on the program (no separate dispatch block, no cond_br) to
+// a call of it with the row, every case and the default going to the exit
+// block, which calls __ccl_end. The programs call the device library
+// (__ccl_copy, __ccl_barrier, __ccl_reduce_packets_f32_sum,
+// __ccl_put_packets); slot, peer rank and op id, which differ between the
+// ranks, come from the row: rank 0 reduces slot 1 (op 2) and puts into
+// rank 1's slot 0, rank 1 reduces slot 0 (op 5) and puts into rank 0's
+// slot 1.
 // HOST-DAG:   llvm.func @__ccl_put_packets(
 // HOST-DAG:   llvm.func @__ccl_reduce_packets_f32_sum(
 // HOST-DAG:   llvm.func @__ccl_begin(!llvm.ptr) -> i32
@@ -21,8 +27,6 @@
 // HOST-DAG:   @ccl_allpairs_nN_f32_sum__programs(dense<[0, 1, 0, 1]> : tensor<4xi32>) {addr_space = 0 : i32
 // HOST-DAG:   @ccl_allpairs_nN_f32_sum__offsets(dense<[0, 6, 3, 8]> : tensor<4xi32>)
 // HOST-DAG:   @ccl_allpairs_nN_f32_sum__params(dense<[1, 0, 2, 0, 1, 5, 0, 1, 1, 0]> : tensor<10xi32>)
-// HOST-DAG:   @ccl_allpairs_nN_f32_sum__bases(dense<0> : tensor<3xi32>)
-// HOST-DAG:   @ccl_allpairs_nN_f32_sum__nblocks(dense<[0, 0, 2]> : tensor<3xi32>)
 // HOST-LABEL: llvm.func internal @ccl_allpairs_nN_f32_sum__p0(
 // HOST-SAME:    %arg4: i32, %arg5: !llvm.ptr)
 // HOST:         llvm.call @__ccl_copy(
@@ -42,30 +46,32 @@
 // HOST-NEXT:    llvm.return
 // HOST-LABEL: llvm.func @ccl_allpairs_nN_f32_sum(
 // HOST-SAME:    %arg4: i32
-// HOST:         llvm.call @__ccl_host_set_block(%arg4)
-// HOST-NEXT:    %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
-// HOST:         %[[RANK:.*]] = llvm.load %arg0
-// HOST:         %[[NRP:.*]] = llvm.getelementptr %arg0[1]
-// HOST-NEXT:    %[[NR:.*]] = llvm.load %[[NRP]]
-// HOST:         %[[BASES:.*]] = llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__bases
-// HOST:         %[[BASE:.*]] = llvm.load %{{.*}} invariant
-// HOST:         %[[NBS:.*]] = llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__nblocks
-// HOST:         %[[NB:.*]] = llvm.load %{{.*}} invariant
-// HOST:         %[[RB:.*]] = llvm.mul %[[RANK]], %[[NB]] : i32
+// HOST-NEXT:    llvm.call @__ccl_host_set_block(%arg4)
+// HOST-NEXT:    %[[NBLK:.*]] = llvm.mlir.constant(2 : i32) : i32
+// HOST-NEXT:    %[[VALID:.*]] = llvm.icmp "ult" %arg4, %[[NBLK]] : i32
+// HOST-NEXT:    %[[RANK:.*]] = llvm.load %arg0
+// HOST-NEXT:    %[[BASE:.*]] = llvm.mlir.constant(0 : i32) : i32
+// HOST-NEXT:    %[[NB:.*]] = llvm.mlir.constant(2 : i32) : i32
+// HOST-NEXT:    %[[RB:.*]] = llvm.mul %[[RANK]], %[[NB]] : i32
 // HOST-NEXT:    %[[RBB:.*]] = llvm.add %[[RB]], %arg4 : i32
 // HOST-NEXT:    %[[SEL:.*]] = llvm.add %[[BASE]], %[[RBB]] : i32
 // HOST-NEXT:    %[[ENTRIES:.*]] = llvm.mlir.constant(4 : i32) : i32
-// HOST-NEXT:    llvm.icmp "ult" %[[SEL]], %[[ENTRIES]] : i32
-// HOST:         llvm.cond_br %{{.*}}, ^bb1, ^[[EXIT:bb[0-9]+]]
-// HOST:         llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__programs
-// HOST-NEXT:    llvm.getelementptr %{{.*}}[%[[SEL]]]
-// HOST-NEXT:    %[[PROG:.*]] = llvm.load %{{.*}} invariant
-// HOST-NEXT:    llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__offsets
-// HOST-NEXT:    llvm.getelementptr %{{.*}}[%[[SEL]]]
+// HOST-NEXT:    %[[FITS:.*]] = llvm.icmp "ult" %[[SEL]], %[[ENTRIES]] : i32
+// HOST-NEXT:    %[[IN:.*]] = llvm.and %[[VALID]], %[[FITS]] : i1
+// HOST-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// HOST-NEXT:    %[[AT:.*]] = llvm.select %[[IN]], %[[SEL]], %[[ZERO]] : i1, i32
+// HOST-NEXT:    %[[NONE:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// HOST-NEXT:    llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__programs : !llvm.ptr
+// HOST-NEXT:    llvm.getelementptr %{{.*}}[%[[AT]]]
+// HOST-NEXT:    %[[P:.*]] = llvm.load %{{.*}} invariant
+// HOST-NEXT:    %[[PROG:.*]] = llvm.select %[[IN]], %[[P]], %[[NONE]] : i1, i32
+// HOST-NEXT:    llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__offsets : !llvm.ptr
+// HOST-NEXT:    llvm.getelementptr %{{.*}}[%[[AT]]]
 // HOST-NEXT:    %[[OFF:.*]] = llvm.load %{{.*}} invariant
-// HOST-NEXT:    %[[PARAMS:.*]] = llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__params
+// HOST-NEXT:    %[[PARAMS:.*]] = llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__params : !llvm.ptr
 // HOST-NEXT:    %[[ROW:.*]] = llvm.getelementptr %[[PARAMS]][%[[OFF]]]
-// HOST-NEXT:    llvm.switch %[[PROG]] : i32, ^[[EXIT]] [
+// HOST-NEXT:    %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
+// HOST-NEXT:    llvm.switch %[[PROG]] : i32, ^[[EXIT:bb[0-9]+]] [
 // HOST-NEXT:      0: ^[[P0:bb[0-9]+]],
 // HOST-NEXT:      1: ^[[P1:bb[0-9]+]]
 // HOST-NEXT:    ]
@@ -83,26 +89,37 @@
 // also has one kernel for all ranks (per-rank kernels NAME_nK_rR are for
 // algorithms whose ranks run different programs: share-blocks.mlir), with
 // the ptx_kernel calling convention, no block parameter, the block id read
-// from %ctaid.x, and its tables and the programs' rows in global memory
-// (address space 1).
-// SM90-DAG:   @ccl_allpairs_nN_f32_sum__programs(dense<[0, 1, 0, 1]> : tensor<4xi32>) {addr_space = 1 : i32
-// SM90-DAG:   @ccl_allpairs_nN_f32_sum__params(dense<[1, 0, 2, 0, 1, 5, 0, 1, 1, 0]> : tensor<10xi32>) {addr_space = 1 : i32
+// from %ctaid.x, and its tables (72 bytes, under 48 KiB) and the programs'
+// rows in the constant space (address space 4), read before __ccl_begin.
+// SM90-DAG:   @ccl_allpairs_nN_f32_sum__programs(dense<[0, 1, 0, 1]> : tensor<4xi32>) {addr_space = 4 : i32
+// SM90-DAG:   @ccl_allpairs_nN_f32_sum__offsets(dense<[0, 6, 3, 8]> : tensor<4xi32>) {addr_space = 4 : i32
+// SM90-DAG:   @ccl_allpairs_nN_f32_sum__params(dense<[1, 0, 2, 0, 1, 5, 0, 1, 1, 0]> : tensor<10xi32>) {addr_space = 4 : i32
 // SM90-LABEL: llvm.func internal @ccl_allpairs_nN_f32_sum__p0(
-// SM90-SAME:    %arg5: !llvm.ptr<1>)
-// SM90:         llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// SM90-SAME:    %arg5: !llvm.ptr<4>)
+// SM90:         llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<4> -> i32
 // SM90:         llvm.call @__ccl_reduce_packets_f32_sum(
 // SM90-LABEL: llvm.func internal @ccl_allpairs_nN_f32_sum__p1(
 // SM90:         llvm.call @__ccl_put_packets(
 // SM90-LABEL: llvm.func ptx_kernelcc @ccl_allpairs_nN_f32_sum(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: i64)
 // SM90-NEXT:    %[[BID:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"() : () -> i32
 // SM90-NOT:     __ccl_host_set_block
-// SM90-NEXT:    llvm.call @__ccl_begin(%arg0)
+// SM90-NOT:     __ccl_begin
 // SM90:         llvm.icmp "ult" %[[BID]],
+// SM90-NOT:     __ccl_begin
 // SM90:         llvm.add %{{.*}}, %[[BID]] : i32
-// SM90:         llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
+// SM90-NOT:     __ccl_begin
+// SM90:         llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__programs : !llvm.ptr<4>
+// SM90-NEXT:    llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<4>, i32) -> !llvm.ptr<4>, i32
+// SM90-NEXT:    llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<4> -> i32
+// SM90-NOT:     __ccl_begin
+// SM90:         llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__params : !llvm.ptr<4>
+// SM90-NEXT:    %[[ROW:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<4>, i32) -> !llvm.ptr<4>, i32
+// SM90-NEXT:    %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
+// SM90-NEXT:    llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
 // SM90-NEXT:      0: ^{{bb[0-9]+}},
 // SM90-NEXT:      1: ^{{bb[0-9]+}}
 // SM90-NEXT:    ]
+// SM90:         llvm.call @ccl_allpairs_nN_f32_sum__p0(%arg0, %arg1, %arg2, %arg3, %[[EPOCH]], %[[ROW]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr<4>) -> ()
 // SM90-NOT:   @ccl_allpairs_n2_f32_sum_r
 ccl.algorithm @allpairs_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "allpairs", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 2

@@ -168,10 +168,11 @@ ccl.algorithm @dt_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<
 // Tests that an algorithm whose ranks run different programs (rank 0
 // waits and reduces, rank 1 puts, rank 2 copies and puts: three programs,
 // more than twice the one each rank runs) keeps per-rank-count kernels: on
-// the host one kernel for all ranks, NAME_n3 (entry rank * 1 + block, no
-// rank-count tables), on sm_90 one kernel per rank, NAME_n3_rR, whose
-// switch has only that rank's program and indexes its tables by the block
-// id; no NAME_nN kernel.
+// the host one kernel for all ranks, NAME_n3 (entry rank * 1 + block, base
+// and block count constants: no rank-count selects or tables), on sm_90 one
+// kernel per rank, NAME_n3_rR, whose switch has only that rank's program
+// and indexes its tables (in the constant space) by the block id (selected
+// when in range, else 0); no NAME_nN kernel.
 
 // CHECK-DAG:   llvm.mlir.global internal constant @ccl_gather_n3_f32_sum__programs(dense<[0, 1, 2]> : tensor<3xi32>)
 // CHECK-LABEL: llvm.func internal @ccl_gather_n3_f32_sum__p0(
@@ -192,6 +193,7 @@ ccl.algorithm @dt_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<
 // CHECK-NEXT:    %[[RBB:.*]] = llvm.add %[[RB]], %arg4 : i32
 // CHECK-NEXT:    llvm.add %[[BASE]], %[[RBB]] : i32
 // CHECK-NOT:     __bases
+// CHECK-NOT:     llvm.icmp "eq"
 // CHECK:         llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
 // CHECK-NEXT:      0: ^{{bb[0-9]+}},
 // CHECK-NEXT:      1: ^{{bb[0-9]+}},
@@ -200,7 +202,7 @@ ccl.algorithm @dt_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<
 // CHECK-NOT:   @ccl_gather_nN_
 
 // SM90-NOT:    @ccl_gather_nN_
-// SM90-DAG:    llvm.mlir.global internal constant @ccl_gather_n3_f32_sum_r0__programs(dense<0> : tensor<1xi32>)
+// SM90-DAG:    llvm.mlir.global internal constant @ccl_gather_n3_f32_sum_r0__programs(dense<0> : tensor<1xi32>) {addr_space = 4 : i32
 // SM90-DAG:    llvm.mlir.global internal constant @ccl_gather_n3_f32_sum_r1__programs(dense<1> : tensor<1xi32>)
 // SM90-DAG:    llvm.mlir.global internal constant @ccl_gather_n3_f32_sum_r2__programs(dense<2> : tensor<1xi32>)
 // SM90-LABEL:  llvm.func internal @ccl_gather_n3_f32_sum_r0__p0(
@@ -212,8 +214,10 @@ ccl.algorithm @dt_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<
 // SM90-LABEL:  llvm.func ptx_kernelcc @ccl_gather_n3_f32_sum_r0(
 // SM90:          %[[B0:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"()
 // SM90-NOT:      llvm.load %arg0
-// SM90:          llvm.mlir.addressof @ccl_gather_n3_f32_sum_r0__programs
-// SM90-NEXT:     llvm.getelementptr %{{.*}}[%[[B0]]]
+// SM90:          %[[AT0:.*]] = llvm.select %{{.*}}, %[[B0]], %{{.*}} : i1, i32
+// SM90-NOT:      llvm.load %arg0
+// SM90:          llvm.mlir.addressof @ccl_gather_n3_f32_sum_r0__programs : !llvm.ptr<4>
+// SM90-NEXT:     llvm.getelementptr %{{.*}}[%[[AT0]]]
 // SM90:          llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
 // SM90-NEXT:       0: ^{{bb[0-9]+}}
 // SM90-NEXT:     ]
@@ -221,8 +225,10 @@ ccl.algorithm @dt_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<
 // SM90-LABEL:  llvm.func ptx_kernelcc @ccl_gather_n3_f32_sum_r1(
 // SM90:          %[[B1:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"()
 // SM90-NOT:      llvm.load %arg0
-// SM90:          llvm.mlir.addressof @ccl_gather_n3_f32_sum_r1__programs
-// SM90-NEXT:     llvm.getelementptr %{{.*}}[%[[B1]]]
+// SM90:          %[[AT1:.*]] = llvm.select %{{.*}}, %[[B1]], %{{.*}} : i1, i32
+// SM90-NOT:      llvm.load %arg0
+// SM90:          llvm.mlir.addressof @ccl_gather_n3_f32_sum_r1__programs : !llvm.ptr<4>
+// SM90-NEXT:     llvm.getelementptr %{{.*}}[%[[AT1]]]
 // SM90:          llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
 // SM90-NEXT:       1: ^{{bb[0-9]+}}
 // SM90-NEXT:     ]
@@ -252,14 +258,16 @@ ccl.algorithm @gather_n3 attributes {chunks = 3 : i64, collective = #ccl.collect
 // rank counts, on the host and on sm_90: all five blocks (2 + 3 ranks) run
 // program 0, whose rows hold the chunk count, peer, chunk index, chunk
 // count and channel of each (rank count 2 at entries 0..1, rank count 3 at
-// entries 2..4: bases[2] = 0, bases[3] = 2, one block each); the kernel
-// reads the communicator's rank count and rank and looks up base and
-// block count for it. The program is the kernel's own, so it is not marked
-// shared.
+// entries 2..4: base 0 for rank count 2, base 2 for rank count 3, one
+// block each); the kernel reads the communicator's rank count and rank and
+// picks base and block count for it with selects (icmp eq against 2 and
+// 3; an unknown rank count keeps base 0 and block count 0), without
+// __bases/__nblocks tables (those are left to kernels of more than 16 rank
+// counts); on sm_90 its tables and the program's row are in the constant
+// space (address space 4). The program is the kernel's own, so it is not
+// marked shared.
 
 // CHECK-DAG:   llvm.mlir.global internal constant @ccl_rot_nN_f32_sum__programs(dense<0> : tensor<5xi32>)
-// CHECK-DAG:   llvm.mlir.global internal constant @ccl_rot_nN_f32_sum__bases(dense<[0, 0, 0, 2]> : tensor<4xi32>)
-// CHECK-DAG:   llvm.mlir.global internal constant @ccl_rot_nN_f32_sum__nblocks(dense<[0, 0, 1, 1]> : tensor<4xi32>)
 // CHECK-DAG:   llvm.mlir.global internal constant @ccl_rot_nN_f32_sum__offsets(dense<[0, 5, 10, 15, 20]> : tensor<5xi32>)
 // CHECK-DAG:   llvm.mlir.global internal constant @ccl_rot_nN_f32_sum__params(dense<[2, 1, 0, 2, 0, 2, 0, 1, 2, 1, 3, 1, 0, 3, 0, 3, 2, 1, 3, 1, 3, 0, 2, 3, 2]> : tensor<25xi32>)
 // CHECK-LABEL: llvm.func internal @ccl_rot_nN_f32_sum__p0(
@@ -269,13 +277,29 @@ ccl.algorithm @gather_n3 attributes {chunks = 3 : i64, collective = #ccl.collect
 // CHECK-NOT:   llvm.func internal @ccl_rot_nN_f32_sum__p1(
 // CHECK-LABEL: llvm.func @ccl_rot_nN_f32_sum(
 // CHECK:         %[[RANK:.*]] = llvm.load %arg0
-// CHECK:         %[[NRP:.*]] = llvm.getelementptr %arg0[1]
+// CHECK-NEXT:    %[[BASE0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[NRP:.*]] = llvm.getelementptr %arg0[1] : (!llvm.ptr) -> !llvm.ptr, i32
 // CHECK-NEXT:    %[[NR:.*]] = llvm.load %[[NRP]]
-// CHECK-NEXT:    %[[MOST:.*]] = llvm.mlir.constant(3 : i32) : i32
-// CHECK-NEXT:    llvm.icmp "ule" %[[NR]], %[[MOST]] : i32
-// CHECK:         llvm.mlir.addressof @ccl_rot_nN_f32_sum__bases
-// CHECK:         llvm.mlir.addressof @ccl_rot_nN_f32_sum__nblocks
-// CHECK:         llvm.mul %[[RANK]],
+// CHECK-NEXT:    %[[NB0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[R2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[IS2:.*]] = llvm.icmp "eq" %[[NR]], %[[R2]] : i32
+// CHECK-NEXT:    %[[BASE2:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[SB2:.*]] = llvm.select %[[IS2]], %[[BASE2]], %[[BASE0]] : i1, i32
+// CHECK-NEXT:    %[[NB2:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[SN2:.*]] = llvm.select %[[IS2]], %[[NB2]], %[[NB0]] : i1, i32
+// CHECK-NEXT:    %[[R3:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT:    %[[IS3:.*]] = llvm.icmp "eq" %[[NR]], %[[R3]] : i32
+// CHECK-NEXT:    %[[BASE3:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[BASE:.*]] = llvm.select %[[IS3]], %[[BASE3]], %[[SB2]] : i1, i32
+// CHECK-NEXT:    %[[NB3:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[NB:.*]] = llvm.select %[[IS3]], %[[NB3]], %[[SN2]] : i1, i32
+// CHECK-NEXT:    llvm.icmp "ult" %arg4, %[[NB]] : i32
+// CHECK-NEXT:    %[[RB:.*]] = llvm.mul %[[RANK]], %[[NB]] : i32
+// CHECK-NEXT:    %[[RBB:.*]] = llvm.add %[[RB]], %arg4 : i32
+// CHECK-NEXT:    llvm.add %[[BASE]], %[[RBB]] : i32
+// CHECK-NOT:     __bases
+// CHECK-NOT:     __nblocks
 // CHECK:         llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
 // CHECK-NEXT:      0: ^{{bb[0-9]+}}
 // CHECK-NEXT:    ]
@@ -284,11 +308,17 @@ ccl.algorithm @gather_n3 attributes {chunks = 3 : i64, collective = #ccl.collect
 
 // SM90-NOT:    @ccl_rot_n2_
 // SM90-NOT:    @ccl_rot_n3_
-// SM90-DAG:    llvm.mlir.global internal constant @ccl_rot_nN_f32_sum__bases(dense<[0, 0, 0, 2]> : tensor<4xi32>) {addr_space = 1 : i32
+// SM90-DAG:    llvm.mlir.global internal constant @ccl_rot_nN_f32_sum__params({{.*}}) {addr_space = 4 : i32
 // SM90-LABEL:  llvm.func internal @ccl_rot_nN_f32_sum__p0(
-// SM90-SAME:     %arg5: !llvm.ptr<1>) {
+// SM90-SAME:     %arg5: !llvm.ptr<4>) {
 // SM90-LABEL:  llvm.func ptx_kernelcc @ccl_rot_nN_f32_sum(
-// SM90:          llvm.mlir.addressof @ccl_rot_nN_f32_sum__bases
+// SM90:          %[[NRP:.*]] = llvm.getelementptr %arg0[1]
+// SM90-NEXT:     %[[NR:.*]] = llvm.load %[[NRP]]
+// SM90:          llvm.icmp "eq" %[[NR]], %{{.*}} : i32
+// SM90:          llvm.icmp "eq" %[[NR]], %{{.*}} : i32
+// SM90-NOT:      __bases
+// SM90-NOT:      __nblocks
+// SM90:          llvm.mlir.addressof @ccl_rot_nN_f32_sum__programs : !llvm.ptr<4>
 // SM90:          llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
 // SM90-NEXT:       0: ^{{bb[0-9]+}}
 // SM90-NEXT:     ]
