@@ -85,8 +85,9 @@ void splitSlotRanges(AlgorithmOp algo);
 /// The prefix of the kernel names of `algo` (kernelName): `<name>_nN` when
 /// its ranks share their block programs (one kernel then serves all rank
 /// counts of the algorithm that do), otherwise its own symbol `<name>_n<N>`
-/// (on GPU targets with `_r<R>` appended per rank).
-std::string kernelPrefix(AlgorithmOp algo);
+/// (on GPU targets with `_r<R>` appended per rank); always the latter with
+/// `perRankKernels` (cclc --kernels=per-rank).
+std::string kernelPrefix(AlgorithmOp algo, bool perRankKernels);
 
 /// Bytes per element of `dtype` ("float32", ...), 0 if unknown.
 int dtypeSize(llvm::StringRef dtype);

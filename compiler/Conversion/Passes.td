@@ -51,6 +51,10 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
                "Element types (float32, float16, bfloat16)">,
     ListOption<"redops", "redops", "std::string",
                "Reduction operators (sum, prod, max, min)">,
+    Option<"perRankKernels", "per-rank-kernels", "bool", /*default=*/"false",
+           "One kernel per algorithm variant (on GPU targets per rank), "
+           "never shared between rank counts, its blocks sharing programs "
+           "only with blocks of the same kernel">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

@@ -39,6 +39,7 @@ static CclLowerToLLVMOptions lowerOptions(const CompileOptions &options,
   lower.dtypes.assign(options.dtypes.begin(), options.dtypes.end());
   lower.redops.assign(options.redops.begin(), options.redops.end());
   lower.maxBytes = options.maxBytes;
+  lower.perRankKernels = options.kernels == "per-rank";
   return lower;
 }
 
@@ -135,7 +136,7 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
     AlgorithmInfo &a = info.algorithms[it->second];
     VariantInfo v;
     v.symbol = algo.getSymName().str();
-    v.kernel = kernelPrefix(algo);
+    v.kernel = kernelPrefix(algo, options.kernels == "per-rank");
     v.nranks = algo.getNranks();
     v.nblocks = 1;
     for (auto tb : algo.getBody().getOps<ThreadBlockOp>())
@@ -203,7 +204,7 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
       return false;
   }
   if (options.emit == EmitLevel::Sched) {
-    printSchedule(*module, os);
+    printSchedule(*module, os, options.kernels == "per-rank");
     return true;
   }
   if (options.emit == EmitLevel::CCL || options.emit == EmitLevel::Kernel) {

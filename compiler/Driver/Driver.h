@@ -40,6 +40,10 @@ struct CompileOptions {
   /// Protection of the compiler's transfer slots across calls: "ack", or
   /// "none" (testing the verifier and the run-time checks only).
   std::string crossCall = "ack";
+  /// "shared": one kernel for all ranks and rank counts whose blocks share
+  /// their programs; "per-rank": one kernel per variant (per rank on GPUs),
+  /// every block's constants its own, for the lowest latency.
+  std::string kernels = "shared";
   /// Copies of each algorithm laid side by side (ccl-replicate).
   int64_t instances = 1;
   /// Tiles per chunk, pipelined on the same thread blocks (ccl-replicate

@@ -96,7 +96,8 @@ std::string describe(Operation *op) {
 
 } // namespace
 
-void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
+void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os,
+                        bool perRankKernels) {
   for (AlgorithmOp algo : module.getOps<AlgorithmOp>()) {
     os << "algorithm " << algo.getSymName() << ": " << algo.getCollectiveName()
        << (algo.getInplace() ? " (in place)" : "") << ", "
@@ -133,8 +134,9 @@ void ccl::printSchedule(ModuleOp module, llvm::raw_ostream &os) {
     os << "  block programs: " << programs.count << " for "
        << llvm::count_if(programs.programOf, [](int32_t p) { return p >= 0; })
        << " thread blocks, "
-       << (programs.rankParametric ? "one kernel for all ranks"
-                                   : "one kernel per rank on GPUs")
+       << (perRankKernels ? "one kernel per rank on GPUs (--kernels=per-rank)"
+           : programs.rankParametric ? "one kernel for all ranks"
+                                     : "one kernel per rank on GPUs")
        << "\n";
     int64_t lastRank = -1;
     for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {

@@ -10,7 +10,8 @@ namespace ccl {
 /// Prints every scheduled algorithm of `module` as a table: per rank, per
 /// thread block, the operations in order with their op id, operands and
 /// source location.
-void printSchedule(mlir::ModuleOp module, llvm::raw_ostream &os);
+void printSchedule(mlir::ModuleOp module, llvm::raw_ostream &os,
+                   bool perRankKernels = false);
 
 } // namespace ccl
 

@@ -79,6 +79,13 @@ static cl::opt<std::string> crossCallSync(
              "unprotected across calls (the verifier then rejects the "
              "program; with --no-verify it compiles and races)"),
     cl::init("ack"), cl::Hidden, cl::cat(cat));
+static cl::opt<std::string> kernels(
+    "kernels",
+    cl::desc("shared (default): one kernel for all ranks and rank counts "
+             "whose blocks run the same programs, reading offsets and peers "
+             "from tables; per-rank: one kernel per rank count (per rank on "
+             "GPUs) with every constant inlined: lowest latency, more code"),
+    cl::init("shared"), cl::cat(cat));
 static cl::opt<int64_t> instances(
     "instances", cl::desc("Copies of each algorithm laid side by side, each on 1/k of the data (more thread blocks)"),
     cl::init(1), cl::cat(cat));
@@ -170,6 +177,9 @@ int main(int argc, char **argv) {
     return fail("--cross-call-sync must be ack or none, not '" + crossCallSync +
                 "'");
   options.crossCall = crossCallSync;
+  if (kernels != "shared" && kernels != "per-rank")
+    return fail("--kernels must be shared or per-rank, not '" + kernels + "'");
+  options.kernels = kernels;
   options.instances = instances;
   if (tiles < 1 || tiles > 1024)
     return fail("--tiles must be in 1..1024");

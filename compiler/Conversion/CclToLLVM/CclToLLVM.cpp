@@ -82,7 +82,8 @@ struct CclLowerToLLVMPass
       return signalPassFailure();
     KernelEnvs envs;
     SmallVector<KernelSkeleton> skeletons;
-    buildKernels(b, algos, *target, dts, ops, maxBytes, envs, skeletons);
+    buildKernels(b, algos, *target, dts, ops, maxBytes, perRankKernels, envs,
+                 skeletons);
     indices.clear();
     for (AlgorithmOp algo : algos)
       algo.erase();

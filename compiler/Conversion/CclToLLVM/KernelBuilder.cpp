@@ -61,8 +61,8 @@ void KernelEnvs::add(LLVM::LLVMFuncOp kernel, KernelEnv env) {
   envs[kernel] = std::move(env);
 }
 
-std::string ccl::kernelPrefix(AlgorithmOp algo) {
-  if (BlockPrograms::of(algo).rankParametric)
+std::string ccl::kernelPrefix(AlgorithmOp algo, bool perRankKernels) {
+  if (!perRankKernels && BlockPrograms::of(algo).rankParametric)
     return (algo.getName() + "_nN").str();
   return algo.getSymName().str();
 }
@@ -143,7 +143,7 @@ void addBlocks(OpBuilder &b, AlgorithmOp algo, const BlockPrograms &programs,
 void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
                        const TargetInfo &target, ArrayRef<std::string> dtypes,
                        ArrayRef<std::string> redops, uint64_t maxBytes,
-                       KernelEnvs &envs,
+                       bool perRankKernels, KernelEnvs &envs,
                        SmallVectorImpl<KernelSkeleton> &skeletons) {
   // The variants (rank counts) of one algorithm whose ranks share their
   // block programs share one kernel, NAME_nN, which picks its variant by
@@ -157,7 +157,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
   SmallVector<std::pair<AlgorithmOp, BlockPrograms>> own;
   for (AlgorithmOp algo : algos) {
     BlockPrograms programs = BlockPrograms::of(algo);
-    if (programs.rankParametric)
+    if (programs.rankParametric && !perRankKernels)
       shared[algo.getName()].push_back(algo);
     else
       own.push_back({algo, std::move(programs)});
@@ -166,7 +166,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
     for (const std::string &o : redops) {
       for (auto &[name, variants] : shared) {
         KernelSkeleton skel(variants.front().getLoc());
-        skel.name = kernelName(kernelPrefix(variants.front()), d, o);
+        skel.name = kernelName(kernelPrefix(variants.front(), false), d, o);
         skel.byRankCount = true;
         for (AlgorithmOp algo : variants)
           addBlocks(b, algo, BlockPrograms::of(algo), d, o, maxBytes,

@@ -127,14 +127,15 @@ struct KernelSkeleton {
 /// Builds the block functions of the kernels of `algos` at the end of
 /// `b`'s block, per dtype and operator: one kernel for the variants of an
 /// algorithm whose ranks share their block programs (BlockPrograms), named
-/// after kernelPrefix; for every other variant one kernel, on targets whose
+/// after kernelPrefix, unless `perRankKernels`; for every other variant one
+/// kernel, on targets whose
 /// kernels read the block index from a register one per rank (NAME_nK_rR).
 /// Records the block functions' environments and the kernels' skeletons.
 void buildKernels(mlir::OpBuilder &b, llvm::ArrayRef<AlgorithmOp> algos,
                   const TargetInfo &target,
                   llvm::ArrayRef<std::string> dtypes,
                   llvm::ArrayRef<std::string> redops, uint64_t maxBytes,
-                  KernelEnvs &envs,
+                  bool perRankKernels, KernelEnvs &envs,
                   llvm::SmallVectorImpl<KernelSkeleton> &skeletons);
 
 /// Once the block functions are lowered: groups the blocks of all kernels

@@ -198,7 +198,13 @@ SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
         groups.push_back({{{k, i}}, {}, {}});
         continue;
       }
-      auto [it, fresh] = byShape.try_emplace(flat[k][i].shape, groups.size());
+      // A per-rank kernel keeps its own code: its blocks share programs only
+      // with each other (a GPU loads only its rank's kernel, and a program
+      // shared with other kernels would be a call and table loads).
+      std::vector<uintptr_t> key = flat[k][i].shape;
+      if (skeletons[k].rank)
+        key.push_back(~uintptr_t(k));
+      auto [it, fresh] = byShape.try_emplace(std::move(key), groups.size());
       if (fresh)
         groups.push_back({});
       groups[it->second].members.push_back({k, i});
