@@ -170,9 +170,10 @@ ccl.algorithm @dt_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<
 // more than twice the one each rank runs) keeps per-rank-count kernels: on
 // the host one kernel for all ranks, NAME_n3 (entry rank * 1 + block, base
 // and block count constants: no rank-count selects or tables), on sm_90 one
-// kernel per rank, NAME_n3_rR, whose switch has only that rank's program
-// and indexes its tables (in the constant space) by the block id (selected
-// when in range, else 0); no NAME_nN kernel.
+// kernel per rank, NAME_n3_rR, which loads nothing before it branches: no
+// programs table, its switch on the block id itself (when in range, else
+// -1) with a case for its one block and that rank's program; no NAME_nN
+// kernel.
 
 // CHECK-DAG:   llvm.mlir.global internal constant @ccl_gather_n3_f32_sum__programs(dense<[0, 1, 2]> : tensor<3xi32>)
 // CHECK-LABEL: llvm.func internal @ccl_gather_n3_f32_sum__p0(
@@ -202,9 +203,7 @@ ccl.algorithm @dt_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<
 // CHECK-NOT:   @ccl_gather_nN_
 
 // SM90-NOT:    @ccl_gather_nN_
-// SM90-DAG:    llvm.mlir.global internal constant @ccl_gather_n3_f32_sum_r0__programs(dense<0> : tensor<1xi32>) {addr_space = 4 : i32
-// SM90-DAG:    llvm.mlir.global internal constant @ccl_gather_n3_f32_sum_r1__programs(dense<1> : tensor<1xi32>)
-// SM90-DAG:    llvm.mlir.global internal constant @ccl_gather_n3_f32_sum_r2__programs(dense<2> : tensor<1xi32>)
+// SM90-NOT:    @ccl_gather_n3_f32_sum_r{{[0-9]}}__programs
 // SM90-LABEL:  llvm.func internal @ccl_gather_n3_f32_sum_r0__p0(
 // SM90:          llvm.call @__ccl_reduce_f32_sum(
 // SM90-LABEL:  llvm.func internal @ccl_gather_n3_f32_sum_r1__p1(
@@ -214,28 +213,30 @@ ccl.algorithm @dt_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<
 // SM90-LABEL:  llvm.func ptx_kernelcc @ccl_gather_n3_f32_sum_r0(
 // SM90:          %[[B0:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"()
 // SM90-NOT:      llvm.load %arg0
-// SM90:          %[[AT0:.*]] = llvm.select %{{.*}}, %[[B0]], %{{.*}} : i1, i32
+// SM90:          %[[IN0:.*]] = llvm.and
+// SM90:          %[[NEG0:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// SM90-NEXT:     %[[SEL0:.*]] = llvm.select %[[IN0]], %[[B0]], %[[NEG0]] : i1, i32
 // SM90-NOT:      llvm.load %arg0
-// SM90:          llvm.mlir.addressof @ccl_gather_n3_f32_sum_r0__programs : !llvm.ptr<4>
-// SM90-NEXT:     llvm.getelementptr %{{.*}}[%[[AT0]]]
-// SM90:          llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
+// SM90:          llvm.call @__ccl_begin(%arg0)
+// SM90-NEXT:     llvm.switch %[[SEL0]] : i32, ^{{bb[0-9]+}} [
 // SM90-NEXT:       0: ^{{bb[0-9]+}}
 // SM90-NEXT:     ]
 // SM90:          llvm.call @ccl_gather_n3_f32_sum_r0__p0(
 // SM90-LABEL:  llvm.func ptx_kernelcc @ccl_gather_n3_f32_sum_r1(
 // SM90:          %[[B1:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"()
 // SM90-NOT:      llvm.load %arg0
-// SM90:          %[[AT1:.*]] = llvm.select %{{.*}}, %[[B1]], %{{.*}} : i1, i32
+// SM90:          %[[IN1:.*]] = llvm.and
+// SM90:          %[[NEG1:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// SM90-NEXT:     %[[SEL1:.*]] = llvm.select %[[IN1]], %[[B1]], %[[NEG1]] : i1, i32
 // SM90-NOT:      llvm.load %arg0
-// SM90:          llvm.mlir.addressof @ccl_gather_n3_f32_sum_r1__programs : !llvm.ptr<4>
-// SM90-NEXT:     llvm.getelementptr %{{.*}}[%[[AT1]]]
-// SM90:          llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
-// SM90-NEXT:       1: ^{{bb[0-9]+}}
+// SM90:          llvm.call @__ccl_begin(%arg0)
+// SM90-NEXT:     llvm.switch %[[SEL1]] : i32, ^{{bb[0-9]+}} [
+// SM90-NEXT:       0: ^{{bb[0-9]+}}
 // SM90-NEXT:     ]
 // SM90:          llvm.call @ccl_gather_n3_f32_sum_r1__p1(
 // SM90-LABEL:  llvm.func ptx_kernelcc @ccl_gather_n3_f32_sum_r2(
 // SM90:          llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
-// SM90-NEXT:       2: ^{{bb[0-9]+}}
+// SM90-NEXT:       0: ^{{bb[0-9]+}}
 // SM90-NEXT:     ]
 // SM90:          llvm.call @ccl_gather_n3_f32_sum_r2__p2(
 // SM90-NOT:    @ccl_gather_nN_
