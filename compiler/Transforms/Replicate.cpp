@@ -18,6 +18,8 @@ namespace ccl {
 #include "compiler/Transforms/Passes.h.inc"
 } // namespace ccl
 
+#include <cassert>
+
 using namespace mlir;
 using namespace ccl;
 
@@ -124,7 +126,11 @@ public:
     // channel's declaration.)
     SmallVector<std::pair<Operation *, int64_t>> copies = order(program);
     OpBuilder b(algo.getContext());
-    // Declarations: scratch grows, channels and semaphores are copied.
+    // Declarations: scratch grows, channels and semaphores are copied (and
+    // the originals erased: no DeclarationIndex may be open for this
+    // algorithm, it would keep them).
+    assert(!DeclarationIndex::active(algo.getOperation()) &&
+           "declarations are erased while an index holds them");
     for (Operation *op : decls) {
       if (auto s = dyn_cast<ScratchOp>(op)) {
         s.setSlots(s.getSlots() * k);
