@@ -36,12 +36,16 @@ expr
   | '(' expr ')'                                                  # parenExpr
   | base=expr '.' method=ID '(' argList? ')'                      # methodExpr
   | base=expr '[' index=expr ']'                                  # indexExpr
-  | op=('-' | '!') operand=expr                                   # unaryExpr
+  | op=('-' | '!' | '~') operand=expr                             # unaryExpr
   | lhs=expr op=('*' | '/' | '%') rhs=expr                        # binaryExpr
   | lhs=expr op=('+' | '-') rhs=expr                              # binaryExpr
+  | lhs=expr op=('<<' | '>>') rhs=expr                            # binaryExpr
   | lhs=expr op='..' rhs=expr                                     # binaryExpr
   | lhs=expr op=('<' | '<=' | '>' | '>=') rhs=expr                # binaryExpr
   | lhs=expr op=('==' | '!=') rhs=expr                            # binaryExpr
+  | lhs=expr op='&' rhs=expr                                      # binaryExpr
+  | lhs=expr op='^' rhs=expr                                      # binaryExpr
+  | lhs=expr op='|' rhs=expr                                      # binaryExpr
   | lhs=expr op='&&' rhs=expr                                     # binaryExpr
   | lhs=expr op='||' rhs=expr                                     # binaryExpr
   | lhs=expr op='->' rhs=expr                                     # binaryExpr

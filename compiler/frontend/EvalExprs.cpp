@@ -130,11 +130,13 @@ FailureOr<Value> Evaluator::unary(const Expr &e) {
   auto v = expr(*e.operands[0]);
   if (failed(v))
     return failure();
-  if (e.name == "-") {
+  if (e.name == "-" || e.name == "~") {
     const Int *i = v->getIf<Int>();
     if (!i)
-      return error(e.loc) << "'-' needs an integer, not " << v->kindName();
-    return Value::integer(-i->value);
+      return error(e.loc) << "'" << e.name << "' needs an integer, not "
+                          << v->kindName();
+    // Two's complement: ~x == -x - 1, within the same limits.
+    return Value::integer(e.name == "-" ? -i->value : ~i->value);
   }
   const Bool *b = v->getIf<Bool>();
   if (!b)
@@ -233,6 +235,20 @@ FailureOr<Value> Evaluator::arithmetic(const Expr &e, int64_t a, int64_t b) {
     auto [q, m] = floorDivMod(a, b);
     return Value::integer(e.name == "/" ? q : m);
   }
+  if (e.name == "<<" || e.name == ">>") {
+    // Shifts of the two's-complement integer; `>>` is arithmetic (rounds
+    // towards minus infinity, like '/' by a power of two).
+    if (b < 0 || b > 62)
+      return error(e.loc) << "shift count of '" << e.name
+                          << "' must be in 0..62, not " << b;
+    if (e.name == ">>")
+      return Value::integer(a >> b);
+    bool wrapped = b > 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b));
+    return checked(wrapped, wrapped ? 0 : int64_t(uint64_t(a) << b));
+  }
+  if (e.name == "&") return Value::integer(a & b);
+  if (e.name == "|") return Value::integer(a | b);
+  if (e.name == "^") return Value::integer(a ^ b);
   if (e.name == "..") return Value(Range{a, b});
   if (e.name == "<") return Value::boolean(a < b);
   if (e.name == "<=") return Value::boolean(a <= b);
