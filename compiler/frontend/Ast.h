@@ -40,7 +40,18 @@ struct Expr {
 };
 
 struct Stmt {
-  enum Kind { Scratch, Let, Assign, For, If, ExprStmt, Return, Ensure, Require };
+  enum Kind {
+    Scratch,
+    Let,
+    Assign,
+    For,
+    While,
+    If,
+    ExprStmt,
+    Return,
+    Ensure,
+    Require
+  };
   Kind kind;
   Loc loc;
   std::string name; ///< scratch/let/assign target, for-loop variable

@@ -20,6 +20,7 @@ stmt
   | 'let' name=ID '=' expr ';'                                    # letStmt
   | name=ID '=' expr ';'                                          # assignStmt
   | 'for' var=ID 'in' iter=expr ('if' cond=expr)? block           # forStmt
+  | 'while' cond=expr block                                       # whileStmt
   | ifStatement                                                   # ifStmt
   | 'return' expr? ';'                                            # returnStmt
   | 'ensure' expr ';'                                             # ensureStmt

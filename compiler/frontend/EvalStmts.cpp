@@ -78,6 +78,25 @@ LogicalResult Evaluator::stmt(const Stmt &s) {
   }
   case Stmt::For:
     return forStmt(s);
+  case Stmt::While:
+    // Each iteration is a step: a loop whose condition never turns false
+    // ends at the evaluation budget with its line.
+    while (true) {
+      if (failed(step(s.loc)))
+        return failure();
+      auto c = condition(*s.expr, "'while' needs a condition, not ");
+      if (failed(c))
+        return failure();
+      if (!*c)
+        return success();
+      scopes.emplace_back();
+      LogicalResult r = stmts(s.body);
+      scopes.pop_back();
+      if (failed(r))
+        return failure();
+      if (returning)
+        return success();
+    }
   case Stmt::If: {
     auto c = condition(*s.expr, "'if' needs a condition, not ");
     if (failed(c))

@@ -233,6 +233,12 @@ std::unique_ptr<Stmt> Builder::stmt(CclParser::StmtContext *ctx) {
     s->body = block(c->block());
     return s;
   }
+  if (auto *c = dynamic_cast<CclParser::WhileStmtContext *>(ctx)) {
+    auto s = std::make_unique<Stmt>(Stmt::While, locOf(ctx));
+    s->expr = expr(c->cond);
+    s->body = block(c->block());
+    return s;
+  }
   if (auto *c = dynamic_cast<CclParser::IfStmtContext *>(ctx))
     return ifStmt(c->ifStatement());
   if (auto *c = dynamic_cast<CclParser::ReturnStmtContext *>(ctx)) {
@@ -452,6 +458,12 @@ void printStmts(const std::vector<std::unique_ptr<Stmt>> &stmts, int indent,
         os << " if ";
         printExpr(*s->filter, os);
       }
+      os << "\n";
+      printStmts(s->body, indent + 2, os);
+      break;
+    case Stmt::While:
+      os << "while ";
+      printExpr(*s->expr, os);
       os << "\n";
       printStmts(s->body, indent + 2, os);
       break;
