@@ -61,11 +61,29 @@ void KernelEnvs::add(LLVM::LLVMFuncOp kernel, KernelEnv env) {
   envs[kernel] = std::move(env);
 }
 
+namespace {
+/// The prefix of a kernel that serves every rank count of `algo`'s name.
+std::string sharedPrefix(AlgorithmOp algo) {
+  return (algo.getName() + "_nN").str();
+}
+} // namespace
+
 std::string ccl::kernelPrefix(AlgorithmOp algo, bool perRankKernels) {
   if (!perRankKernels && BlockPrograms::of(algo).rankParametric)
-    return (algo.getName() + "_nN").str();
+    return sharedPrefix(algo);
   return algo.getSymName().str();
 }
+
+namespace {
+
+/// One algorithm variant with what every kernel built from it shares.
+struct Variant {
+  AlgorithmOp algo;
+  BlockPrograms programs;
+  std::shared_ptr<const AlgorithmTables> tables;
+};
+
+} // namespace
 
 namespace {
 
@@ -74,17 +92,18 @@ namespace {
 /// KERNEL__nN_bR_T(ctx, input, output, count, epoch) per thread block,
 /// holding a copy of the block's operations. The block's entry in the
 /// kernel's tables follows those of the variants added before.
-void addBlocks(OpBuilder &b, AlgorithmOp algo, const BlockPrograms &programs,
-               StringRef dtype, StringRef redop, uint64_t maxBytes,
+void addBlocks(OpBuilder &b, const Variant &variant, StringRef dtype,
+               StringRef redop, uint64_t maxBytes,
                std::optional<int64_t> onlyRank, KernelEnvs &envs,
                KernelSkeleton &skel) {
+  AlgorithmOp algo = variant.algo;
+  const BlockPrograms &programs = variant.programs;
   MLIRContext *ctx = b.getContext();
   Location loc = algo.getLoc();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   auto voidTy = LLVM::LLVMVoidType::get(ctx);
   auto fnTy = LLVM::LLVMFunctionType::get(
       voidTy, {ptrTy, ptrTy, ptrTy, b.getI64Type(), b.getI32Type()});
-  auto tables = std::make_shared<const AlgorithmTables>(algo);
   KernelSkeleton::Variant part;
   part.nranks = programs.nranks;
   part.nblocks = programs.nblocks;
@@ -105,7 +124,7 @@ void addBlocks(OpBuilder &b, AlgorithmOp algo, const BlockPrograms &programs,
     OpBuilder cb = OpBuilder::atBlockEnd(entry);
 
     KernelEnv env;
-    env.tables = tables;
+    env.tables = variant.tables;
     env.ctx = entry->getArgument(0);
     env.input = entry->getArgument(1);
     env.output = entry->getArgument(2);
@@ -153,27 +172,28 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
   // own blocks' code, and ptxas compiles n small kernels rather than one
   // large one), on the host one for all ranks (its kernels are called per
   // block through the plan's function pointers).
-  llvm::MapVector<StringRef, SmallVector<AlgorithmOp>> shared;
-  SmallVector<std::pair<AlgorithmOp, BlockPrograms>> own;
+  llvm::MapVector<StringRef, SmallVector<Variant>> shared;
+  SmallVector<Variant> own;
   for (AlgorithmOp algo : algos) {
-    BlockPrograms programs = BlockPrograms::of(algo);
-    if (programs.rankParametric && !perRankKernels)
-      shared[algo.getName()].push_back(algo);
+    Variant v{algo, BlockPrograms::of(algo),
+              std::make_shared<const AlgorithmTables>(algo)};
+    if (v.programs.rankParametric && !perRankKernels)
+      shared[algo.getName()].push_back(std::move(v));
     else
-      own.push_back({algo, std::move(programs)});
+      own.push_back(std::move(v));
   }
   for (const std::string &d : dtypes)
     for (const std::string &o : redops) {
       for (auto &[name, variants] : shared) {
-        KernelSkeleton skel(variants.front().getLoc());
-        skel.name = kernelName(kernelPrefix(variants.front(), false), d, o);
-        skel.byRankCount = true;
-        for (AlgorithmOp algo : variants)
-          addBlocks(b, algo, BlockPrograms::of(algo), d, o, maxBytes,
-                    std::nullopt, envs, skel);
+        AlgorithmOp first = variants.front().algo;
+        KernelSkeleton skel(first.getLoc());
+        skel.name = kernelName(sharedPrefix(first), d, o);
+        for (const Variant &v : variants)
+          addBlocks(b, v, d, o, maxBytes, std::nullopt, envs, skel);
         skeletons.push_back(std::move(skel));
       }
-      for (auto &[algo, programs] : own) {
+      for (const Variant &v : own) {
+        AlgorithmOp algo = v.algo;
         bool perRank = !target.blockIdIsParameter();
         int64_t kernels = perRank ? int64_t(algo.getNranks()) : 1;
         for (int64_t r = 0; r < kernels; ++r) {
@@ -185,7 +205,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
             skel.name += "_r" + std::to_string(r);
           }
           skel.rank = rank;
-          addBlocks(b, algo, programs, d, o, maxBytes, rank, envs, skel);
+          addBlocks(b, v, d, o, maxBytes, rank, envs, skel);
           skeletons.push_back(std::move(skel));
         }
       }

@@ -110,9 +110,8 @@ struct KernelSkeleton {
   std::string name;
   /// Set for a per-rank kernel (NAME_nK_rR): entries are its blocks.
   std::optional<int64_t> rank;
-  /// The kernel picks its variant by the communicator's rank count
-  /// (ctx->nranks); otherwise it has exactly one.
-  bool byRankCount = false;
+  /// More than one: the kernel picks its variant by the communicator's rank
+  /// count (ctx->nranks).
   llvm::SmallVector<Variant> variants;
   /// Table entries: per variant nranks * nblocks (per-rank kernels:
   /// nblocks), rank * nblocks + tb within it.

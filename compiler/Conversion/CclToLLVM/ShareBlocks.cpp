@@ -22,6 +22,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <map>
+#include <tuple>
 
 using namespace mlir;
 using namespace ccl;
@@ -240,6 +241,48 @@ SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
   return result;
 }
 
+/// Base entry and block count of the variant for the communicator's rank
+/// count (ctx->nranks) in a kernel serving several: selects for a few rank
+/// counts (no memory access on the way to the block's entry: each
+/// dependent load there is latency every call pays), two small tables
+/// beyond. An unknown rank count gets block count 0.
+std::pair<Value, Value> variantOf(OpBuilder &b, Location loc, Value kctx,
+                                  const KernelSkeleton &skel, Tables &tables) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value nranksPtr = LLVM::GEPOp::create(b, loc, ptrTy, b.getI32Type(), kctx,
+                                        ArrayRef<LLVM::GEPArg>{1});
+  Value nranks =
+      LLVM::LoadOp::create(b, loc, b.getI32Type(), nranksPtr, /*alignment=*/4);
+  if (skel.variants.size() <= kSelectVariants) {
+    Value base = i32(b, loc, 0), nblocks = i32(b, loc, 0);
+    for (const KernelSkeleton::Variant &v : skel.variants) {
+      Value is = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, nranks,
+                                      i32(b, loc, v.nranks));
+      base = LLVM::SelectOp::create(b, loc, is, i32(b, loc, v.base), base);
+      nblocks =
+          LLVM::SelectOp::create(b, loc, is, i32(b, loc, v.nblocks), nblocks);
+    }
+    return {base, nblocks};
+  }
+  int64_t most = 0;
+  for (const KernelSkeleton::Variant &v : skel.variants)
+    most = std::max(most, v.nranks);
+  std::vector<int32_t> baseOf(most + 1, 0), blocksOf(most + 1, 0);
+  for (const KernelSkeleton::Variant &v : skel.variants) {
+    baseOf[v.nranks] = static_cast<int32_t>(v.base);
+    blocksOf[v.nranks] = static_cast<int32_t>(v.nblocks);
+  }
+  // nranks beyond the table reads entry 0, whose block count is 0.
+  Value known = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ule, nranks,
+                                     i32(b, loc, most));
+  Value n = LLVM::SelectOp::create(b, loc, known, nranks, i32(b, loc, 0));
+  return {loadEntry(b, loc,
+                    tables.address(b, loc, skel.name + "__bases", baseOf), n),
+          loadEntry(b, loc,
+                    tables.address(b, loc, skel.name + "__nblocks", blocksOf),
+                    n)};
+}
+
 /// The kernel of `skel`: finds its block's program and table row and calls
 /// the program. `programOf`/`offsetOf` are indexed like the skeleton's
 /// blocks, `rows` holds the rows.
@@ -271,61 +314,30 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
   if (target.blockIdIsParameter())
     callLib(b, loc, func, "__ccl_host_set_block", voidTy, {block});
   // The block's entry (its table loads go before __ccl_begin, whose own
-  // loads and atomics they then overlap): per-rank kernels index by block; others by
-  // base + rank * nblocks + block, where a kernel serving several rank
-  // counts reads base and nblocks of the communicator's rank count from
-  // two small tables (entries outside the kernel's variants go nowhere).
-  Value sel = block;
-  Value valid = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, block,
-                                     i32(b, loc, skel.variants.front().nblocks));
-  if (!skel.rank) {
+  // loads and atomics they then overlap): per-rank kernels index by block;
+  // others by base + rank * nblocks + block, with the base and block count
+  // of the communicator's rank count (entries outside the kernel's variants
+  // go nowhere).
+  Value sel = block, nblocks;
+  if (skel.rank) {
+    nblocks = i32(b, loc, skel.variants.front().nblocks);
+  } else {
     Value rank = LLVM::LoadOp::create(b, loc, b.getI32Type(), kctx,
                                       /*alignment=*/4);
-    Value base = i32(b, loc, 0), nblocks = i32(b, loc, skel.variants.front().nblocks);
-    if (skel.byRankCount && skel.variants.size() > 1) {
-      Value nranksPtr = LLVM::GEPOp::create(b, loc, ptrTy, b.getI32Type(), kctx,
-                                            ArrayRef<LLVM::GEPArg>{1});
-      Value nranks = LLVM::LoadOp::create(b, loc, b.getI32Type(), nranksPtr,
-                                          /*alignment=*/4);
-      if (skel.variants.size() <= kSelectVariants) {
-        // A few rank counts: selects, no memory access on the way to the
-        // block's entry (each dependent load there is latency every call
-        // pays). An unknown rank count gets nblocks 0.
-        nblocks = i32(b, loc, 0);
-        for (const KernelSkeleton::Variant &v : skel.variants) {
-          Value is = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                          nranks, i32(b, loc, v.nranks));
-          base = LLVM::SelectOp::create(b, loc, is, i32(b, loc, v.base), base);
-          nblocks =
-              LLVM::SelectOp::create(b, loc, is, i32(b, loc, v.nblocks), nblocks);
-        }
-      } else {
-        int64_t most = 0;
-        for (const KernelSkeleton::Variant &v : skel.variants)
-          most = std::max(most, v.nranks);
-        std::vector<int32_t> baseOf(most + 1, 0), blocksOf(most + 1, 0);
-        for (const KernelSkeleton::Variant &v : skel.variants) {
-          baseOf[v.nranks] = static_cast<int32_t>(v.base);
-          blocksOf[v.nranks] = static_cast<int32_t>(v.nblocks);
-        }
-        // nranks beyond the table reads entry 0, whose nblocks is 0.
-        Value known = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ule,
-                                           nranks, i32(b, loc, most));
-        Value n = LLVM::SelectOp::create(b, loc, known, nranks, i32(b, loc, 0));
-        base = loadEntry(
-            b, loc, tables.address(b, loc, skel.name + "__bases", baseOf), n);
-        nblocks = loadEntry(
-            b, loc, tables.address(b, loc, skel.name + "__nblocks", blocksOf),
-            n);
-      }
-      valid = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, block,
-                                   nblocks);
+    Value base;
+    if (skel.variants.size() > 1) {
+      std::tie(base, nblocks) = variantOf(b, loc, kctx, skel, tables);
+    } else {
+      base = i32(b, loc, 0);
+      nblocks = i32(b, loc, skel.variants.front().nblocks);
     }
     sel = LLVM::AddOp::create(
         b, loc, base,
         LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, rank, nblocks),
                             block));
   }
+  Value valid =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, block, nblocks);
   Value inRange = LLVM::AndOp::create(
       b, loc, valid,
       LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, sel,
@@ -425,11 +437,13 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
   // fit there, else in global memory.
   uint64_t bytes = 0;
   for (size_t k = 0; k < skeletons.size(); ++k) {
-    int64_t most = 0; // the rank-count tables' size
-    for (const KernelSkeleton::Variant &v : skeletons[k].variants)
-      most = std::max(most, v.nranks);
-    bytes += 4 * (programOf[k].size() + offsetOf[k].size() + rows[k].size() +
-                  2 * (most + 1));
+    bytes += 4 * (programOf[k].size() + offsetOf[k].size() + rows[k].size());
+    if (skeletons[k].variants.size() > kSelectVariants) { // variantOf's
+      int64_t most = 0;
+      for (const KernelSkeleton::Variant &v : skeletons[k].variants)
+        most = std::max(most, v.nranks);
+      bytes += 8 * (most + 1);
+    }
   }
   unsigned as = bytes <= kConstantTableBytes ? target.constantAddressSpace()
                                              : target.tableAddressSpace();

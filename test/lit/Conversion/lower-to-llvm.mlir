@@ -47,14 +47,13 @@
 // HOST-LABEL: llvm.func @ccl_allpairs_nN_f32_sum(
 // HOST-SAME:    %arg4: i32
 // HOST-NEXT:    llvm.call @__ccl_host_set_block(%arg4)
-// HOST-NEXT:    %[[NBLK:.*]] = llvm.mlir.constant(2 : i32) : i32
-// HOST-NEXT:    %[[VALID:.*]] = llvm.icmp "ult" %arg4, %[[NBLK]] : i32
 // HOST-NEXT:    %[[RANK:.*]] = llvm.load %arg0
 // HOST-NEXT:    %[[BASE:.*]] = llvm.mlir.constant(0 : i32) : i32
 // HOST-NEXT:    %[[NB:.*]] = llvm.mlir.constant(2 : i32) : i32
 // HOST-NEXT:    %[[RB:.*]] = llvm.mul %[[RANK]], %[[NB]] : i32
 // HOST-NEXT:    %[[RBB:.*]] = llvm.add %[[RB]], %arg4 : i32
 // HOST-NEXT:    %[[SEL:.*]] = llvm.add %[[BASE]], %[[RBB]] : i32
+// HOST-NEXT:    %[[VALID:.*]] = llvm.icmp "ult" %arg4, %[[NB]] : i32
 // HOST-NEXT:    %[[ENTRIES:.*]] = llvm.mlir.constant(4 : i32) : i32
 // HOST-NEXT:    %[[FITS:.*]] = llvm.icmp "ult" %[[SEL]], %[[ENTRIES]] : i32
 // HOST-NEXT:    %[[IN:.*]] = llvm.and %[[VALID]], %[[FITS]] : i1
@@ -104,9 +103,9 @@
 // SM90-NEXT:    %[[BID:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.x"() : () -> i32
 // SM90-NOT:     __ccl_host_set_block
 // SM90-NOT:     __ccl_begin
-// SM90:         llvm.icmp "ult" %[[BID]],
-// SM90-NOT:     __ccl_begin
 // SM90:         llvm.add %{{.*}}, %[[BID]] : i32
+// SM90-NOT:     __ccl_begin
+// SM90:         llvm.icmp "ult" %[[BID]],
 // SM90-NOT:     __ccl_begin
 // SM90:         llvm.mlir.addressof @ccl_allpairs_nN_f32_sum__programs : !llvm.ptr<4>
 // SM90-NEXT:    llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<4>, i32) -> !llvm.ptr<4>, i32

@@ -278,10 +278,9 @@ ccl.algorithm @gather_n3 attributes {chunks = 3 : i64, collective = #ccl.collect
 // CHECK-NOT:   llvm.func internal @ccl_rot_nN_f32_sum__p1(
 // CHECK-LABEL: llvm.func @ccl_rot_nN_f32_sum(
 // CHECK:         %[[RANK:.*]] = llvm.load %arg0
-// CHECK-NEXT:    %[[BASE0:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT:    llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    %[[NRP:.*]] = llvm.getelementptr %arg0[1] : (!llvm.ptr) -> !llvm.ptr, i32
 // CHECK-NEXT:    %[[NR:.*]] = llvm.load %[[NRP]]
+// CHECK-NEXT:    %[[BASE0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[NB0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[R2:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:    %[[IS2:.*]] = llvm.icmp "eq" %[[NR]], %[[R2]] : i32
@@ -295,10 +294,10 @@ ccl.algorithm @gather_n3 attributes {chunks = 3 : i64, collective = #ccl.collect
 // CHECK-NEXT:    %[[BASE:.*]] = llvm.select %[[IS3]], %[[BASE3]], %[[SB2]] : i1, i32
 // CHECK-NEXT:    %[[NB3:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    %[[NB:.*]] = llvm.select %[[IS3]], %[[NB3]], %[[SN2]] : i1, i32
-// CHECK-NEXT:    llvm.icmp "ult" %arg4, %[[NB]] : i32
 // CHECK-NEXT:    %[[RB:.*]] = llvm.mul %[[RANK]], %[[NB]] : i32
 // CHECK-NEXT:    %[[RBB:.*]] = llvm.add %[[RB]], %arg4 : i32
 // CHECK-NEXT:    llvm.add %[[BASE]], %[[RBB]] : i32
+// CHECK-NEXT:    llvm.icmp "ult" %arg4, %[[NB]] : i32
 // CHECK-NOT:     __bases
 // CHECK-NOT:     __nblocks
 // CHECK:         llvm.switch %{{.*}} : i32, ^{{bb[0-9]+}} [
