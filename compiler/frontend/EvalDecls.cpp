@@ -123,6 +123,9 @@ LogicalResult Evaluator::beginAlgorithm(const ast::Algorithm &a, int64_t n) {
   maxTb = -1;
   aliasing.reset();
   steps = 0;
+  // A program in the global view does work per pair of ranks (all-pairs
+  // algorithms): the budget grows with nranks^2 beyond the fixed one.
+  stepLimit = std::max<int64_t>(options.maxSteps, 8 * n * n);
   scopes.clear();
   scratchSlots.clear();
   symbols.clear();

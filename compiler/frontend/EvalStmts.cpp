@@ -21,12 +21,9 @@ constexpr size_t kMaxCallDepth = 64;
 } // namespace
 
 LogicalResult Evaluator::step(ast::Loc l) {
-  // A program in the global view does work per pair of ranks (all-pairs
-  // algorithms): the budget grows with nranks^2 beyond the fixed one.
-  int64_t limit = std::max<int64_t>(options.maxSteps, 8 * nranks * nranks);
-  if (++steps <= limit)
+  if (++steps <= stepLimit)
     return success();
-  return error(l) << "evaluation did not finish within " << limit
+  return error(l) << "evaluation did not finish within " << stepLimit
                   << " steps (a loop that does not terminate, or a program "
                      "too large for "
                   << nranks << " ranks)";

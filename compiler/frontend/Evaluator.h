@@ -184,7 +184,8 @@ struct Contract {
 class Evaluator {
 public:
   Evaluator(mlir::MLIRContext *ctx, const FrontendOptions &options)
-      : ctx(ctx), options(options), builder(ctx) {}
+      : ctx(ctx), options(options), builder(ctx),
+        stepLimit(options.maxSteps) {}
 
   mlir::LogicalResult run(const ast::File &main, mlir::ModuleOp module);
 
@@ -373,7 +374,7 @@ private:
   int64_t nranks = 0, chunks = 1, inChunks = 1, outChunks = 1;
   int64_t instances = 1, instance = 0, tbStride = 0, maxTb = -1;
   std::optional<Alias> aliasing;
-  int64_t steps = 0;
+  int64_t steps = 0, stepLimit = 0;
   /// A deque: references to a scope (the globals of `algorithm()`) stay
   /// valid while inner scopes are pushed.
   std::deque<std::map<std::string, Value>> scopes;
