@@ -72,6 +72,21 @@ bool ownRegistration(cclComm_t comm, cclRegHandle_t h) {
   return h && comm->shared->registrations.count(h) && h->rank == comm->rank;
 }
 
+/// The checks every call on a registration starts with: a usable
+/// communicator and a handle this rank registered on it.
+cclResult_t checkRegistration(cclComm_t comm, cclRegHandle_t h,
+                              const char *fn) {
+  cclResult_t r = checkComm(comm, fn);
+  if (r != cclSuccess)
+    return r;
+  if (!ownRegistration(comm, h))
+    return setError(cclInvalidArgument,
+                    format("%s(rank %d): not a registration of this rank's "
+                           "communicator",
+                           fn, comm->rank));
+  return cclSuccess;
+}
+
 } // namespace
 
 void releaseUserBuffers(Shared *s) {
@@ -186,14 +201,9 @@ cclResult_t cclCommRegister(cclComm_t comm, void *buf, size_t bytes,
 }
 
 cclResult_t cclCommDeregister(cclComm_t comm, cclRegHandle_t handle) {
-  cclResult_t r = checkComm(comm, "cclCommDeregister");
+  cclResult_t r = checkRegistration(comm, handle, "cclCommDeregister");
   if (r != cclSuccess)
     return r;
-  if (!ownRegistration(comm, handle))
-    return setError(cclInvalidArgument,
-                    format("cclCommDeregister(rank %d): not a registration "
-                           "of this rank's communicator",
-                           comm->rank));
   Shared *s = comm->shared;
   CtxGuard guard(s);
   std::lock_guard<std::mutex> lk(s->regMu);
@@ -205,14 +215,9 @@ cclResult_t cclCommDeregister(cclComm_t comm, cclRegHandle_t handle) {
 
 cclResult_t cclCommRegisteredPeer(cclComm_t comm, cclRegHandle_t handle,
                                   int peer, void **peerBuf, int *kind) {
-  cclResult_t r = checkComm(comm, "cclCommRegisteredPeer");
+  cclResult_t r = checkRegistration(comm, handle, "cclCommRegisteredPeer");
   if (r != cclSuccess)
     return r;
-  if (!ownRegistration(comm, handle))
-    return setError(cclInvalidArgument,
-                    format("cclCommRegisteredPeer(rank %d): not a "
-                           "registration of this rank's communicator",
-                           comm->rank));
   if (peer < 0 || peer >= comm->shared->nranks || !peerBuf || !kind)
     return setError(cclInvalidArgument,
                     format("cclCommRegisteredPeer(rank %d): %s", comm->rank,

@@ -142,6 +142,16 @@ void test_launcher_variables() {
     unsetenv(v);
 }
 
+// Runs fn(r) for ranks 0..n-1, each on its own thread, and waits for all:
+// collective calls of several ranks of one process must run concurrently.
+template <typename Fn> void onEveryRank(int n, Fn fn) {
+  std::vector<std::thread> th;
+  for (int r = 0; r < n; r++)
+    th.emplace_back(fn, r);
+  for (auto &t : th)
+    t.join();
+}
+
 // Ranks of one job as threads of this process (each its own communicator,
 // linked over the bootstrap as separate processes would be).
 void test_ranks_as_threads() {
@@ -150,15 +160,10 @@ void test_ranks_as_threads() {
   CHECK_OK(cclGetUniqueId(&id));
   std::vector<cclComm_t> comms(n, nullptr);
   std::vector<cclResult_t> res(n, cclInternalError);
-  std::vector<std::thread> th;
-  for (int r = 0; r < n; r++)
-    th.emplace_back([&, r] {
-      cclConfig_t cfg = hostConfig();
-      res[r] = cclCommInitRankConfig(&comms[r], n, id, r, &cfg);
-    });
-  for (auto &t : th)
-    t.join();
-  th.clear();
+  onEveryRank(n, [&](int r) {
+    cclConfig_t cfg = hostConfig();
+    res[r] = cclCommInitRankConfig(&comms[r], n, id, r, &cfg);
+  });
   for (int r = 0; r < n; r++)
     CHECK_OK(res[r]);
   if (g_failures)
@@ -170,19 +175,15 @@ void test_ranks_as_threads() {
   // Two all-gathers back to back, of different sizes.
   std::vector<std::vector<int>> got(n, std::vector<int>(n));
   std::vector<std::vector<char>> big(n, std::vector<char>(n * 100000));
-  for (int r = 0; r < n; r++)
-    th.emplace_back([&, r] {
-      int mine = 10 * r + 1;
-      res[r] = cclBootstrapAllGather(comms[r], &mine, got[r].data(),
-                                     sizeof mine);
-      std::vector<char> b(100000, (char)('a' + r));
-      if (res[r] == cclSuccess)
-        res[r] = cclBootstrapAllGather(comms[r], b.data(), big[r].data(),
-                                       b.size());
-    });
-  for (auto &t : th)
-    t.join();
-  th.clear();
+  onEveryRank(n, [&](int r) {
+    int mine = 10 * r + 1;
+    res[r] = cclBootstrapAllGather(comms[r], &mine, got[r].data(),
+                                   sizeof mine);
+    std::vector<char> b(100000, (char)('a' + r));
+    if (res[r] == cclSuccess)
+      res[r] = cclBootstrapAllGather(comms[r], b.data(), big[r].data(),
+                                     b.size());
+  });
   for (int r = 0; r < n; r++) {
     CHECK_OK(res[r]);
     for (int q = 0; q < n; q++) {
@@ -200,13 +201,9 @@ void test_ranks_as_threads() {
   // (the peers' buffers are staged); the rank's own buffer is itself.
   std::vector<std::vector<char>> ubuf(n, std::vector<char>(256));
   std::vector<cclRegHandle_t> regs(n, nullptr);
-  for (int r = 0; r < n; r++)
-    th.emplace_back([&, r] {
-      res[r] = cclCommRegister(comms[r], ubuf[r].data() + 8, 100, &regs[r]);
-    });
-  for (auto &t : th)
-    t.join();
-  th.clear();
+  onEveryRank(n, [&](int r) {
+    res[r] = cclCommRegister(comms[r], ubuf[r].data() + 8, 100, &regs[r]);
+  });
   for (int r = 0; r < n; r++) {
     CHECK_OK(res[r]);
     for (int q = 0; q < n; q++) {
@@ -263,21 +260,17 @@ void test_in_process() {
   CHECK_OK(cclCommGetAsyncError(comms[0], &async));
   CHECK(async == cclSuccess);
   // The in-process all-gather: the ranks' calls meet, three rounds.
-  std::vector<std::thread> th;
   std::vector<cclResult_t> res(n, cclInternalError);
   std::vector<std::vector<long>> got(n, std::vector<long>(3 * n));
-  for (int r = 0; r < n; r++)
-    th.emplace_back([&, r] {
-      for (int k = 0; k < 3; k++) {
-        long mine = 100 * k + r;
-        res[r] = cclBootstrapAllGather(comms[r], &mine, &got[r][k * n],
-                                       sizeof mine);
-        if (res[r] != cclSuccess)
-          return;
-      }
-    });
-  for (auto &t : th)
-    t.join();
+  onEveryRank(n, [&](int r) {
+    for (int k = 0; k < 3; k++) {
+      long mine = 100 * k + r;
+      res[r] = cclBootstrapAllGather(comms[r], &mine, &got[r][k * n],
+                                     sizeof mine);
+      if (res[r] != cclSuccess)
+        return;
+    }
+  });
   for (int r = 0; r < n; r++) {
     CHECK_OK(res[r]);
     for (int k = 0; k < 3; k++)
@@ -287,13 +280,9 @@ void test_in_process() {
   // Registration in-process: every rank's buffer is reachable as it is.
   std::vector<std::vector<float>> ubuf(n, std::vector<float>(64));
   std::vector<cclRegHandle_t> regs(n, nullptr);
-  th.clear();
-  for (int r = 0; r < n; r++)
-    th.emplace_back([&, r] {
-      res[r] = cclCommRegister(comms[r], ubuf[r].data() + r, 32, &regs[r]);
-    });
-  for (auto &t : th)
-    t.join();
+  onEveryRank(n, [&](int r) {
+    res[r] = cclCommRegister(comms[r], ubuf[r].data() + r, 32, &regs[r]);
+  });
   for (int r = 0; r < n; r++) {
     CHECK_OK(res[r]);
     for (int q = 0; q < n; q++) {
