@@ -31,120 +31,6 @@ SmallVector<StringRef> ccl::signalledChannels(Operation *op) {
   return chans.takeVector();
 }
 
-static bool isDeclOp(Operation &op) {
-  return isa<ScratchOp, ChannelOp, SwitchChannelOp, SemaphoreOp>(op);
-}
-
-static unsigned declOrder(Operation &op) {
-  if (isa<ScratchOp>(op))
-    return static_cast<unsigned>(AlgorithmOp::Decl::Scratch);
-  if (isa<ChannelOp>(op))
-    return static_cast<unsigned>(AlgorithmOp::Decl::Channel);
-  if (isa<SwitchChannelOp>(op))
-    return static_cast<unsigned>(AlgorithmOp::Decl::SwitchChannel);
-  return static_cast<unsigned>(AlgorithmOp::Decl::Semaphore);
-}
-
-Block::iterator AlgorithmOp::declarationSlot(Decl kind) {
-  Block &body = getBody().front();
-  unsigned k = static_cast<unsigned>(kind);
-  auto fits = [&](Block::iterator it) {
-    return it != body.end() && isDeclOp(*it) && declOrder(*it) <= k;
-  };
-  // With an index in force, start after the declaration the last search
-  // ended at (declarations are only added meanwhile, so the slot is at or
-  // after it): adding n declarations costs O(n), not O(n^2).
-  DeclarationIndex *index = DeclarationIndex::active(getOperation());
-  Block::iterator it = body.begin();
-  if (index && index->slotHint(k))
-    it = std::next(Block::iterator(index->slotHint(k)));
-  while (fits(it))
-    ++it;
-  if (index && it != body.begin())
-    index->setSlotHint(k, &*std::prev(it));
-  return it;
-}
-
-/// Scan of the declarations. Declarations come first (verifyRegions checks
-/// it), so the scan stops at the first operation that is not one.
-static Operation *scanDeclarations(AlgorithmOp algo, StringRef name) {
-  for (Operation &op : algo.getBody().front()) {
-    if (!isDeclOp(op))
-      break;
-    if (auto sym = op.getAttrOfType<StringAttr>(
-            mlir::SymbolTable::getSymbolAttrName());
-        sym && sym.getValue() == name)
-      return &op;
-  }
-  return nullptr;
-}
-
-Operation *AlgorithmOp::lookupDeclaration(StringRef name) {
-  if (DeclarationIndex *index = DeclarationIndex::active(getOperation()))
-    return index->lookup(name);
-  return scanDeclarations(*this, name);
-}
-
-namespace {
-thread_local DeclarationIndex *innermostIndex = nullptr;
-thread_local std::unique_ptr<DeclarationIndex> verifierIndex;
-} // namespace
-
-DeclarationIndex::DeclarationIndex(AlgorithmOp algo)
-    : algo(algo.getOperation()) {
-  // An index a failed verification left behind must not outlive the IR it
-  // describes: passes and the frontend open scopes before any lookup.
-  endVerification();
-  outer = innermostIndex;
-  for (Operation &op : algo.getBody().front()) {
-    if (!isDeclOp(op))
-      break;
-    if (auto sym = op.getAttrOfType<StringAttr>(
-            mlir::SymbolTable::getSymbolAttrName()))
-      byName.try_emplace(sym.getValue(), &op);
-  }
-  innermostIndex = this;
-}
-
-DeclarationIndex::~DeclarationIndex() {
-  // Unlinked wherever it sits, so indices may end in any order.
-  if (innermostIndex == this) {
-    innermostIndex = outer;
-    return;
-  }
-  for (DeclarationIndex *i = innermostIndex; i; i = i->outer)
-    if (i->outer == this) {
-      i->outer = outer;
-      return;
-    }
-}
-
-DeclarationIndex *DeclarationIndex::active(Operation *algo) {
-  for (DeclarationIndex *i = innermostIndex; i; i = i->outer)
-    if (i->algo == algo)
-      return i;
-  return nullptr;
-}
-
-Operation *DeclarationIndex::lookup(StringRef name) {
-  auto it = byName.find(name);
-  if (it != byName.end())
-    return it->second;
-  Operation *found = scanDeclarations(cast<AlgorithmOp>(algo), name);
-  if (found)
-    byName.try_emplace(name, found);
-  return found;
-}
-
-void DeclarationIndex::beginVerification(AlgorithmOp algo) {
-  endVerification();
-  verifierIndex.reset(new DeclarationIndex(algo));
-}
-
-void DeclarationIndex::endVerification() {
-  verifierIndex.reset();
-}
-
 //===----------------------------------------------------------------------===//
 // AlgorithmOp
 //===----------------------------------------------------------------------===//
@@ -178,7 +64,7 @@ LogicalResult AlgorithmOp::verifyRegions() {
   DeclarationIndex::endVerification();
   bool sawThreadBlock = false, sawInstruction = false, sawOther = false;
   for (Operation &op : getBody().front()) {
-    if (isDeclOp(op)) {
+    if (isDeclarationOp(op)) {
       if (sawOther)
         return op.emitOpError("must come before the algorithm's operations "
                               "and contract (declarations first)");

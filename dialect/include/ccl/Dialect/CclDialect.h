@@ -31,6 +31,9 @@ namespace ccl {
 /// The algorithm that encloses `op` (null if none).
 AlgorithmOp getEnclosingAlgorithm(mlir::Operation *op);
 
+/// A scratch, channel, switch channel or semaphore declaration.
+bool isDeclarationOp(mlir::Operation &op);
+
 /// While one lives, AlgorithmOp::lookupDeclaration of its algorithm is a
 /// hash lookup instead of a scan of the declarations (an algorithm at 64
 /// ranks declares thousands of channels, and every wait, flush and channel
@@ -58,15 +61,18 @@ public:
   /// AlgorithmOp::declarationSlot: the last declaration of the kinds up to
   /// `kind` (an AlgorithmOp::Decl) it found, or null.
   mlir::Operation *slotHint(unsigned kind) const {
-    return kind < 5 ? hints[kind] : nullptr;
+    return kind < kDeclKinds ? hints[kind] : nullptr;
   }
   void setSlotHint(unsigned kind, mlir::Operation *op) {
-    if (kind < 5)
+    if (kind < kDeclKinds)
       hints[kind] = op;
   }
 
 private:
-  mlir::Operation *hints[5] = {};
+  /// AlgorithmOp::Decl's values, `All` included.
+  static constexpr unsigned kDeclKinds =
+      static_cast<unsigned>(AlgorithmOp::Decl::All) + 1;
+  mlir::Operation *hints[kDeclKinds] = {};
   mlir::Operation *algo;
   llvm::StringMap<mlir::Operation *> byName;
   DeclarationIndex *outer = nullptr;
