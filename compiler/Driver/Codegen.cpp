@@ -62,6 +62,11 @@ std::unique_ptr<TargetMachine> makeMachine(StringRef triple, StringRef cpu,
 
 /// Kernels are the external ccl_* functions (the block programs they call
 /// are internal).
+/// Broadcast and Reduce: their entry points take the root at run time.
+bool isRootedCollective(StringRef collective) {
+  return collective == "Broadcast" || collective == "Reduce";
+}
+
 bool isKernel(const Function &f) {
   return f.getName().starts_with("ccl_") && !f.hasLocalLinkage();
 }
@@ -332,6 +337,100 @@ public:
         c, {i32, i32, ptr, ptr, i32, i32, i32, i64, ptr, i32, ptr, i32, ptr,
             i32, ptr, i32},
         "ccl_plan");
+    rowTy = StructType::create(c, {i32, i32, i32, i32, i64, ptr, ptr, ptr},
+                               "ccl_selection_row");
+    selectionTy =
+        StructType::create(c, {i32, i32, ptr, i32, ptr, ptr}, "ccl_selection");
+  }
+
+  /// The selection table of a bundle and its NCCL-shaped entry points:
+  /// cclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream) and
+  /// the others in NCCL's argument order, each calling cclrtCollective.
+  void selection(const PlanInfo &info,
+                 const std::map<std::string, std::vector<GlobalVariable *>>
+                     &plansOf) {
+    auto plansArray = [&](const std::string &alg) -> Constant * {
+      const auto &list = plansOf.at(alg);
+      auto *aty = ArrayType::get(ptr, list.size());
+      std::vector<Constant *> elems(list.begin(), list.end());
+      return new GlobalVariable(m, aty, true, GlobalValue::PrivateLinkage,
+                                ConstantArray::get(aty, elems),
+                                "ccl_row_plans");
+    };
+    auto row = [&](StringRef coll, StringRef alg, int64_t minRanks,
+                   int64_t maxRanks, int64_t maxBytes, StringRef where) {
+      return ConstantStruct::get(
+          rowTy, {u32(collectiveCode(coll)), u32(minRanks),
+                  u32(maxRanks < 0 ? 0 : maxRanks),
+                  u32(plansOf.at(alg.str()).size()),
+                  u64(maxBytes < 0 ? UINT64_MAX : (uint64_t)maxBytes),
+                  str(alg), plansArray(alg.str()), str(where)});
+    };
+    std::vector<Constant *> rows, algs;
+    for (const SelectionRow &r : info.selection)
+      rows.push_back(row(r.collective, r.algorithm, r.minRanks, r.maxRanks,
+                         r.maxBytes, r.where));
+    for (const AlgorithmInfo &a : info.algorithms)
+      if (collectiveCode(a.collective) != CCL_COLL_COUNT)
+        algs.push_back(row(a.collective, a.name, 1, -1, -1, ""));
+    auto *table = new GlobalVariable(
+        m, selectionTy, true, GlobalValue::InternalLinkage,
+        ConstantStruct::get(
+            selectionTy,
+            {u32(CCL_SELECTION_ABI_VERSION), u32(rows.size()),
+             array(rowTy, rows, "ccl_selection_rows"), u32(algs.size()),
+             array(rowTy, algs, "ccl_selection_algorithms"),
+             str(info.source)}),
+        "ccl_selection");
+    // name, collective, takes op, takes root
+    struct Shape {
+      const char *name;
+      unsigned coll;
+      bool op, root;
+    };
+    const Shape shapes[] = {
+        {"cclAllReduce", CCL_COLL_ALLREDUCE, true, false},
+        {"cclAllGather", CCL_COLL_ALLGATHER, false, false},
+        {"cclReduceScatter", CCL_COLL_REDUCESCATTER, true, false},
+        {"cclAllToAll", CCL_COLL_ALLTOALL, false, false},
+        {"cclBroadcast", CCL_COLL_BROADCAST, false, true},
+        {"cclReduce", CCL_COLL_REDUCE, true, true},
+    };
+    FunctionCallee collective = m.getOrInsertFunction(
+        "cclrtCollective",
+        FunctionType::get(i32, {ptr, i32, ptr, ptr, i64, i32, i32, i32, ptr, ptr},
+                          false));
+    for (const Shape &sh : shapes) {
+      // (sendbuff, recvbuff, count, datatype, [op], [root], comm, stream)
+      SmallVector<Type *, 8> params{ptr, ptr, i64, i32};
+      if (sh.op)
+        params.push_back(i32);
+      if (sh.root)
+        params.push_back(i32);
+      params.push_back(ptr);
+      params.push_back(ptr);
+      Function *f = Function::Create(FunctionType::get(i32, params, false),
+                                     GlobalValue::ExternalLinkage, sh.name, m);
+      IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+      unsigned k = 4;
+      Value *op = sh.op ? (Value *)f->getArg(k++) : u32(CCL_OP_SUM);
+      Value *root = sh.root ? (Value *)f->getArg(k++) : u32(0);
+      Value *comm = f->getArg(k++), *stream = f->getArg(k++);
+      b.CreateRet(b.CreateCall(
+          collective, {table, u32(sh.coll), f->getArg(0), f->getArg(1),
+                       f->getArg(2), f->getArg(3), op, root, comm, stream}));
+    }
+  }
+
+  static unsigned collectiveCode(StringRef collective) {
+    return StringSwitch<unsigned>(collective)
+        .Case("AllReduce", CCL_COLL_ALLREDUCE)
+        .Case("AllGather", CCL_COLL_ALLGATHER)
+        .Case("ReduceScatter", CCL_COLL_REDUCESCATTER)
+        .Case("AllToAll", CCL_COLL_ALLTOALL)
+        .Case("Broadcast", CCL_COLL_BROADCAST)
+        .Case("Reduce", CCL_COLL_REDUCE)
+        .Default(CCL_COLL_COUNT);
   }
 
   Constant *str(StringRef s) {
@@ -432,7 +531,7 @@ public:
         planTy,
         {u32(CCL_PLAN_ABI_VERSION), u32(art.planTarget), str(a.name),
          str(a.collective), u32(a.inplace), u32(a.chunks),
-         u32(a.ll ? CCL_PROTO_LL : CCL_PROTO_SIMPLE), u64(info.maxBytes),
+         u32(a.ll ? CCL_PROTO_LL : CCL_PROTO_SIMPLE), u64(a.maxBytes),
          str(info.source), u32(variants.size()),
          array(variantTy, variants, "ccl_variants"), u32(info.ops.size()),
          ops(info), u32(images.size()), array(imageTy, images, "ccl_images"),
@@ -450,30 +549,48 @@ public:
   }
 
   /// cclResult_t ccl_<name>(comm, input, output, count, dtype, op, stream): picks
-  /// the plan of the communicator's target and calls cclrtLaunch.
+  /// the plan of the communicator's target and calls cclrtLaunch. A rooted
+  /// collective's entry also takes the root (before the stream) and calls
+  /// cclrtLaunchRooted.
   void entry(const AlgorithmInfo &a,
              ArrayRef<std::pair<unsigned, GlobalVariable *>> plans) {
-    auto *fty = FunctionType::get(i32, {ptr, ptr, ptr, i64, i32, i32, ptr}, false);
+    const bool rooted = isRootedCollective(a.collective);
+    SmallVector<Type *, 8> params{ptr, ptr, ptr, i64, i32, i32};
+    if (rooted)
+      params.push_back(i32);
+    params.push_back(ptr);
+    auto *fty = FunctionType::get(i32, params, false);
     Function *f = Function::Create(fty, GlobalValue::ExternalLinkage,
                                    "ccl_" + a.name, m);
     IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+    Value *plan = selectPlan(b, f->getArg(0), plans);
+    SmallVector<Value *, 9> args{plan};
+    SmallVector<Type *, 9> types{ptr};
+    for (Argument &arg : f->args()) {
+      args.push_back(&arg);
+      types.push_back(arg.getType());
+    }
+    FunctionCallee launch = m.getOrInsertFunction(
+        rooted ? "cclrtLaunchRooted" : "cclrtLaunch",
+        FunctionType::get(i32, types, false));
+    b.CreateRet(b.CreateCall(launch, args));
+  }
+
+  /// The plan of the communicator's target among `plans`.
+  Value *selectPlan(IRBuilder<> &b, Value *comm,
+                    ArrayRef<std::pair<unsigned, GlobalVariable *>> plans) {
     Value *plan = plans.front().second;
     if (plans.size() > 1) {
       Value *slot = b.CreateAlloca(i32);
       b.CreateStore(u32(plans.front().first), slot);
       FunctionCallee getTarget = m.getOrInsertFunction(
           "cclCommTarget", FunctionType::get(i32, {ptr, ptr}, false));
-      b.CreateCall(getTarget, {f->getArg(0), slot});
+      b.CreateCall(getTarget, {comm, slot});
       Value *t = b.CreateLoad(i32, slot);
       for (auto [code, g] : plans.drop_front())
         plan = b.CreateSelect(b.CreateICmpEQ(t, u32(code)), g, plan);
     }
-    FunctionCallee launch = m.getOrInsertFunction(
-        "cclrtLaunch",
-        FunctionType::get(i32, {ptr, ptr, ptr, ptr, i64, i32, i32, ptr}, false));
-    Value *args[] = {plan,          f->getArg(0), f->getArg(1), f->getArg(2),
-                     f->getArg(3), f->getArg(4), f->getArg(5), f->getArg(6)};
-    b.CreateRet(b.CreateCall(launch, args));
+    return plan;
   }
 
   void constructor(ArrayRef<GlobalVariable *> plans) {
@@ -495,7 +612,7 @@ private:
   Type *i32, *i64;
   PointerType *ptr;
   StructType *opTy, *scratchTy, *kernelTy, *variantTy, *imageTy, *planTy;
-  StructType *channelTy, *semaphoreTy, *barrierTy;
+  StructType *channelTy, *semaphoreTy, *barrierTy, *rowTy, *selectionTy;
   std::map<std::string, GlobalVariable *> strings;
   Constant *opTable = nullptr;
 };
@@ -521,11 +638,37 @@ std::string headerText(const PlanInfo &plan, StringRef guard) {
        << ", ranks";
     for (const VariantInfo &v : a.variants)
       os << " " << v.nranks;
-    os << "; at most " << plan.maxBytes << " input bytes per rank. */\n"
+    os << "; at most " << a.maxBytes << " input bytes per rank. */\n"
        << "cclResult_t ccl_" << a.name
        << "(cclComm_t comm, const void *input, void *output, size_t count,\n"
-       << "    cclDataType_t dtype, cclRedOp_t op, cclStream_t stream);\n\n";
+       << "    cclDataType_t dtype, cclRedOp_t op, "
+       << (isRootedCollective(a.collective) ? "int root, " : "")
+       << "cclStream_t stream);\n\n";
   }
+  if (!plan.selection.empty())
+    os << "/* The bundle's entry points, in NCCL's argument order: each picks\n"
+          "   the algorithm by the library's selection table (cclc\n"
+          "   --print-selection; CCL_ALGO=collective=algorithm,... forces one).\n"
+          "   A call no algorithm serves returns cclUnsupported and says what\n"
+          "   the library serves. */\n"
+          "cclResult_t cclAllReduce(const void *sendbuff, void *recvbuff,\n"
+          "    size_t count, cclDataType_t datatype, cclRedOp_t op,\n"
+          "    cclComm_t comm, cclStream_t stream);\n"
+          "cclResult_t cclAllGather(const void *sendbuff, void *recvbuff,\n"
+          "    size_t sendcount, cclDataType_t datatype, cclComm_t comm,\n"
+          "    cclStream_t stream);\n"
+          "cclResult_t cclReduceScatter(const void *sendbuff, void *recvbuff,\n"
+          "    size_t recvcount, cclDataType_t datatype, cclRedOp_t op,\n"
+          "    cclComm_t comm, cclStream_t stream);\n"
+          "cclResult_t cclAllToAll(const void *sendbuff, void *recvbuff,\n"
+          "    size_t count, cclDataType_t datatype, cclComm_t comm,\n"
+          "    cclStream_t stream);\n"
+          "cclResult_t cclBroadcast(const void *sendbuff, void *recvbuff,\n"
+          "    size_t count, cclDataType_t datatype, int root, cclComm_t comm,\n"
+          "    cclStream_t stream);\n"
+          "cclResult_t cclReduce(const void *sendbuff, void *recvbuff,\n"
+          "    size_t count, cclDataType_t datatype, cclRedOp_t op, int root,\n"
+          "    cclComm_t comm, cclStream_t stream);\n\n";
   os << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return s;
 }
@@ -552,15 +695,19 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
   m.setDataLayout(tm->createDataLayout());
   PlanEmitter pe(c, m);
   std::vector<GlobalVariable *> all;
+  std::map<std::string, std::vector<GlobalVariable *>> plansOf;
   for (const AlgorithmInfo &a : plan.algorithms) {
     std::vector<std::pair<unsigned, GlobalVariable *>> plans;
     for (const TargetArtifacts &art : artifacts) {
       GlobalVariable *g = pe.plan(plan, a, art);
       plans.push_back({art.planTarget, g});
+      plansOf[a.name].push_back(g);
       all.push_back(g);
     }
     pe.entry(a, plans);
   }
+  if (!plan.selection.empty())
+    pe.selection(plan, plansOf);
   pe.constructor(all);
   if (verifyModule(m, &errs())) {
     error = "internal error: the plan module is invalid";

@@ -37,7 +37,19 @@ struct AlgorithmInfo {
   bool inplace = false, ll = false;
   int64_t chunks = 1;
   int64_t root = 0; ///< the collective's `root` parameter (0 without one)
+  /// Largest message its plan supports (scratch is sized for it): the
+  /// compile's --max-bytes, lowered to the largest max_bytes of the
+  /// selection rows that name it when they all bound it.
+  uint64_t maxBytes = 0;
   std::vector<VariantInfo> variants;
+};
+
+/// One row of a bundled library's selection table (`select` in .ccl).
+struct SelectionRow {
+  std::string collective, algorithm;
+  int64_t minRanks = 1, maxRanks = -1; ///< -1: no bound
+  int64_t maxBytes = -1;               ///< -1: no bound
+  std::string where;                   ///< FILE:LINE:COL of the row
 };
 
 /// What the .so's execution plans describe.
@@ -47,7 +59,23 @@ struct PlanInfo {
   std::vector<std::string> dtypes, redops;
   std::vector<AlgorithmInfo> algorithms;
   std::vector<OpInfo> ops; ///< indexed by op_id
+  /// Non-empty for a bundled library: its NCCL-shaped entry points choose
+  /// by these rows.
+  std::vector<SelectionRow> selection;
 };
+
+/// The selection rows of a module (its `cclc.selection` attribute).
+std::vector<SelectionRow> selectionOf(mlir::ModuleOp module);
+
+/// Per algorithm, the largest message its plan must support: `maxBytes`,
+/// or less when every selection row that names it bounds it lower.
+/// Recorded on the module as `cclc.max_bytes` (read by ccl-lower-to-llvm).
+void setAlgorithmMaxBytes(mlir::ModuleOp module, uint64_t maxBytes);
+
+/// Prints the selection table as `cclc --print-selection` shows it.
+void printSelection(const std::vector<SelectionRow> &rows,
+                    const std::vector<AlgorithmInfo> &algorithms,
+                    llvm::raw_ostream &os);
 
 /// Compiled code for one target.
 struct TargetArtifacts {

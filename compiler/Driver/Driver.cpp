@@ -113,6 +113,7 @@ namespace {
 PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
                          StringRef sourcePath) {
   PlanInfo info;
+  info.selection = selectionOf(module);
   info.source = sourcePath.str();
   info.maxBytes = options.maxBytes;
   info.dtypes = options.dtypes;
@@ -131,6 +132,10 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
       if (DictionaryAttr params = algo.getParamsAttr())
         if (auto root = params.getAs<IntegerAttr>("root"))
           a.root = root.getInt();
+      a.maxBytes = options.maxBytes;
+      if (auto limits = module->getAttrOfType<DictionaryAttr>("cclc.max_bytes"))
+        if (auto v = limits.getAs<IntegerAttr>(a.name))
+          a.maxBytes = v.getInt();
       info.algorithms.push_back(a);
     }
     AlgorithmInfo &a = info.algorithms[it->second];
@@ -191,6 +196,19 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
   if (module->getOps<AlgorithmOp>().empty()) {
     emitError(module->getLoc()) << "no algorithm in " << path;
     return false;
+  }
+  setAlgorithmMaxBytes(*module, options.maxBytes);
+  if (options.printSelection) {
+    std::vector<AlgorithmInfo> algorithms;
+    for (NamedAttribute limit :
+         (*module)->getAttrOfType<DictionaryAttr>("cclc.max_bytes")) {
+      AlgorithmInfo a;
+      a.name = limit.getName().str();
+      a.maxBytes = cast<IntegerAttr>(limit.getValue()).getInt();
+      algorithms.push_back(a);
+    }
+    printSelection(selectionOf(*module), algorithms, os);
+    return true;
   }
 
   // Global level, then kernel level.

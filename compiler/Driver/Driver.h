@@ -34,6 +34,8 @@ struct CompileOptions {
   /// Directories searched by `import` after the importing file's own.
   std::vector<std::string> includeDirs;
   EmitLevel emit = EmitLevel::SO;
+  /// Print the selection table (after the frontend) instead of compiling.
+  bool printSelection = false;
   bool verify = true;
   /// Channel kind for chunk-level transfers of Simple algorithms.
   std::string channel = "memory";

@@ -114,6 +114,22 @@ struct Function {
   const File *file = nullptr;
 };
 
+/// One row of `select C { ALGORITHM clause*; ... }`.
+struct SelectRow {
+  std::string algorithm;
+  Loc loc;
+  std::vector<Clause> clauses; ///< nranks(...), max_bytes(...)
+};
+
+/// `select COLLECTIVE { rows }`: which algorithm of a bundled library
+/// serves a call of the collective (the first row that matches).
+struct Select {
+  std::string collective;
+  Loc loc;
+  std::vector<SelectRow> rows;
+  const File *file = nullptr;
+};
+
 struct Import {
   std::string path; ///< as written, without quotes
   Loc loc;
@@ -125,6 +141,7 @@ struct File {
   std::vector<std::unique_ptr<Algorithm>> algorithms;
   std::vector<std::unique_ptr<Collective>> collectives;
   std::vector<std::unique_ptr<Function>> functions;
+  std::vector<std::unique_ptr<Select>> selects;
 };
 
 struct Diagnostic {

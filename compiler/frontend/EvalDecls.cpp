@@ -91,6 +91,9 @@ LogicalResult Evaluator::load(const ast::File &file, bool isMain,
       return failure();
     }
   }
+  if (!isMain)
+    for (const auto &a : file.algorithms)
+      importedAlgorithms.try_emplace(a->name, a.get());
   if (isMain) {
     llvm::StringMap<const ast::Algorithm *> names;
     for (const auto &a : file.algorithms) {

@@ -53,6 +53,8 @@ LogicalResult eval::Evaluator::run(const ast::File &main, ModuleOp module) {
   seen.insert(mainPath);
   if (failed(load(main, /*isMain=*/true, seen)))
     return failure();
+  if (failed(selections(main, module)))
+    return failure();
   for (const ast::Algorithm *a : algorithms)
     for (int64_t n : options.nranks)
       if (failed(algorithm(*a, n, module)))

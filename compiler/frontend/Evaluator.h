@@ -225,6 +225,12 @@ private:
              const std::map<std::string, const ast::Arg *> &given,
              llvm::SmallVectorImpl<mlir::NamedAttribute> &attrs);
 
+  //----- selection tables (EvalSelect.cpp) ---------------------------------//
+  mlir::LogicalResult selections(const ast::File &main, mlir::ModuleOp module);
+  /// An algorithm of the main file, else of an imported file (the first one
+  /// loaded), else null.
+  const ast::Algorithm *findAlgorithm(llvm::StringRef name) const;
+
   //----- the collective (EvalContracts.cpp) --------------------------------//
   struct CollectiveScope;
   mlir::LogicalResult sizes(const ast::Collective &c, int64_t factor,
@@ -365,6 +371,9 @@ private:
   llvm::StringMap<const ast::Collective *> collectives;
   llvm::StringSet<> builtinCollectives;
   std::vector<const ast::Algorithm *> algorithms;
+  /// Algorithms of imported files, by name (compiled only when a selection
+  /// table names them).
+  llvm::StringMap<const ast::Algorithm *> importedAlgorithms;
 
   // State of the algorithm being evaluated.
   const ast::File *curFile = nullptr;

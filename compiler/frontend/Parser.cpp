@@ -323,6 +323,21 @@ void Builder::item(CclParser::ItemContext *ctx, File &file) {
     file.collectives.push_back(std::move(k));
     return;
   }
+  if (auto *c = dynamic_cast<CclParser::SelectItemContext *>(ctx)) {
+    auto sel = std::make_unique<Select>();
+    sel->collective = c->collective->getText();
+    sel->loc = locOf(c->collective);
+    for (auto *row : c->selectRow()) {
+      SelectRow r;
+      r.algorithm = row->algorithm->getText();
+      r.loc = locOf(row->algorithm);
+      r.clauses = clauses(row->clause());
+      sel->rows.push_back(std::move(r));
+    }
+    sel->file = &file;
+    file.selects.push_back(std::move(sel));
+    return;
+  }
   auto *c = dynamic_cast<CclParser::AlgorithmItemContext *>(ctx);
   if (!c)
     return;
@@ -548,5 +563,13 @@ void ccl::ast::print(const File &file, std::ostream &os) {
        << " implements " << a->collective;
     printHead(a->args, a->clauses, os);
     printStmts(a->body, 2, os);
+  }
+  for (const auto &sel : file.selects) {
+    os << sel->loc.line << ":" << sel->loc.col << " select " << sel->collective
+       << "\n";
+    for (const auto &r : sel->rows) {
+      os << "  " << r.loc.line << ":" << r.loc.col << " " << r.algorithm;
+      printHead({}, r.clauses, os);
+    }
   }
 }

@@ -103,6 +103,11 @@ static cl::opt<std::string>
 static cl::opt<std::string> runtimeLib("runtime-lib",
                                        cl::desc("libcclrt.so to link against"),
                                        cl::cat(cat));
+static cl::opt<bool> printSelectionOpt(
+    "print-selection",
+    cl::desc("Print the selection table of the file's `select` items (the "
+             "algorithm a bundled library's cclAllReduce, ... picks) and stop"),
+    cl::cat(cat));
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check diagnostics against expected-* comments in the input"),
@@ -217,7 +222,8 @@ int main(int argc, char **argv) {
   }
   for (const std::string &d : includeDirs)
     options.includeDirs.push_back(d);
-  bool textual = options.emit != ccl::EmitLevel::SO;
+  options.printSelection = printSelectionOpt;
+  bool textual = options.emit != ccl::EmitLevel::SO || options.printSelection;
   if (outputFile.empty())
     outputFile = textual ? "-" : "";
   if (!textual && (outputFile.empty() || outputFile == "-"))

@@ -172,6 +172,15 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
   // own blocks' code, and ptxas compiles n small kernels rather than one
   // large one), on the host one for all ranks (its kernels are called per
   // block through the plan's function pointers).
+  // A bundle's algorithms may support smaller messages than --max-bytes
+  // (the module's `cclc.max_bytes`, set by the driver from the selection).
+  auto maxBytesOf = [&](AlgorithmOp algo) {
+    if (auto m = algo->getParentOfType<ModuleOp>())
+      if (auto limits = m->getAttrOfType<DictionaryAttr>("cclc.max_bytes"))
+        if (auto v = limits.getAs<IntegerAttr>(algo.getName()))
+          return (uint64_t)v.getInt();
+    return maxBytes;
+  };
   llvm::MapVector<StringRef, SmallVector<Variant>> shared;
   SmallVector<Variant> own;
   for (AlgorithmOp algo : algos) {
@@ -189,7 +198,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
         KernelSkeleton skel(first.getLoc());
         skel.name = kernelName(sharedPrefix(first), d, o);
         for (const Variant &v : variants)
-          addBlocks(b, v, d, o, maxBytes, std::nullopt, envs, skel);
+          addBlocks(b, v, d, o, maxBytesOf(v.algo), std::nullopt, envs, skel);
         skeletons.push_back(std::move(skel));
       }
       for (const Variant &v : own) {
@@ -205,7 +214,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
             skel.name += "_r" + std::to_string(r);
           }
           skel.rank = rank;
-          addBlocks(b, v, d, o, maxBytes, rank, envs, skel);
+          addBlocks(b, v, d, o, maxBytesOf(algo), rank, envs, skel);
           skeletons.push_back(std::move(skel));
         }
       }
