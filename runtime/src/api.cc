@@ -140,5 +140,19 @@ CCLRT_EXPORT_COMM(cclrtLaunch,
               void *output, size_t count, cclDataType_t dtype, cclRedOp_t op,
               cclStream_t stream),
              (plan, comm, input, output, count, dtype, op, stream))
+CCLRT_EXPORT_COMM(cclrtCollective,
+                  (const ccl_selection *selection, uint32_t collective,
+                   const void *sendbuff, void *recvbuff, size_t count,
+                   cclDataType_t dtype, cclRedOp_t op, int root, cclComm_t comm,
+                   cclStream_t stream),
+                  (selection, collective, sendbuff, recvbuff, count, dtype, op,
+                   root, comm, stream))
+CCLRT_EXPORT_COMM(cclCommLastAlgorithm,
+                  (cclComm_t comm, const char **algorithm), (comm, algorithm))
+CCLRT_EXPORT_COMM(cclrtLaunchRooted,
+             (const ccl_plan *plan, cclComm_t comm, const void *input,
+              void *output, size_t count, cclDataType_t dtype, cclRedOp_t op,
+              int root, cclStream_t stream),
+             (plan, comm, input, output, count, dtype, op, root, stream))
 
 } // extern "C"

@@ -35,7 +35,8 @@ void destroyShared(Shared *s) {
   s->device->quiesce();
   releaseUserBuffers(s);
   for (auto &kv : s->plans)
-    releasePlan(s, kv.second.get());
+    for (auto &pp : kv.second)
+      releasePlan(s, pp.get());
   s->plans.clear();
   // Goodbye to the other ranks (after the last kernel: a peer that dies
   // meanwhile still aborts them), after telling them of a timeout here.
@@ -76,6 +77,12 @@ std::string describeAsyncError(Shared *s) {
     return format("the communicator was aborted (abort flag raised, error "
                   "record state %u)",
                   rec.state);
+  // A rooted plan's kernels report the rank they played (relabelled for the
+  // call's root); every rank of a call has the same relabelling.
+  if (rec.rank < (uint32_t)s->nranks && !s->local.empty()) {
+    const int shift = s->ranks[s->local.front()]->lastShift.load();
+    rec.rank = (rec.rank + (uint32_t)shift) % (uint32_t)s->nranks;
+  }
   const ccl_plan *p = nullptr;
   if (rec.rank < (uint32_t)s->nranks)
     p = s->ranks[rec.rank]->lastPlan.load();

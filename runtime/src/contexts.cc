@@ -16,7 +16,7 @@ cclResult_t initContext(Shared *s, PreparedPlan *pp, int r) {
   pr.ctx = std::make_unique<ccl_dev_ctx>();
   ccl_dev_ctx &c = *pr.ctx;
   memset(&c, 0, sizeof c);
-  c.rank = r;
+  c.rank = pp->virt(r);
   c.nranks = s->nranks;
   c.nblocks = var->nblocks;
   c.num_scratch = var->num_scratch;
@@ -47,16 +47,17 @@ template <typename F>
 cclResult_t updatePreparedContexts(Shared *s, int rank, const char *what,
                                    F update) {
   std::lock_guard<std::mutex> lk(s->plansMu);
-  for (auto &kv : s->plans) {
-    PreparedPlan &pp = *kv.second;
-    if (pp.status != PreparedPlan::kReady)
-      continue;
-    cclResult_t r = update(pp.ranks[rank]);
-    if (r != cclSuccess)
-      return setError(r, format("%s(rank %d, algorithm %s): ", what, rank,
-                                planName(pp.plan).c_str()) +
-                             cclGetLastError());
-  }
+  for (auto &kv : s->plans)
+    for (auto &instance : kv.second) {
+      PreparedPlan &pp = *instance;
+      if (pp.status != PreparedPlan::kReady)
+        continue;
+      cclResult_t r = update(pp.ranks[rank]);
+      if (r != cclSuccess)
+        return setError(r, format("%s(rank %d, algorithm %s): ", what, rank,
+                                  planName(pp.plan).c_str()) +
+                               cclGetLastError());
+    }
   return cclSuccess;
 }
 

@@ -123,7 +123,7 @@ cclResult_t CudaDevice::loadRankKernels(PreparedPlan *pp, int r) {
                              opName(var->kernels[k].redop)));
     // This rank's own kernel (SYMBOL_rR, what cclc emits for GPUs), else
     // one kernel for all ranks (SYMBOL).
-    std::string own = format("%s_r%d", sym, r);
+    std::string own = format("%s_r%d", sym, pp->virt(r));
     CUresult cr =
         d_->cuModuleGetFunction(&pr.functions[k], pr.module, own.c_str());
     if (cr == CUDA_ERROR_NOT_FOUND)

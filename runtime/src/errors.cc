@@ -60,9 +60,25 @@ const char *targetName(uint32_t target) {
   return "unknown";
 }
 
+namespace {
+struct ByteType {
+  uint32_t code;
+  const char *name;
+  size_t size;
+};
+constexpr ByteType kByteTypes[] = {
+#define CCL_BYTE_DTYPE(ID, CName, code, name, size, ...) {code, name, size},
+#include "ccl/types.def"
+};
+} // namespace
+
 const char *dtypeName(uint32_t dtype) {
-  const ccl::DTypeInfo *d = ccl::dtypeByCode(dtype);
-  return d ? d->name : "unknown-dtype";
+  if (const ccl::DTypeInfo *d = ccl::dtypeByCode(dtype))
+    return d->name;
+  for (const ByteType &b : kByteTypes)
+    if (b.code == dtype)
+      return b.name;
+  return "unknown-dtype";
 }
 
 const char *opName(uint32_t op) {
@@ -71,9 +87,15 @@ const char *opName(uint32_t op) {
 }
 
 size_t dtypeSize(uint32_t dtype) {
-  const ccl::DTypeInfo *d = ccl::dtypeByCode(dtype);
-  return d ? d->size : 0;
+  if (const ccl::DTypeInfo *d = ccl::dtypeByCode(dtype))
+    return d->size;
+  for (const ByteType &b : kByteTypes)
+    if (b.code == dtype)
+      return b.size;
+  return 0;
 }
+
+bool isKernelType(uint32_t dtype) { return ccl::dtypeByCode(dtype) != nullptr; }
 
 } // namespace cclrt
 

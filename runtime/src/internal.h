@@ -42,6 +42,8 @@ const char *targetName(uint32_t target);
 const char *dtypeName(uint32_t dtype);
 const char *opName(uint32_t op);
 size_t dtypeSize(uint32_t dtype);
+// Whether kernels are compiled for `dtype` (CCL_DTYPE; not CCL_BYTE_DTYPE).
+bool isKernelType(uint32_t dtype);
 
 // ---------------------------------------------------------------------------
 // Plan registry (registry.cc).
@@ -62,6 +64,9 @@ struct RankState {
   uint32_t delayBlock = CCL_DELAY_ALL_BLOCKS;
   std::atomic<int> skip{0};
   std::atomic<const ccl_plan *> lastPlan{nullptr};
+  // PreparedPlan::shift of the last launch (a rooted plan's kernels report
+  // their relabelled rank; this maps it back).
+  std::atomic<int> lastShift{0};
   std::atomic<bool> destroyed{false};
 };
 
@@ -109,8 +114,22 @@ struct PreparedPlan {
   std::string message; // why it is not ready
   const ccl_variant *variant = nullptr;
   uint64_t scratchBytes = 0; // per buffer, total
+  // Rooted collectives (Broadcast, Reduce) serve every root with one kernel
+  // set: the plan is prepared once per root, with its ranks relabelled. The
+  // instance for root R runs physical rank p as the plan's rank
+  // (p - shift) mod n, shift = (R - plan->root) mod n: its kernels see that
+  // rank in ccl_dev_ctx::rank, and its tables index the peers the same way.
+  // Each instance has its own scratch, counters and epoch.
+  int shift = 0;
+  int nranks = 0;
+  int virt(int physical) const { return (physical - shift + nranks) % nranks; }
+  int phys(int virtualRank) const { return (virtualRank + shift) % nranks; }
   std::vector<PreparedRank> ranks;
 };
+
+// The prepared instances of one plan: one, or one per root (index = root)
+// for a rooted collective.
+using PreparedSet = std::vector<std::unique_ptr<PreparedPlan>>;
 
 // A peer's allocation mapped here for user-buffer registrations: by
 // (peer rank, the allocation's base in the peer's address space).
@@ -163,7 +182,7 @@ struct Shared {
   // Preparation (serialised) and the prepared plans (looked up by launches).
   std::mutex prepMu;
   std::mutex plansMu;
-  std::unordered_map<const ccl_plan *, std::unique_ptr<PreparedPlan>> plans;
+  std::unordered_map<const ccl_plan *, PreparedSet> plans;
   std::atomic<int> liveHandles{0};
   // The handles (freed with the shared state, so that a destroyed handle is
   // still recognised while other ranks' handles live).
@@ -192,8 +211,11 @@ cclResult_t agreeOnPlans(Shared *s, std::vector<const ccl_plan *> *todo,
                          std::string *err);
 // Frees what preparing `pp` allocated.
 void releasePlan(Shared *s, PreparedPlan *pp);
-// The prepared plan of `plan`, or nullptr when it was never prepared.
-PreparedPlan *findPrepared(Shared *s, const ccl_plan *plan);
+// The prepared plan of `plan` for `root` (ignored unless the plan is
+// rooted), or nullptr when it was never prepared.
+PreparedPlan *findPrepared(Shared *s, const ccl_plan *plan, int root);
+// Whether `plan` is prepared once per root (Broadcast, Reduce).
+bool isRooted(const ccl_plan *plan);
 // Fills rank r's context of `pp` (pp->ranks[r].ctx) from what preparation
 // allocated and the rank's settings, then lets the device place it.
 cclResult_t initContext(Shared *s, PreparedPlan *pp, int r);
@@ -300,6 +322,15 @@ cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm,
                         const void *input, void *output, size_t count,
                         cclDataType_t dtype, cclRedOp_t op,
                         cclStream_t stream);
+cclResult_t cclrtCollective(const ccl_selection *selection, uint32_t collective,
+                            const void *sendbuff, void *recvbuff, size_t count,
+                            cclDataType_t dtype, cclRedOp_t op, int root,
+                            cclComm_t comm, cclStream_t stream);
+cclResult_t cclCommLastAlgorithm(cclComm_t comm, const char **algorithm);
+cclResult_t cclrtLaunchRooted(const ccl_plan *plan, cclComm_t comm,
+                              const void *input, void *output, size_t count,
+                              cclDataType_t dtype, cclRedOp_t op, int root,
+                              cclStream_t stream);
 } // namespace api
 
 } // namespace cclrt

@@ -46,6 +46,16 @@ cclResult_t cclMemcpyAsync(cclComm_t comm, void *dst, const void *src,
 cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
                         void *output, size_t count, cclDataType_t dtype,
                         cclRedOp_t op, cclStream_t stream) {
+  // A rooted plan launched without a root runs for the root it was
+  // compiled for.
+  return api::cclrtLaunchRooted(plan, comm, input, output, count, dtype, op,
+                           plan ? (int)plan->root : 0, stream);
+}
+
+cclResult_t cclrtLaunchRooted(const ccl_plan *plan, cclComm_t comm,
+                              const void *input, void *output, size_t count,
+                              cclDataType_t dtype, cclRedOp_t op, int root,
+                              cclStream_t stream) {
   if (!comm)
     return setError(cclInvalidArgument,
                     format("cclrtLaunch(algorithm %s): comm is NULL",
@@ -71,7 +81,12 @@ cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
                                               "(" +
                                         describeAsyncError(s) +
                                         "); destroy it and create a new one");
-  PreparedPlan *pp = findPrepared(s, plan);
+  if (isRooted(plan) && (root < 0 || root >= s->nranks))
+    return setError(cclInvalidArgument,
+                    format("%s: root %d is not a rank of the %d-rank "
+                           "communicator",
+                           where().c_str(), root, s->nranks));
+  PreparedPlan *pp = findPrepared(s, plan, root);
   if (!pp) {
     if (isRegistered(plan))
       return setError(cclInvalidUsage,
@@ -148,6 +163,7 @@ cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
     return cclSuccess;
 
   rs.lastPlan.store(plan);
+  rs.lastShift.store(pp->shift);
   CtxGuard guard(s);
   r = s->device->launch(rank, pp, kernel, lb, count, stream);
   if (r != cclSuccess)

@@ -37,9 +37,12 @@ bool scratchBytes(const ccl_plan *p, const ccl_scratch_info &si,
 
 // Prepares `p` for every rank of `s`. Never fails as a whole: the outcome is
 // recorded in the returned PreparedPlan (reported by launches).
-std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
+std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
+                                          int shift) {
   auto pp = std::make_unique<PreparedPlan>();
   pp->plan = p;
+  pp->shift = shift;
+  pp->nranks = s->nranks;
   const std::string alg = planName(p);
   if (p->abi_version != CCL_PLAN_ABI_VERSION) {
     pp->status = PreparedPlan::kWrongAbi;
@@ -158,8 +161,9 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
   auto initialCounters = [&](int r) {
     std::vector<uint64_t> initial(syncWords);
     for (size_t c = 0; c < nchan; c++)
-      initial[c] = var->channels[c].dst == (uint32_t)r ? var->channels[c].credit
-                                                        : 0;
+      initial[c] = var->channels[c].dst == (uint32_t)pp->virt(r)
+                       ? var->channels[c].credit
+                       : 0;
     return initial;
   };
   // Every rank's scratch buffers and counters as this process addresses
@@ -195,7 +199,9 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
       // signal[c]: channel c's counter on its destination rank.
       std::vector<uint64_t *> sig(nchan);
       for (size_t c = 0; c < nchan; c++)
-        sig[c] = static_cast<uint64_t *>(mem[var->channels[c].dst].sync) + c;
+        sig[c] = static_cast<uint64_t *>(
+                     mem[pp->phys((int)var->channels[c].dst)].sync) +
+                 c;
       cclResult_t res =
           dev.allocate(r, nchan * sizeof(uint64_t *), &pr.signalTable,
                        format("signal table of rank %d", r).c_str());
@@ -208,7 +214,7 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
     std::vector<void *> table((size_t)var->num_scratch * s->nranks);
     for (uint32_t b = 0; b < var->num_scratch; b++)
       for (int q = 0; q < s->nranks; q++)
-        table[(size_t)b * s->nranks + q] = mem[q].scratch[b];
+        table[(size_t)b * s->nranks + q] = mem[pp->phys(q)].scratch[b];
     cclResult_t res;
     size_t tableBytes = table.size() * sizeof(void *);
     if ((res = dev.allocate(r, tableBytes ? tableBytes : sizeof(void *),
@@ -249,6 +255,11 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p) {
 
 } // namespace
 
+bool isRooted(const ccl_plan *plan) {
+  const Collective c = collectiveOf(plan);
+  return c == Collective::kBroadcast || c == Collective::kReduce;
+}
+
 void releasePlan(Shared *s, PreparedPlan *pp) {
   Device &dev = *s->device;
   for (size_t r = 0; r < pp->ranks.size(); r++) {
@@ -285,22 +296,42 @@ cclResult_t loadPlans(Shared *s, std::string *firstError) {
       return r;
   cclResult_t first = cclSuccess;
   for (const ccl_plan *p : todo) {
-    std::unique_ptr<PreparedPlan> pp = preparePlan(s, p);
-    if (first == cclSuccess && (pp->status == PreparedPlan::kFailed ||
-                                pp->status == PreparedPlan::kWrongAbi)) {
-      first = pp->failCode;
-      *firstError = pp->message;
+    // A rooted plan: one instance per root (every rank prepares them in
+    // the same order). Only the instance of the plan's own root is prepared
+    // when another one would fail the same way (wrong target or ABI, no
+    // variant).
+    PreparedSet set;
+    const int roots = isRooted(p) ? s->nranks : 1;
+    const int own = roots > 1 ? (int)(p->root % (uint32_t)s->nranks) : 0;
+    for (int root = 0; root < roots; root++) {
+      const int shift = (root - own + s->nranks) % s->nranks;
+      std::unique_ptr<PreparedPlan> pp = preparePlan(s, p, shift);
+      if (first == cclSuccess && (pp->status == PreparedPlan::kFailed ||
+                                  pp->status == PreparedPlan::kWrongAbi)) {
+        first = pp->failCode;
+        *firstError = pp->message;
+      }
+      const bool stop = pp->status != PreparedPlan::kReady;
+      set.push_back(std::move(pp));
+      if (stop)
+        break;
     }
     std::lock_guard<std::mutex> lk(s->plansMu);
-    s->plans[p] = std::move(pp);
+    s->plans[p] = std::move(set);
   }
   return first;
 }
 
-PreparedPlan *findPrepared(Shared *s, const ccl_plan *plan) {
+PreparedPlan *findPrepared(Shared *s, const ccl_plan *plan, int root) {
   std::lock_guard<std::mutex> lk(s->plansMu);
   auto it = s->plans.find(plan);
-  return it == s->plans.end() ? nullptr : it->second.get();
+  if (it == s->plans.end() || it->second.empty())
+    return nullptr;
+  const PreparedSet &set = it->second;
+  // A set that stopped early holds the failed instance last.
+  if (set.size() == 1 || set.back()->status != PreparedPlan::kReady)
+    return set.back().get();
+  return root >= 0 && (size_t)root < set.size() ? set[root].get() : nullptr;
 }
 
 namespace api {

@@ -57,9 +57,14 @@ typedef enum {
   cclBootstrapError = 10, /* the ranks could not meet or disagree (setup) */
 } cclResult_t;
 
-/* cclFloat32, cclFloat16, cclBfloat16 (ccl/types.def). */
+/* cclFloat32, cclFloat16, cclBfloat16: kernels are compiled for them.
+ * cclInt8, cclUint8, cclInt32, cclUint32, cclInt64, cclUint64, cclFloat64,
+ * cclFloat8e4m3, cclFloat8e5m2: served by size by a bundle's AllGather,
+ * AllToAll and Broadcast (ccl/types.def). */
 typedef enum {
 #define CCL_DTYPE(ID, CName, ...) ccl##CName = CCL_DT_##ID,
+#include "ccl/types.def"
+#define CCL_BYTE_DTYPE(ID, CName, code, ...) ccl##CName = code,
 #include "ccl/types.def"
 } cclDataType_t;
 
@@ -255,6 +260,10 @@ cclResult_t cclCommDeregister(cclComm_t comm, cclRegHandle_t handle);
 cclResult_t cclCommRegisteredPeer(cclComm_t comm, cclRegHandle_t handle,
                                   int peer, void **peer_buf, int *kind);
 
+/* The algorithm of the rank's last launch (a bundle's entry points pick
+ * one per call; NULL before the first launch). */
+cclResult_t cclCommLastAlgorithm(cclComm_t comm, const char **algorithm);
+
 /* Size of one element of `dtype` in bytes (0 if unknown). */
 size_t cclDataTypeSize(cclDataType_t dtype);
 
@@ -278,6 +287,23 @@ void cclrtRegisterPlan(const ccl_plan *plan);
 cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
                         void *output, size_t count, cclDataType_t dtype,
                         cclRedOp_t op, cclStream_t stream);
+/* Called by the generated entry point of a rooted collective (Broadcast,
+ * Reduce): one kernel set serves every root. The runtime prepares such a
+ * plan once per root and runs rank r as the plan's rank
+ * (r - root + plan->root) mod nranks (docs/runtime.md, "Roots"). */
+cclResult_t cclrtLaunchRooted(const ccl_plan *plan, cclComm_t comm,
+                              const void *input, void *output, size_t count,
+                              cclDataType_t dtype, cclRedOp_t op, int root,
+                              cclStream_t stream);
+
+/* Called by a bundle's NCCL-shaped entry points (cclAllReduce, ...):
+ * picks the algorithm for the call from `selection` (CCL_ALGO may force
+ * one) and launches it. `collective` is a CCL_COLL_* value; `op` and `root`
+ * are ignored by the collectives that do not take them. */
+cclResult_t cclrtCollective(const ccl_selection *selection, uint32_t collective,
+                            const void *sendbuff, void *recvbuff, size_t count,
+                            cclDataType_t dtype, cclRedOp_t op, int root,
+                            cclComm_t comm, cclStream_t stream);
 
 /* Test hook: when set, the rank skips its launches (simulates a rank that
  * never launches; used by the hang-report tests). */

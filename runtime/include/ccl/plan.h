@@ -231,6 +231,50 @@ typedef struct ccl_plan {
   uint32_t root;
 } ccl_plan;
 
+/* --- Bundled libraries (docs/runtime.md, "Bundles and selection") -------
+ * A library compiled from a file with `select` items is a bundle: besides
+ * its plans it holds a selection table, and it exports NCCL-shaped entry
+ * points (cclAllReduce, cclAllGather, ...) that hand the table to
+ * cclrtCollective. The table is data: the first row whose collective, rank
+ * range and byte bound hold the call, and whose algorithm's plan for the
+ * communicator's target has a kernel for it, serves the call. */
+#define CCL_SELECTION_ABI_VERSION 1u
+
+/* Collectives of the NCCL-shaped entry points. */
+enum {
+  CCL_COLL_ALLREDUCE = 0,
+  CCL_COLL_ALLGATHER = 1,
+  CCL_COLL_REDUCESCATTER = 2,
+  CCL_COLL_ALLTOALL = 3,
+  CCL_COLL_BROADCAST = 4,
+  CCL_COLL_REDUCE = 5,
+  CCL_COLL_COUNT = 6,
+};
+
+typedef struct ccl_selection_row {
+  uint32_t collective; /* CCL_COLL_* */
+  uint32_t min_ranks;
+  uint32_t max_ranks;  /* 0: no bound */
+  uint32_t num_plans;
+  /* The row serves count * element size <= max_bytes (the bytes ccl_plan::
+   * max_bytes measures); UINT64_MAX: no bound. */
+  uint64_t max_bytes;
+  const char *algorithm;
+  const ccl_plan *const *plans; /* the algorithm's plan for each target */
+  const char *where;            /* FILE:LINE:COL of the row */
+} ccl_selection_row;
+
+typedef struct ccl_selection {
+  uint32_t abi_version; /* CCL_SELECTION_ABI_VERSION */
+  uint32_t num_rows;
+  const ccl_selection_row *rows;
+  /* Every algorithm of the library, as a row without bounds (what
+   * CCL_ALGO may force). */
+  uint32_t num_algorithms;
+  const ccl_selection_row *algorithms;
+  const char *source; /* the .ccl file of the `select` items */
+} ccl_selection;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,296 @@
+// select.cc - a bundle's NCCL-shaped entry points (cclrtCollective): which
+// algorithm of the library's selection table serves a call, CCL_ALGO, and
+// the error that says what the library serves when none does
+// (docs/runtime.md, "Bundles and selection").
+//
+// The choice depends only on what every rank of a call passes alike (the
+// collective, count, data type, operator, root and the rank count) and on
+// the library, never on the rank's buffers: ranks that chose differently
+// would run different algorithms and wait for each other forever.
+#include <cinttypes>
+#include <cstdlib>
+#include <cstring>
+#include <strings.h>
+
+#include "device.h"
+
+namespace cclrt {
+namespace {
+
+const char *const kCollectives[CCL_COLL_COUNT] = {
+    "AllReduce", "AllGather", "ReduceScatter", "AllToAll", "Broadcast",
+    "Reduce"};
+const char *const kEntries[CCL_COLL_COUNT] = {
+    "cclAllReduce", "cclAllGather", "cclReduceScatter",
+    "cclAllToAll",  "cclBroadcast", "cclReduce"};
+
+bool reduces(uint32_t c) {
+  return c == CCL_COLL_ALLREDUCE || c == CCL_COLL_REDUCESCATTER ||
+         c == CCL_COLL_REDUCE;
+}
+bool rooted(uint32_t c) {
+  return c == CCL_COLL_BROADCAST || c == CCL_COLL_REDUCE;
+}
+
+// CCL_ALGO=collective=algorithm,...: read once per process.
+struct Forced {
+  std::string algorithm[CCL_COLL_COUNT];
+  std::string error; // set when the variable does not parse
+};
+
+Forced parseForced(const char *env) {
+  Forced f;
+  if (!env || !*env)
+    return f;
+  std::string text = env;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t end = text.find(',', at);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string item = text.substr(at, end - at);
+    at = end + 1;
+    if (item.empty())
+      continue;
+    size_t eq = item.find('=');
+    std::string coll = item.substr(0, eq);
+    int found = -1;
+    for (int c = 0; c < CCL_COLL_COUNT; c++)
+      if (strcasecmp(coll.c_str(), kCollectives[c]) == 0)
+        found = c;
+    if (eq == std::string::npos || eq + 1 == item.size() || found < 0) {
+      f.error = format("CCL_ALGO=\"%s\": '%s' is not COLLECTIVE=ALGORITHM "
+                       "with a collective of allreduce, allgather, "
+                       "reducescatter, alltoall, broadcast, reduce (e.g. "
+                       "CCL_ALGO=allreduce=ring,allgather=ag_ring)",
+                       env, item.c_str());
+      return f;
+    }
+    f.algorithm[found] = item.substr(eq + 1);
+  }
+  return f;
+}
+
+const Forced &forced() {
+  static const Forced f = parseForced(getenv("CCL_ALGO"));
+  return f;
+}
+
+// How a row's algorithm runs a call: its plan and the kernel's element
+// type, operator and count (a collective that only moves bytes runs any
+// data type as the widest kernel type that divides its bytes).
+struct Choice {
+  const ccl_plan *plan = nullptr;
+  cclDataType_t dtype = cclFloat32;
+  cclRedOp_t op = cclSum;
+  size_t count = 0;
+};
+
+bool hasKernel(const ccl_variant *v, uint32_t dtype, uint32_t op) {
+  for (uint32_t k = 0; k < v->num_kernels; k++)
+    if (v->kernels[k].dtype == dtype && v->kernels[k].redop == op)
+      return true;
+  return false;
+}
+
+// Whether `row` serves the call; *why says why not.
+bool serves(Shared *s, const ccl_selection_row &row, uint32_t coll,
+            size_t count, cclDataType_t dtype, cclRedOp_t op, int root,
+            uint64_t bytes, Choice *c, std::string *why) {
+  const ccl_plan *plan = nullptr;
+  for (uint32_t i = 0; i < row.num_plans; i++)
+    if (row.plans[i] && row.plans[i]->target == (uint32_t)s->target)
+      plan = row.plans[i];
+  if (!plan) {
+    *why = format("no %s plan", targetName(s->target));
+    return false;
+  }
+  PreparedPlan *pp = findPrepared(s, plan, root);
+  if (!pp) {
+    *why = "the library was registered after the communicator was created "
+           "(call cclCommLoadRegisteredPlans)";
+    return false;
+  }
+  if (pp->status != PreparedPlan::kReady) {
+    *why = pp->message;
+    return false;
+  }
+  if (bytes > plan->max_bytes) {
+    *why = format("%" PRIu64 " bytes is above its limit of %" PRIu64,
+                  bytes, plan->max_bytes);
+    return false;
+  }
+  const ccl_variant *v = pp->variant;
+  c->plan = plan;
+  if (reduces(coll)) {
+    if (!hasKernel(v, dtype, op)) {
+      *why = format("no %s/%s kernel", dtypeName(dtype), opName(op));
+      return false;
+    }
+    c->dtype = dtype;
+    c->op = op;
+    c->count = count;
+    return true;
+  }
+  // Moves bytes: the widest kernel element that divides them.
+  for (size_t width : {4, 2}) {
+    if (bytes % width)
+      continue;
+    for (uint32_t k = 0; k < v->num_kernels; k++)
+      if (dtypeSize(v->kernels[k].dtype) == width) {
+        c->dtype = (cclDataType_t)v->kernels[k].dtype;
+        c->op = (cclRedOp_t)v->kernels[k].redop;
+        c->count = bytes / width;
+        return true;
+      }
+  }
+  *why = bytes % 2 ? format("%" PRIu64 " bytes is odd; its kernels move "
+                            "2- and 4-byte elements", bytes)
+                   : std::string("no kernel");
+  return false;
+}
+
+std::string bound(uint64_t bytes) {
+  return bytes == UINT64_MAX ? std::string("any size")
+                             : format("up to %" PRIu64 " bytes", bytes);
+}
+
+std::string ranks(const ccl_selection_row &r) {
+  return r.max_ranks ? format("%u..%u ranks", r.min_ranks, r.max_ranks)
+                     : format("%u.. ranks", r.min_ranks);
+}
+
+} // namespace
+
+namespace api {
+
+cclResult_t cclrtCollective(const ccl_selection *sel, uint32_t coll,
+                            const void *send, void *recv, size_t count,
+                            cclDataType_t dtype, cclRedOp_t op, int root,
+                            cclComm_t comm, cclStream_t stream) {
+  if (coll >= CCL_COLL_COUNT)
+    return setError(cclInvalidArgument,
+                    format("cclrtCollective: unknown collective %u", coll));
+  const char *entry = kEntries[coll];
+  cclResult_t r = checkComm(comm, entry);
+  if (r != cclSuccess)
+    return r;
+  Shared *s = comm->shared;
+  const int rank = comm->rank;
+  auto where = [&] { return format("%s(rank %d)", entry, rank); };
+  if (!sel || sel->abi_version != CCL_SELECTION_ABI_VERSION)
+    return setError(cclInvalidUsage,
+                    where() + ": the library's selection table is missing or "
+                              "of another version; rebuild it with a cclc "
+                              "that matches this libcclrt");
+  const size_t esize = dtypeSize(dtype);
+  if (!esize)
+    return setError(cclInvalidArgument,
+                    format("%s: unknown data type %d", where().c_str(),
+                           (int)dtype));
+  if (reduces(coll)) {
+    if (op != cclSum && op != cclProd && op != cclMax && op != cclMin)
+      return setError(cclInvalidArgument,
+                      format("%s: unknown reduction operator %d",
+                             where().c_str(), (int)op));
+    if (!isKernelType(dtype))
+      return setError(cclUnsupported,
+                      format("%s: %s reduces float32, float16 and bfloat16 "
+                             "data, not %s",
+                             where().c_str(), kCollectives[coll],
+                             dtypeName(dtype)));
+  }
+  if (rooted(coll) && (root < 0 || root >= s->nranks))
+    return setError(cclInvalidArgument,
+                    format("%s: root %d is not a rank of the %d-rank "
+                           "communicator",
+                           where().c_str(), root, s->nranks));
+  uint64_t bytes;
+  if (__builtin_mul_overflow((uint64_t)count, (uint64_t)esize, &bytes))
+    return setError(cclInvalidArgument,
+                    format("%s: %zu elements of %s are too many bytes",
+                           where().c_str(), count, dtypeName(dtype)));
+  const Forced &f = forced();
+  if (!f.error.empty())
+    return setError(cclInvalidArgument, where() + ": " + f.error);
+  const std::string &force = f.algorithm[coll];
+  const ccl_selection_row *rows = force.empty() ? sel->rows : sel->algorithms;
+  const uint32_t nrows = force.empty() ? sel->num_rows : sel->num_algorithms;
+  std::string rejected;
+  bool known = false;
+  for (uint32_t i = 0; i < nrows; i++) {
+    const ccl_selection_row &row = rows[i];
+    if (row.collective != coll)
+      continue;
+    if (!force.empty()) {
+      if (!row.algorithm || force != row.algorithm)
+        continue;
+    } else if ((uint32_t)s->nranks < row.min_ranks ||
+               (row.max_ranks && (uint32_t)s->nranks > row.max_ranks) ||
+               bytes > row.max_bytes) {
+      continue;
+    }
+    known = true;
+    Choice c;
+    std::string why;
+    if (!serves(s, row, coll, count, dtype, op, root, bytes, &c, &why)) {
+      rejected += format("; %s (row %s): %s", row.algorithm,
+                         row.where && *row.where ? row.where : "CCL_ALGO",
+                         why.c_str());
+      continue;
+    }
+    return api::cclrtLaunchRooted(c.plan, comm, send, recv, c.count, c.dtype, c.op,
+                             root, stream);
+  }
+  // Nothing serves the call: say what the library serves.
+  std::string have;
+  for (uint32_t i = 0; i < (force.empty() ? sel->num_rows : sel->num_algorithms);
+       i++) {
+    const ccl_selection_row &row =
+        force.empty() ? sel->rows[i] : sel->algorithms[i];
+    if (row.collective != coll)
+      continue;
+    have += have.empty() ? "" : ", ";
+    have += force.empty() ? format("%s (%s, %s)", row.algorithm,
+                                   ranks(row).c_str(),
+                                   bound(row.max_bytes).c_str())
+                          : std::string(row.algorithm);
+  }
+  const std::string call =
+      format("%zu %s elements (%" PRIu64 " bytes)%s%s on %d ranks", count,
+             dtypeName(dtype), bytes, reduces(coll) ? ", " : "",
+             reduces(coll) ? opName(op) : "", s->nranks);
+  if (!force.empty() && !known)
+    return setError(cclInvalidArgument,
+                    format("%s: CCL_ALGO forces %s=%s, but this library's "
+                           "%s algorithms are: %s",
+                           where().c_str(), kCollectives[coll], force.c_str(),
+                           kCollectives[coll],
+                           have.empty() ? "none" : have.c_str()));
+  if (have.empty())
+    return setError(cclUnsupported,
+                    format("%s: this library has no %s algorithm (library "
+                           "built from %s)",
+                           where().c_str(), kCollectives[coll],
+                           sel->source ? sel->source : "?"));
+  return setError(cclUnsupported,
+                  format("%s: no algorithm of this library serves %s; it "
+                         "serves %s: %s%s",
+                         where().c_str(), call.c_str(), kCollectives[coll],
+                         have.c_str(), rejected.c_str()));
+}
+
+cclResult_t cclCommLastAlgorithm(cclComm_t comm, const char **algorithm) {
+  cclResult_t r = checkComm(comm, "cclCommLastAlgorithm");
+  if (r != cclSuccess)
+    return r;
+  if (!algorithm)
+    return setError(cclInvalidArgument,
+                    "cclCommLastAlgorithm: algorithm is NULL");
+  const ccl_plan *p = comm->shared->ranks[comm->rank]->lastPlan.load();
+  *algorithm = p ? p->algorithm : nullptr;
+  return cclSuccess;
+}
+
+} // namespace api
+} // namespace cclrt
