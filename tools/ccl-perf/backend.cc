@@ -15,22 +15,39 @@ std::string withoutRank(const std::string &msg, int r) {
   return at == std::string::npos ? msg : msg.substr(0, at) + msg.substr(at + tag.size());
 }
 
+// The bundle's NCCL-shaped entry points (ccl.h's generated header).
+typedef int (*AllReduceFn)(const void *, void *, size_t, cclDataType_t, cclRedOp_t,
+                           cclComm_t, cclStream_t);
+typedef int (*MoveFn)(const void *, void *, size_t, cclDataType_t, cclComm_t,
+                      cclStream_t);  // AllGather, AllToAll
+typedef int (*BroadcastFn)(const void *, void *, size_t, cclDataType_t, int, cclComm_t,
+                           cclStream_t);
+typedef int (*ReduceFn)(const void *, void *, size_t, cclDataType_t, cclRedOp_t, int,
+                        cclComm_t, cclStream_t);
+
 class CclBackend : public Backend {
  public:
-  CclBackend(Env &env, EntryFn fn) : env_(env), fn_(fn) {}
+  CclBackend(Env &env, const Library &lib) : env_(env), lib_(lib) {}
   const char *label() const override { return "cclc"; }
   bool launchAll(const std::vector<void *> &in, const std::vector<void *> &out,
                  size_t count, DType t, Op op, std::string *err) override {
     for (int r : env_.local) {
       if (!env_.setRank(r, err)) return false;
-      int rc = fn_(env_.comms[r], in[r], out[r], count, (cclDataType_t)t,
-                   (cclRedOp_t)op, env_.stream(r));
+      int rc = call(env_.comms[r], in[r], out[r], count, (cclDataType_t)t,
+                    (cclRedOp_t)op, env_.stream(r));
       if (rc != cclSuccess) {
-        *err = cclError(("ccl_" + env_.opt.algo).c_str(), r, (cclResult_t)rc);
+        *err = cclError(lib_.entryName.c_str(), r, (cclResult_t)rc);
         return false;
       }
     }
     return true;
+  }
+  std::string served() const override {
+    const char *name = nullptr;
+    if (env_.local.empty() ||
+        cclCommLastAlgorithm(env_.comms[env_.local.front()], &name) != cclSuccess || !name)
+      return "?";
+    return name;
   }
   // Every rank is synchronised; an error that several ranks report (an
   // aborted communicator) is reported once, with the ranks that saw it.
@@ -63,8 +80,29 @@ class CclBackend : public Backend {
   }
 
  private:
+  int call(cclComm_t c, const void *in, void *out, size_t count, cclDataType_t t,
+           cclRedOp_t op, cclStream_t s) const {
+    const int root = env_.root;
+    if (void *f = lib_.bundleEntry) {
+      switch (env_.coll->kind) {
+        case CollKind::AllReduce:
+        case CollKind::ReduceScatter:
+          return ((AllReduceFn)f)(in, out, count, t, op, c, s);
+        case CollKind::AllGather:
+        case CollKind::AllToAll:
+          return ((MoveFn)f)(in, out, count, t, c, s);
+        case CollKind::Broadcast:
+          return ((BroadcastFn)f)(in, out, count, t, root, c, s);
+        case CollKind::Reduce:
+          return ((ReduceFn)f)(in, out, count, t, op, root, c, s);
+      }
+    }
+    if (lib_.rootedEntry) return lib_.rootedEntry(c, in, out, count, t, op, root, s);
+    return lib_.entry(c, in, out, count, t, op, s);
+  }
+
   Env &env_;
-  EntryFn fn_;
+  const Library &lib_;
 };
 
 class NcclBackend : public Backend {
@@ -144,8 +182,8 @@ class NcclBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> makeCclBackend(Env &env, EntryFn entry) {
-  return std::make_unique<CclBackend>(env, entry);
+std::unique_ptr<Backend> makeCclBackend(Env &env, const Library &lib) {
+  return std::make_unique<CclBackend>(env, lib);
 }
 
 std::unique_ptr<Backend> makeNcclBackend(Env &env, const nccl::Nccl *nc,

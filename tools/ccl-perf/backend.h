@@ -26,10 +26,14 @@ class Backend {
                          Op op, std::string *err) = 0;
   // Waits for every rank; reports asynchronous failures (timeouts).
   virtual bool syncAll(std::string *err) = 0;
+  // The algorithm that served the last call ("" when the backend does not
+  // say: NCCL).
+  virtual std::string served() const { return ""; }
 };
 
-// The generated entry point `entry` (ccl_<algo>) on env's communicator.
-std::unique_ptr<Backend> makeCclBackend(Env &env, EntryFn entry);
+// The library's entry point (ccl_<algo>, or with --coll the bundle's
+// cclAllReduce, ...) on env's communicator. `lib` must outlive it.
+std::unique_ptr<Backend> makeCclBackend(Env &env, const Library &lib);
 // NCCL on env's GPUs and streams, with a communicator of its own.
 std::unique_ptr<Backend> makeNcclBackend(Env &env, const nccl::Nccl *nc,
                                          std::vector<nccl::ncclComm_t> comms);

@@ -42,12 +42,27 @@ Library loadLibrary(Options *opt) {
     fatal("cannot load --lib " + opt->lib + ": " + (e ? e : "?"));
   }
   Library lib;
-  std::string entryName = "ccl_" + opt->algo;
-  lib.entry = reinterpret_cast<EntryFn>(dlsym(handle, entryName.c_str()));
-  if (!lib.entry)
-    fatal(opt->lib + " has no entry point " + entryName + " (--algo " + opt->algo + ")");
+  if (!opt->coll.empty()) {
+    lib.entryName = "ccl" + opt->coll;
+    lib.bundleEntry = dlsym(handle, lib.entryName.c_str());
+    if (!lib.bundleEntry)
+      fatal(opt->lib + " has no entry point " + lib.entryName +
+            " (--coll: a bundled library, compiled from a file with `select` "
+            "items, exports cclAllReduce, cclAllGather, ...)");
+    return lib;
+  }
+  lib.entryName = "ccl_" + opt->algo;
+  void *sym = dlsym(handle, lib.entryName.c_str());
+  if (!sym)
+    fatal(opt->lib + " has no entry point " + lib.entryName + " (--algo " + opt->algo + ")");
   lib.plans = registeredPlans(opt->algo);
   if (lib.plans.empty()) lib.plans = exportedPlans(handle, opt->algo);
+  const char *coll = lib.plans.empty() ? nullptr : lib.plans.front()->collective;
+  bool rooted = coll && (std::string(coll) == "Broadcast" || std::string(coll) == "Reduce");
+  if (rooted)
+    lib.rootedEntry = reinterpret_cast<RootedEntryFn>(sym);
+  else
+    lib.entry = reinterpret_cast<EntryFn>(sym);
   return lib;
 }
 

@@ -19,8 +19,20 @@ typedef int (*EntryFn)(cclComm_t comm, const void *input, void *output,
                        size_t count, cclDataType_t dtype, cclRedOp_t op,
                        cclStream_t stream);
 
+// The entry point of a rooted collective (Broadcast, Reduce): the root is
+// a run-time argument.
+typedef int (*RootedEntryFn)(cclComm_t comm, const void *input, void *output,
+                             size_t count, cclDataType_t dtype, cclRedOp_t op,
+                             int root, cclStream_t stream);
+
 struct Library {
   EntryFn entry = nullptr;
+  // Set instead of `entry` when the algorithm's collective takes a root.
+  RootedEntryFn rootedEntry = nullptr;
+  // --coll: the bundle's NCCL-shaped entry point of the collective
+  // (cclAllReduce, ...), and its name.
+  void *bundleEntry = nullptr;
+  std::string entryName;
   // The plans of --algo, one per target the library was compiled for, in
   // registration order (empty: the library shows none).
   std::vector<const ccl_plan *> plans;
@@ -28,7 +40,8 @@ struct Library {
 
 // Loads opt->lib (a bare file name that exists here becomes "./NAME", so
 // that dlopen does not search the library path instead) and finds the entry
-// point and plans of opt->algo. Exits through fatal() when the library or
+// point and plans of opt->algo, or with --coll the bundle's entry point of
+// the collective. Exits through fatal() when the library or
 // its entry point cannot be loaded.
 Library loadLibrary(Options *opt);
 

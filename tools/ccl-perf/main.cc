@@ -28,6 +28,7 @@
 #include "tools/ccl-perf/multiproc.h"
 #include "tools/ccl-perf/nccl_loader.h"
 #include "tools/ccl-perf/options.h"
+#include "tools/ccl-perf/output.h"
 #include "tools/ccl-perf/report.h"
 #include "tools/ccl-perf/sweep.h"
 
@@ -97,6 +98,9 @@ void findPlan(Target &t, const Options &opt, const Library &lib) {
 // largest message. Returns the header lines that say so.
 std::string applyPlanDefaults(Options &opt, const Target &t) {
   std::string note;
+  if (!opt.coll.empty() && !opt.nranksSet)
+    fatal("--coll " + opt.coll + " needs -g (the bundle has algorithms for "
+          "several rank counts)");
   const ccl_plan *plan = t.plan;
   if (!opt.nranksSet && plan) {
     int best = -1;
@@ -159,19 +163,22 @@ void checkRanks(const Options &opt, const Target &t) {
 }
 
 // The collective of the plan (AllReduce without a plan) and its root.
+// --coll names it for a bundle; --root gives the root of every call (one
+// kernel set serves every root).
 void setCollective(Env &env, const ccl_plan *plan) {
   const Options &opt = env.opt;
-  std::string collName = plan && plan->collective ? plan->collective : "AllReduce";
+  std::string collName = !opt.coll.empty() ? opt.coll
+                         : plan && plan->collective ? plan->collective
+                                                    : "AllReduce";
   env.coll = findCollective(collName);
   if (!env.coll)
     fatal("unknown collective '" + collName + "' in the plan of " + opt.algo +
           " (ccl-perf knows " + collectiveNames() + ")");
-  if (env.coll->rooted && plan) {
-    // ccl_plan::root exists since plan ABI 3.
-    env.root = plan->abi_version >= 3 ? (int)plan->root : 0;
+  if (env.coll->rooted) {
+    env.root = opt.root;
     if (env.root >= opt.nranks)
-      fatal("the plan of " + opt.algo + " has root " + std::to_string(env.root) +
-            ", which is not a rank of -g " + std::to_string(opt.nranks));
+      fatal("--root " + std::to_string(env.root) + " is not a rank of -g " +
+            std::to_string(opt.nranks));
   }
 }
 
@@ -215,7 +222,12 @@ void printHeader(const Env &env, const Target &t, const ccl_variant *variant,
   const ccl_plan *plan = t.plan;
   fmt::print("# ccl-perf: benchmark and check of a cclc-generated library\n");
   fmt::print("# library   : {}\n", opt.lib);
-  if (plan)
+  if (!opt.coll.empty())
+    fmt::print("# entry     : cclc{}{} (the bundle's NCCL-shaped entry point; its "
+               "selection table picks the algorithm of each call, named in the "
+               "last column)\n",
+               env.coll->name, env.coll->rooted ? ", root " + std::to_string(env.root) : "");
+  else if (plan)
     fmt::print("# algorithm : {} ({}{}, {}, {}; source {})\n", opt.algo, env.coll->name,
                env.coll->rooted ? " root " + std::to_string(env.root) : "",
                plan->inplace ? "in-place" : "out-of-place",
@@ -359,7 +371,8 @@ bool summarize(Env &env, const SweepResult &mine, const SweepResult *theirs) {
 
 // The title of the cclc table.
 std::string tableTitle(const Env &env) {
-  return "cclc " + env.opt.algo + " (" + env.coll->name + ", " +
+  std::string what = env.opt.coll.empty() ? env.opt.algo : "ccl" + env.opt.coll;
+  return "cclc " + what + " (" + env.coll->name + ", " +
          (env.cuda ? "cuda" : "host") + ", " + std::to_string(env.n) + " ranks" +
          launchMode(env) + ")";
 }
@@ -465,10 +478,11 @@ int runOneRank(Options opt, const Launch &launch) {
   for (const std::string &line : rankLines) fmt::print("{}", line);
   agreeOrExit(env, caught([&] { allocateBuffers(env); }));
 
-  std::unique_ptr<Backend> cclc = makeCclBackend(env, lib.entry);
+  std::unique_ptr<Backend> cclc = makeCclBackend(env, lib);
   SweepResult mine = sweep(env, *cclc, planFilter(target.plan, variant),
                            tableTitle(env).c_str(), true);
   bool ok = summarize(env, mine, nullptr);
+  if (env.me == 0) writeOutputs(env, mine, nullptr);
   std::fflush(stdout);
   // No rank ends the job (a launcher ends the others when one exits
   // non-zero) before rank 0 has printed everything.
@@ -531,13 +545,14 @@ int main(int argc, char **argv) {
   allocateBuffers(env);
 
   RowFilter filter = planFilter(target.plan, variant);
-  std::unique_ptr<Backend> cclc = makeCclBackend(env, lib.entry);
+  std::unique_ptr<Backend> cclc = makeCclBackend(env, lib);
   SweepResult mine = sweep(env, *cclc, filter, tableTitle(env).c_str(), true);
   SweepResult theirs;
   const bool ranNccl = nc && !mine.failed;
   if (ranNccl) theirs = sweepNccl(env, nc, filter);
 
   bool ok = summarize(env, mine, ranNccl ? &theirs : nullptr);
+  writeOutputs(env, mine, ranNccl ? &theirs : nullptr);
   closeAll(env);
   std::fflush(stdout);
   return ok ? 0 : 1;

@@ -4,6 +4,8 @@
 // one reported, with the message docs/ccl-perf.md shows.
 #include "tools/ccl-perf/options.h"
 
+#include "tools/ccl-perf/check.h"
+
 #include <strings.h>
 
 #include <CLI/CLI.hpp>
@@ -23,7 +25,7 @@ namespace cclperf {
 namespace {
 
 const char kUsage[] =
-    "Usage: ccl-perf --lib LIB.so --algo NAME [options]\n"
+    "Usage: ccl-perf --lib LIB.so (--algo NAME | --coll NAME) [options]\n"
     "\n"
     "Benchmarks and checks an algorithm of a cclc-generated library, like\n"
     "nccl-tests' all_reduce_perf. Sizes take K, M, G suffixes (powers of 1024).\n"
@@ -31,6 +33,11 @@ const char kUsage[] =
     "Required:\n"
     "  --lib PATH                 generated library (.so) to dlopen\n"
     "  --algo NAME                algorithm: calls the entry point ccl_NAME\n"
+    "  --coll NAME                or a bundled library's NCCL-shaped entry\n"
+    "                             point of collective NAME (cclAllReduce,\n"
+    "                             cclAllGather, ...): the library's selection\n"
+    "                             picks the algorithm; the table's last column\n"
+    "                             names the one that served each row\n"
     "\n"
     "nccl-tests flags:\n"
     "  -b, --minbytes SIZE        smallest message, bytes per rank (default 32M,\n"
@@ -82,6 +89,12 @@ const char kUsage[] =
     "                             ranks share GPU 0; timings are then not link\n"
     "                             timings). Sets -g when -g is not given\n"
     "                             (default 0,1,...,g-1)\n"
+    "  --root R                   Broadcast, Reduce: the root of every call\n"
+    "                             (default 0); one kernel set serves every root\n"
+    "  --csv FILE                 also write the rows (both backends) as CSV\n"
+    "  --plot FILE.png            plot busbw and time against size (cclc beside\n"
+    "                             NCCL with --compare); needs python3 with\n"
+    "                             matplotlib\n"
     "  -h, --help                 this text\n"
     "  --version                  the version of ccl-perf\n"
     "\n"
@@ -255,7 +268,8 @@ std::vector<size_t> sweepSizes(const Options &o) {
     sizes.push_back(s);
     size_t next = o.stepFactor > 1 ? (size_t)((double)s * o.stepFactor)
                                    : s + o.stepBytes;
-    if (next <= s) break;  // size 0 with a factor, or overflow
+    if (s == 0 && o.stepFactor > 1) next = 1;  // 0, then 1, f, f^2, ...
+    if (next <= s) break;  // overflow
     s = next;
   }
   return sizes;
@@ -343,6 +357,16 @@ Options parseOptions(int argc, char **argv) {
   });
   value("--lib", [&](const std::string &v) { o.lib = v; });
   value("--algo", [&](const std::string &v) { o.algo = v; });
+  value("--coll", [&](const std::string &v) {
+    const Collective *c = findCollective(v);
+    if (!c) bad("--coll", v, collectiveNames().c_str());
+    o.coll = c->name;
+  });
+  value("--root", [&](const std::string &v) {
+    o.root = (int)integer("--root", v, 0, 1 << 20);
+  });
+  value("--csv", [&](const std::string &v) { o.csv = v; });
+  value("--plot", [&](const std::string &v) { o.plot = v; });
   value("--target", [&](const std::string &v) {
     if (v == "host") o.target = TargetChoice::Host;
     else if (v == "cuda") o.target = TargetChoice::Cuda;
@@ -397,7 +421,12 @@ Options parseOptions(int argc, char **argv) {
   if (!app.remaining().empty())
     die("unknown argument '" + app.remaining().front() + "'");
   if (o.lib.empty()) die("--lib is required");
-  if (o.algo.empty()) die("--algo is required");
+  if (o.algo.empty() && o.coll.empty())
+    die("--algo NAME (an algorithm's entry point) or --coll NAME (a bundle's "
+        "entry point) is required");
+  if (!o.algo.empty() && !o.coll.empty())
+    die("--algo and --coll exclude each other: --algo runs one algorithm, "
+        "--coll the bundle's selection");
   if (o.minBytes > o.maxBytes) die("-b (minbytes) is larger than -e (maxbytes)");
   if (o.stepFactor <= 1 && o.stepBytes == 0) die("-i (stepbytes) must be > 0 when -f is 1");
   if (!o.devices.empty()) {

@@ -38,6 +38,13 @@ struct Options {
   std::vector<Op> ops{Op::Sum};
   std::string lib;
   std::string algo;
+  // --coll: run a bundle's NCCL-shaped entry point of this collective (as
+  // ccl-perf's Collective::name spells it, e.g. "AllGather").
+  std::string coll;
+  // Broadcast, Reduce: the root of every call (--root).
+  int root = 0;
+  // --csv FILE, --plot FILE.png.
+  std::string csv, plot;
   TargetChoice target = TargetChoice::Auto;
   bool compareNccl = false;
   bool timeoutSet = false;

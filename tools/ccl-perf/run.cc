@@ -55,7 +55,9 @@ std::string listInts(const std::vector<int> &v) {
 }  // namespace
 
 size_t slotBytes(const Env &env, const RowSpec &row) {
-  return roundUp(env.coll->inplaceCount(row.count, env.n) * dtypeSize(row.t), kAlign);
+  // A row of 0 elements still gets a slot (distinct buffers per call).
+  size_t bytes = env.coll->inplaceCount(row.count, env.n) * dtypeSize(row.t);
+  return roundUp(bytes ? bytes : 1, kAlign);
 }
 
 int rowCalls(const Env &env, size_t slot) {

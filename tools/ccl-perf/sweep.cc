@@ -18,18 +18,33 @@ std::string fmtTime(double us) {
   return fmt::format("{:7.2f}", us);
 }
 
-void printTableHeader(const char *title) {
+void printTableHeader(const char *title, bool algoColumn) {
   // The column titles, on two lines, right-aligned as the values below.
   const char *columns =
       "#{:>11}  {:>12}  {:>8}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  "
       "{:>6}  {:>6}\n";
   fmt::print("#\n# {}\n", title);
   fmt::print("#{:>62}{:>35}\n", "out-of-place", "in-place");
-  fmt::print(fmt::runtime(columns), "size", "count", "type", "redop", "time",
-             "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-  fmt::print(fmt::runtime(columns), "(B)", "(elements)", "", "", "(us)",
-             "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  std::string head = fmt::format(fmt::runtime(columns), "size", "count", "type", "redop",
+                                 "time", "algbw", "busbw", "#wrong", "time", "algbw",
+                                 "busbw", "#wrong");
+  std::string units = fmt::format(fmt::runtime(columns), "(B)", "(elements)", "", "",
+                                  "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
+                                  "(GB/s)", "");
+  if (algoColumn) {
+    head.insert(head.size() - 1, "  algorithm");
+    units.insert(units.size() - 1, "  (selected)");
+  }
+  fmt::print("{}{}", head, units);
   std::fflush(stdout);
+}
+
+// The algorithm that served a row: one name, or "A/B" when the out-of-place
+// and in-place calls were served differently.
+std::string rowAlgorithm(const Row &row) {
+  std::string a = row.place[0].algo, b = row.place[1].algo;
+  if (a.empty()) return b.empty() ? "-" : b;
+  return b.empty() || a == b ? a : a + "/" + b;
 }
 
 const char *redopColumn(const Env &env, Op op) {
@@ -53,6 +68,8 @@ void printRow(const Env &env, const Row &row, bool check) {
     fmt::print("  {:>7}  {:6.2f}  {:6.2f}  {:>6}", fmtTime(p.us), p.algbw,
                p.busbw, wrong);
   }
+  if (!env.opt.coll.empty() && !(row.place[0].algo.empty() && row.place[1].algo.empty()))
+    fmt::print("  {}", rowAlgorithm(row));
   fmt::print("\n");
   std::fflush(stdout);
 }
@@ -102,7 +119,9 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
   const Options &o = env.opt;
   const int n = env.n;
   std::vector<std::pair<DType, Op>> combos = sweepCombos(env, b, filter);
-  printTableHeader(title);
+  // The backend that says which algorithm served a call (cclc through a
+  // bundle) gets a last column for it.
+  printTableHeader(title, !o.coll.empty() && !b.served().empty());
   size_t lastNoteBytes = 0;
   int lastNoteCalls = 0;
   for (size_t bytes : sweepSizes(o)) {
@@ -111,7 +130,7 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
       row.t = t;
       row.op = op;
       size_t es = dtypeSize(t);
-      row.count = std::max<size_t>(1, bytes / es);
+      row.count = bytes == 0 ? 0 : std::max<size_t>(1, bytes / es);
       RowSpec spec{row.count, t, op};
       row.bytes = env.coll->dataBytes(row.count, n, es);
       std::string why;
@@ -171,6 +190,7 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
           return res;
         }
         pr.ran = true;
+        pr.algo = b.served();
         pr.algbw = pr.us > 0 ? (double)row.bytes / (pr.us * 1e3) : 0;
         pr.busbw = pr.algbw * env.coll->busFactor(n);
         res.wrong += pr.wrong;

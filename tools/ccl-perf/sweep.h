@@ -19,6 +19,7 @@ struct PlaceResult {
   bool ran = false;
   double us = 0, algbw = 0, busbw = 0;
   size_t wrong = 0;
+  std::string algo;  // the algorithm that served it (--coll), else ""
 };
 
 // One row of the table: a size, a dtype and an operator.
