@@ -9,7 +9,7 @@ out=${1:?usage: codegen-snapshot.sh OUTDIR [CCLC]}
 cclc=${2:-$(dirname "$0")/../out/bin/cclc}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-progs=("$root"/stdlib/allreduce/*.ccl "$root"/stdlib/reducescatter/*.ccl
+progs=("$root"/stdlib/{allreduce,allgather,reducescatter,alltoall,broadcast,reduce}/*.ccl
        "$root"/test/e2e/programs/*.ccl)
 jobs=()
 for src in "${progs[@]}"; do

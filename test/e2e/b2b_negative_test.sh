@@ -57,7 +57,7 @@ cclc "$neg/ll_ahead.ccl" --no-verify --target=host --nranks=2 -o "$WORK/d.so"
 check_fails_at_run_time "$WORK/d.so" ll_ahead 1=50000
 
 # Chunk level: the compiler's transfer slots without acknowledgements.
-check_rejected "$REPO/test/e2e/programs/ag_ring.ccl" "--cross-call-sync=none --emit=sched" "write-after-read race on xfer[1][0] between calls"
-cclc "$REPO/test/e2e/programs/ag_ring.ccl" --cross-call-sync=none --no-verify \
+check_rejected "$REPO/stdlib/allgather/ag_ring.ccl" "--cross-call-sync=none --emit=sched" "write-after-read race on xfer[1][0] between calls"
+cclc "$REPO/stdlib/allgather/ag_ring.ccl" --cross-call-sync=none --no-verify \
     --target=host --nranks=2 -o "$WORK/e.so"
 check_fails_at_run_time "$WORK/e.so" ag_ring 1:0=20000
