@@ -515,17 +515,24 @@ public:
            array(semaphoreTy, semaphores, "ccl_semaphores"),
            u32(barriers.size()), array(barrierTy, barriers, "ccl_barriers")}));
     }
-    std::vector<Constant *> images;
-    if (!art.cubin.empty())
-      images.push_back(ConstantStruct::get(
-          imageTy, {u32(CCL_IMAGE_CUBIN), str(art.target),
-                    bytes(art.cubin, "ccl_cubin"), u64(art.cubin.size())}));
-    if (!art.ptx.empty()) {
-      std::string ptx = art.ptx;
-      ptx.push_back('\0'); // the driver reads PTX as a C string
-      images.push_back(ConstantStruct::get(
-          imageTy, {u32(CCL_IMAGE_PTX), str(art.target), bytes(ptx, "ccl_ptx"),
-                    u64(ptx.size())}));
+    // The target's images hold every algorithm's kernels: one copy in the
+    // library, shared by the plans of all algorithms (a bundle has many).
+    Constant *&imageArray = imagesOf[&art];
+    if (!imageArray) {
+      std::vector<Constant *> images;
+      if (!art.cubin.empty())
+        images.push_back(ConstantStruct::get(
+            imageTy, {u32(CCL_IMAGE_CUBIN), str(art.target),
+                      bytes(art.cubin, "ccl_cubin"), u64(art.cubin.size())}));
+      if (!art.ptx.empty()) {
+        std::string ptx = art.ptx;
+        ptx.push_back('\0'); // the driver reads PTX as a C string
+        images.push_back(ConstantStruct::get(
+            imageTy, {u32(CCL_IMAGE_PTX), str(art.target),
+                      bytes(ptx, "ccl_ptx"), u64(ptx.size())}));
+      }
+      imageArray = array(imageTy, images, "ccl_images");
+      imageCount[&art] = images.size();
     }
     auto *init = ConstantStruct::get(
         planTy,
@@ -534,7 +541,7 @@ public:
          u32(a.ll ? CCL_PROTO_LL : CCL_PROTO_SIMPLE), u64(a.maxBytes),
          str(info.source), u32(variants.size()),
          array(variantTy, variants, "ccl_variants"), u32(info.ops.size()),
-         ops(info), u32(images.size()), array(imageTy, images, "ccl_images"),
+         ops(info), u32(imageCount[&art]), imageArray,
          u32(a.root)});
     return new GlobalVariable(m, planTy, true, GlobalValue::InternalLinkage,
                               init, "ccl_plan_" + a.name + "_" + art.target);
@@ -615,6 +622,8 @@ private:
   StructType *channelTy, *semaphoreTy, *barrierTy, *rowTy, *selectionTy;
   std::map<std::string, GlobalVariable *> strings;
   Constant *opTable = nullptr;
+  std::map<const TargetArtifacts *, Constant *> imagesOf;
+  std::map<const TargetArtifacts *, size_t> imageCount;
 };
 
 std::string headerText(const PlanInfo &plan, StringRef guard) {

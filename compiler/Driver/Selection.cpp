@@ -94,4 +94,13 @@ void ccl::printSelection(const std::vector<SelectionRow> &rows,
        << llvm::right_justify(std::to_string(planMax), 14) << "  " << r.where
        << "\n";
   }
+  std::string others;
+  for (const AlgorithmInfo &a : algorithms)
+    if (llvm::none_of(rows, [&](const SelectionRow &r) {
+          return r.algorithm == a.name;
+        }))
+      others += " " + a.name;
+  if (!others.empty())
+    os << "# in the library without a row (CCL_ALGO can force them):" << others
+       << "\n";
 }

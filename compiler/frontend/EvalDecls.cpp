@@ -93,7 +93,8 @@ LogicalResult Evaluator::load(const ast::File &file, bool isMain,
   }
   if (!isMain)
     for (const auto &a : file.algorithms)
-      importedAlgorithms.try_emplace(a->name, a.get());
+      if (importedAlgorithms.try_emplace(a->name, a.get()).second)
+        importedInOrder.push_back(a.get());
   if (isMain) {
     llvm::StringMap<const ast::Algorithm *> names;
     for (const auto &a : file.algorithms) {

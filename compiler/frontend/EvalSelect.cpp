@@ -70,8 +70,6 @@ LogicalResult Evaluator::selections(const ast::File &main, ModuleOp module) {
         return error(r.loc) << "algorithm '" << r.algorithm
                             << "' implements " << a->collective << ", not "
                             << sel->collective;
-      if (!llvm::is_contained(algorithms, a))
-        algorithms.push_back(a);
       Row row{&r};
       llvm::StringSet<> given;
       scopes.clear();
@@ -127,15 +125,28 @@ LogicalResult Evaluator::selections(const ast::File &main, ModuleOp module) {
     }
   }
   scopes.clear();
-  if (!rows.empty())
-    module->setAttr("cclc.selection", b.getArrayAttr(rows));
+  if (rows.empty())
+    return success();
+  module->setAttr("cclc.selection", b.getArrayAttr(rows));
+  // A bundle: every imported algorithm, after the file's own, in the order
+  // the files were loaded (a name of the file's own wins).
+  for (const ast::Algorithm *a : importedInOrder)
+    if (!findMainAlgorithm(a->name))
+      algorithms.push_back(a);
   return success();
 }
 
-const ast::Algorithm *Evaluator::findAlgorithm(llvm::StringRef name) const {
+const ast::Algorithm *
+Evaluator::findMainAlgorithm(llvm::StringRef name) const {
   for (const ast::Algorithm *a : algorithms)
     if (a->name == name)
       return a;
+  return nullptr;
+}
+
+const ast::Algorithm *Evaluator::findAlgorithm(llvm::StringRef name) const {
+  if (const ast::Algorithm *a = findMainAlgorithm(name))
+    return a;
   auto it = importedAlgorithms.find(name);
   return it == importedAlgorithms.end() ? nullptr : it->second;
 }

@@ -230,6 +230,7 @@ private:
   /// An algorithm of the main file, else of an imported file (the first one
   /// loaded), else null.
   const ast::Algorithm *findAlgorithm(llvm::StringRef name) const;
+  const ast::Algorithm *findMainAlgorithm(llvm::StringRef name) const;
 
   //----- the collective (EvalContracts.cpp) --------------------------------//
   struct CollectiveScope;
@@ -371,9 +372,10 @@ private:
   llvm::StringMap<const ast::Collective *> collectives;
   llvm::StringSet<> builtinCollectives;
   std::vector<const ast::Algorithm *> algorithms;
-  /// Algorithms of imported files, by name (compiled only when a selection
-  /// table names them).
+  /// Algorithms of imported files, by name and in load order (compiled
+  /// when the main file has selection tables: it is then a bundle).
   llvm::StringMap<const ast::Algorithm *> importedAlgorithms;
+  std::vector<const ast::Algorithm *> importedInOrder;
 
   // State of the algorithm being evaluated.
   const ast::File *curFile = nullptr;

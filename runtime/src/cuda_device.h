@@ -138,6 +138,15 @@ private:
   std::vector<Rank> ranks_;
   std::mutex mapMu_;
   std::map<void *, Mapping> mappings_; // by address
+  // Loaded modules, shared by the plans whose images are the same (the
+  // plans of one library share its images; a rooted plan's instances, one
+  // per root, share them too): by (context, the plan's image array).
+  struct LoadedModule {
+    CUmodule module = nullptr;
+    int refs = 0;
+  };
+  std::mutex moduleMu_;
+  std::map<std::pair<CUcontext, const void *>, LoadedModule> modules_;
 };
 
 // The message of a driver that could not be loaded, as libcclrt reports it.

@@ -59,6 +59,17 @@ cclResult_t CudaDevice::loadRankKernels(PreparedPlan *pp, int r) {
     return res;
   const std::string want = format("sm_%d%d", rs.ccMajor, rs.ccMinor);
   std::string attempts;
+  // The module of the same images in this context, when another plan (of
+  // the library) or another root's instance loaded it already.
+  const auto key = std::make_pair(rs.cuCtx, (const void *)p->images);
+  if (p->images) {
+    std::lock_guard<std::mutex> lk(moduleMu_);
+    auto it = modules_.find(key);
+    if (it != modules_.end()) {
+      pr.module = it->second.module;
+      it->second.refs++;
+    }
+  }
   // First a CUBIN built for this device, then PTX (JIT), each in the
   // plan's order of preference.
   for (int pass = 0; pass < 2 && !pr.module; pass++) {
@@ -90,6 +101,8 @@ cclResult_t CudaDevice::loadRankKernels(PreparedPlan *pp, int r) {
       CUresult cr = d_->cuModuleLoadDataEx(&mod, data, 4, opts, vals);
       if (cr == CUDA_SUCCESS) {
         pr.module = mod;
+        std::lock_guard<std::mutex> lk(moduleMu_);
+        modules_[key] = LoadedModule{mod, 1};
         break;
       }
       errLog[kLog - 1] = 0;
@@ -154,7 +167,18 @@ void CudaDevice::unloadKernels(PreparedPlan *pp) {
     PreparedRank &pr = pp->ranks[r];
     if (!pr.module)
       continue;
-    if (setCurrent((int)r, "cuModuleUnload") == cclSuccess)
+    bool last = true;
+    {
+      std::lock_guard<std::mutex> lk(moduleMu_);
+      auto it = modules_.find(
+          std::make_pair(ranks_[r].cuCtx, (const void *)pp->plan->images));
+      if (it != modules_.end() && it->second.module == pr.module) {
+        last = --it->second.refs == 0;
+        if (last)
+          modules_.erase(it);
+      }
+    }
+    if (last && setCurrent((int)r, "cuModuleUnload") == cclSuccess)
       d_->cuModuleUnload(pr.module);
     pr.module = nullptr;
     pr.functions.clear();

@@ -8,7 +8,8 @@
 #   WORK   an empty scratch directory.
 # TMPDIR and HOME (which Bazel leaves unset) are $TEST_TMPDIR, so nothing
 # is written outside it.
-# Usage: harness.sh TEST.sh
+# Usage: harness.sh TEST.sh [ARG...]   (ARGs, from bazel test --test_arg, go to
+# the test script)
 set -euo pipefail
 runfiles=$PWD
 export TMPDIR=$TEST_TMPDIR HOME=$TEST_TMPDIR
@@ -18,4 +19,4 @@ ln -s "$runfiles"/* "$REPO/"
 ln -s "$runfiles/tools/dist" "$REPO/out"
 export PATH="$REPO/out/bin:$PATH"
 export LD_LIBRARY_PATH="$REPO/out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-exec bash "$runfiles/$1"
+exec bash "$runfiles/$1" "${@:2}"

@@ -1,0 +1,92 @@
+# The stdlib bundle (//stdlib:host_bundle, host target) beyond the sweep of
+# stdlib_bundle_test: the C API checks of bundle/bundle_api.cc (a new root
+# on every back-to-back call; NCCL's other data types by size; the errors of
+# unserved and invalid calls; CCL_ALGO); every algorithm the table does not
+# name, forced with CCL_ALGO through the entry point; each collective with
+# one process per rank (ccl-run); and back-to-back calls with a delayed
+# rank and a delayed thread block.
+set -euo pipefail
+lib=$REPO/stdlib/host/libccl_stdlib.so
+table=$REPO/stdlib/host/selection.txt
+cd "$WORK"
+fail() { echo "FAILED: $*"; exit 1; }
+cp "$REPO/stdlib/host/libccl_stdlib.h" .
+c++ -std=c++17 -O1 -I. -I"$REPO/out/include" "$REPO/test/e2e/bundle/bundle_api.cc" \
+    -o bundle_api -L"$REPO/out/lib" -lcclrt "$lib" -Wl,-rpath,"$REPO/out/lib" \
+    -Wl,-rpath,"$(dirname "$lib")" -pthread
+
+# --- The C API.
+for n in 2 3 4 8; do
+  ./bundle_api roots "$n"
+  ./bundle_api types "$n"
+  ./bundle_api errors "$n"
+done
+./bundle_api unserved 9
+./bundle_api forced 3 allpairs_ll
+CCL_ALGO=allreduce=ring ./bundle_api forced 3 ring
+CCL_ALGO=AllReduce=allpairs_2p,allgather=ag_ring ./bundle_api forced 4 allpairs_2p
+CCL_ALGO=allreduce=nccl_ring ./bundle_api forced 2 \
+    "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_2p, allpairs_2p_ll, ring, ring_oop, ring_wide"
+CCL_ALGO=allreduc=ring ./bundle_api forced 2 \
+    "error:CCL_ALGO=\"allreduc=ring\": 'allreduc=ring' is not COLLECTIVE=ALGORITHM"
+
+# --- Every algorithm without a row, forced through the entry point.
+forced() {  # COLLECTIVE ALGORITHM
+  for g in 2 3 5 8; do
+    out=forced-$2-$g.txt
+    CCL_ALGO=$1=$2 ccl-perf --lib "$lib" --coll "$1" --target host -g "$g" \
+        --root $((g - 1)) -b 0 -e 2M -f 5 -n 1 -w 0 -k 4 -d float32,bfloat16 \
+        -o sum,max > "$out" 2>&1 || { cat "$out"; fail "CCL_ALGO=$1=$2 -g $g"; }
+    grep -q "Out of bounds values : 0 OK" "$out" || { cat "$out"; fail "CCL_ALGO=$1=$2 -g $g"; }
+    # Every row names the forced algorithm.
+    if grep -E '^ +[0-9]+ ' "$out" | grep -v " $2\$" | grep -q .; then
+      cat "$out"
+      fail "CCL_ALGO=$1=$2 -g $g: a row was served by another algorithm"
+    fi
+  done
+  echo "ok: CCL_ALGO=$1=$2 (2, 3, 5, 8 ranks)"
+}
+grep '^# in the library without a row' "$table"
+forced allreduce allpairs_2p
+forced allreduce allpairs_2p_ll
+forced allreduce ring
+forced allreduce ring_oop
+forced broadcast bc_allpairs
+forced reduce red_allpairs
+
+# --- One process per rank, and delays.
+for coll in AllReduce AllGather ReduceScatter AllToAll Broadcast Reduce; do
+  for n in 3 4; do
+    out=multi-$coll-$n.txt
+    ccl-run -n "$n" ccl-perf --lib "$lib" --coll "$coll" --target host --root 1 \
+        -b 0 -e 2M -f 5 -n 1 -w 0 -k 4 -d float32,bfloat16 -o sum,min > "$out" 2>&1 ||
+      { cat "$out"; fail "ccl-run -n $n ccl-perf --coll $coll"; }
+    python3 "$REPO/test/e2e/check_selection.py" "$table" "$out" "$coll" "$n" ||
+      { cat "$out"; fail "ccl-run -n $n --coll $coll"; }
+  done
+  for delay in 1=2000 0:0=2000; do
+    out=delay-$coll.txt
+    ccl-perf --lib "$lib" --coll "$coll" --target host -g 4 --root 2 -b 4 -e 2M -f 9 \
+        -n 1 -w 0 -k 8 -d float32 --delay "$delay" > "$out" 2>&1 ||
+      { cat "$out"; fail "--coll $coll --delay $delay"; }
+    python3 "$REPO/test/e2e/check_selection.py" "$table" "$out" "$coll" 4 ||
+      { cat "$out"; fail "--coll $coll --delay $delay"; }
+  done
+done
+
+# --- --csv and --plot: every measured row in the CSV with the algorithm that
+# served it; a plot when matplotlib is there, else a message that says so.
+ccl-perf --lib "$lib" --coll AllGather --target host -g 3 -b 4 -e 1M -f 16 -n 1 -w 0 \
+    -k 1 -d float32,bfloat16 --csv rows.csv --plot rows.png > csv.txt 2>&1 ||
+  { cat csv.txt; fail "--csv/--plot run"; }
+head -1 rows.csv | grep -q '^backend,collective,nranks,target,bytes,count,type,redop,placement,time_us,algbw_gbs,busbw_gbs,wrong,algorithm$' ||
+  fail "--csv: the header is $(head -1 rows.csv)"
+# 5 sizes x 2 types x 2 placements, each naming the algorithm the table names.
+test "$(grep -c '^cclc,AllGather,3,host,' rows.csv)" = 20 || { cat rows.csv; fail "--csv rows"; }
+grep -q ',ag_allpairs_ll$' rows.csv && grep -q ',ag_allpairs$' rows.csv || { cat rows.csv; fail "--csv algorithms"; }
+if python3 -c 'import matplotlib' 2>/dev/null; then
+  test -s rows.png || fail "--plot wrote no image"
+else
+  grep -q "# ERROR: --plot: matplotlib is not available to python3" csv.txt || { cat csv.txt; fail "--plot without matplotlib"; }
+fi
+echo "ok: --csv and --plot"
