@@ -101,8 +101,12 @@ LogicalResult Evaluator::selections(const ast::File &main, ModuleOp module) {
         return error(r.loc) << "the row serves no rank count: min_ranks("
                             << row.minRanks << ") is above max_ranks("
                             << row.maxRanks << ")";
+      // A row covered by an earlier row of another algorithm is a
+      // fallback: it serves when that algorithm's plan cannot (it could not
+      // be prepared on the machine, e.g. its thread blocks do not fit). Of
+      // the same algorithm it is never chosen.
       for (const Row &earlier : done)
-        if (earlier.covers(row)) {
+        if (earlier.covers(row) && earlier.row->algorithm == r.algorithm) {
           InFlightDiagnostic d =
               error(r.loc) << "this row is never chosen: the row of '"
                            << earlier.row->algorithm

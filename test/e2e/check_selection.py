@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Checks a ccl-perf --coll run against the bundle's selection table.
 
-usage: check_selection.py TABLE OUTPUT COLLECTIVE NRANKS
+usage: check_selection.py TABLE OUTPUT COLLECTIVE NRANKS [UNAVAILABLE]
 
 TABLE is `cclc --print-selection`; OUTPUT is ccl-perf's output. Every row of
 the table that ccl-perf printed must name, in its last column, the algorithm
 the selection table picks for the call (the first row whose rank range and
-byte bound hold it: bytes per rank = count x element size), and the run must
-have found 0 wrong values. Exits 1 with the mismatches otherwise.
+byte bound hold it: bytes per rank = count x element size, skipping the
+algorithms of UNAVAILABLE, a comma list of those whose plans are known not
+to be prepared on the machine), and the run must have found 0 wrong values.
+Exits 1 with the mismatches otherwise.
 """
 import re
 import sys
@@ -29,8 +31,10 @@ def table_rows(path, coll):
     return rows
 
 
-def expected(rows, nranks, nbytes):
+def expected(rows, nranks, nbytes, unavailable):
     for lo, hi, max_bytes, algo in rows:
+        if algo in unavailable:
+            continue
         if nranks < lo or (hi is not None and nranks > hi):
             continue
         if max_bytes is not None and nbytes > max_bytes:
@@ -41,6 +45,7 @@ def expected(rows, nranks, nbytes):
 
 def main():
     table, output, coll, nranks = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    unavailable = set(sys.argv[5].split(",")) if len(sys.argv) > 5 else set()
     rows = table_rows(table, coll)
     if not rows:
         sys.exit("check_selection: no %s rows in %s" % (coll, table))
@@ -51,7 +56,7 @@ def main():
         if not m or m.group(3) not in ESIZE:
             continue
         count, dtype, served = int(m.group(2)), m.group(3), m.group(5)
-        want = expected(rows, nranks, count * ESIZE[dtype])
+        want = expected(rows, nranks, count * ESIZE[dtype], unavailable)
         seen += 1
         if served != want:
             bad.append("%s: served by %s, the table names %s" % (line.strip(), served, want))
