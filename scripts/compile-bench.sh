@@ -4,14 +4,14 @@
 # size"). Runs one compilation at a time; prints a markdown table row per
 # case. Needs out/ (scripts/build.sh) and GNU time.
 #
-#   scripts/compile-bench.sh [CASE...]   cases: main range stdlib ring allpairs
-#                                        (default: all)
+#   scripts/compile-bench.sh [CASE...]   cases: main range stdlib bundle ring
+#                                        allpairs (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 CCLC=${CCLC:-out/bin/cclc}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-cases=${*:-main range stdlib ring allpairs}
+cases=${*:-main range stdlib bundle ring allpairs}
 
 # run LABEL ARGS...: one compilation; prints | LABEL | time | memory | size | result |
 run() {
@@ -44,6 +44,16 @@ for c in $cases; do
       run "$(basename "$f" .ccl), 2..8 ranks, 3 dtypes x 4 ops, sm_90+host" \
           "$f" --target=sm_90,host --nranks=2..8 --dtype=float32,float16,bfloat16 --op=sum,prod,max,min
     done ;;
+  bundle)
+    # The whole stdlib in one library (scripts/main.sh builds it).
+    run "stdlib bundle, 2..8 ranks, 3 dtypes x sum, sm_90" \
+        stdlib/stdlib.ccl --target=sm_90 --nranks=2..8 --dtype=float32,float16,bfloat16 --max-bytes=64M
+    run "stdlib bundle, 2..8 ranks, 3 dtypes x 4 ops, host" \
+        stdlib/stdlib.ccl --target=host --nranks=2..8 --dtype=float32,float16,bfloat16 \
+        --op=sum,prod,max,min --max-bytes=4M
+    run "stdlib bundle, 2..8 ranks, 3 dtypes x 4 ops, sm_90+host" \
+        stdlib/stdlib.ccl --target=sm_90,host --nranks=2..8 --dtype=float32,float16,bfloat16 \
+        --op=sum,prod,max,min --max-bytes=64M ;;
   ring)
     for n in 8 16 32 64 128; do
       for t in host sm_90; do

@@ -86,11 +86,19 @@ void test_launch_errors() {
   CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm ap): no kernel for "
                        "bfloat16/max with 2 ranks; the library has "
                        "float32/sum, float16/sum");
-  CHECK_FAILS(cclrtLaunch(&kAp, comms[0], in, out, 8, (cclDataType_t)9,
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[0], in, out, 8, (cclDataType_t)99,
                           cclSum, nullptr),
               cclInvalidArgument);
   CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm ap): unknown data "
-                       "type 9");
+                       "type 99");
+  // NCCL's other types exist (a bundle serves them by size), but a plan
+  // has no kernels for them.
+  CHECK_FAILS(cclrtLaunch(&kAp, comms[0], in, out, 8, cclFloat64, cclSum,
+                          nullptr),
+              cclUnsupported);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm ap): no kernel for "
+                       "float64/sum with 2 ranks; the library has "
+                       "float32/sum, float16/sum");
   CHECK_FAILS(cclrtLaunch(&kAp, comms[0], in, out, 8, cclFloat32,
                           (cclRedOp_t)7, nullptr),
               cclInvalidArgument);
