@@ -40,9 +40,20 @@ for g in 1 2 3 4; do
     fail "alltoall -g $g: in-place columns should be N/A"
 done
 
-# Root 1: 2 ranks and more.
+# Roots: the plans are written for root 1; every root of 2 ranks and more
+# runs them relabelled.
 for g in 2 3 4; do
-  run --lib "$LIB" --algo testar_broadcast --target host -g $g $SWEEP
+  for root in 0 $((g - 1)); do
+    run --lib "$LIB" --algo testar_broadcast --target host -g $g --root $root $SWEEP
+    expect_rc 0
+    expect_has "(Broadcast root $root, out-of-place"
+    expect_has "# Out of bounds values : 0 OK"
+    run --lib "$LIB" --algo testar_reduce --target host -g $g --root $root $SWEEP
+    expect_rc 0
+    expect_has "(Reduce root $root, out-of-place"
+    expect_has "# Out of bounds values : 0 OK"
+  done
+  run --lib "$LIB" --algo testar_broadcast --target host -g $g --root 1 $SWEEP
   expect_rc 0
   expect_has "(Broadcast root 1, out-of-place"
   expect_has "# Out of bounds values : 0 OK"
@@ -51,16 +62,16 @@ for g in 2 3 4; do
 
   # Only the root's output is defined: testar_reduce leaves the other
   # outputs unwritten (NaN), and the check passes.
-  run --lib "$LIB" --algo testar_reduce --target host -g $g $SWEEP
+  run --lib "$LIB" --algo testar_reduce --target host -g $g --root 1 $SWEEP
   expect_rc 0
   expect_has "(Reduce root 1, out-of-place"
   expect_has "# Out of bounds values : 0 OK"
   [ "$(nrows)" -eq 60 ] || fail "reduce -g $g: $(nrows) rows, expected 60"
   [ "$(row 1)" = "4 1 float sum" ] || fail "reduce -g $g: first row '$(row 1)'"
 done
-run --lib "$LIB" --algo testar_broadcast --target host -g 1 -b 1K -e 1K
+run --lib "$LIB" --algo testar_broadcast --target host -g 1 --root 1 -b 1K -e 1K
 expect_rc 1
-expect_has "the plan of testar_broadcast has root 1, which is not a rank of -g 1"
+expect_has "--root 1 is not a rank of -g 1"
 
 # busbw factors: (n-1)/n for AllGather, ReduceScatter and AllToAll, 1 for
 # Broadcast and Reduce (within the 2-decimal rounding of the table).
@@ -116,7 +127,7 @@ expect_rc 1
 
 # Non-root ranks 0 and 2 skip the last block's range (682..1023: 342
 # elements) with 3 ranks of 3 blocks; in place they keep their own input.
-run --lib "$LIB" --algo testar_broadcast_broken --target host -g 3 -b 4K -e 4K -d float32 -k 2 -n 1 -w 0
+run --lib "$LIB" --algo testar_broadcast_broken --target host -g 3 --root 1 -b 4K -e 4K -d float32 -k 2 -n 1 -w 0
 expect_rc 1
 [ "$(wrong_col 8)" -eq 2736 ] || fail "broadcast_broken: out-of-place #wrong $(wrong_col 8), expected 2 x 342 x 2 x 2"
 [ "$(wrong_col 12)" -eq 2736 ] || fail "broadcast_broken: in-place #wrong $(wrong_col 12), expected 2736"
@@ -128,7 +139,7 @@ wrong_notes | grep -q "ranks 0,2; first: call 0 rank 0 element 682 is" ||
 run --lib "$LIB" --algo testar_reducescatter_broken --target host -g 3 -b 4K -e 4K -k 2 -n 1 -w 0
 expect_rc 1
 [ "$(wrong_col 8)" -gt 0 ] && [ "$(wrong_col 12)" -gt 0 ] || fail "reducescatter_broken: not flagged"
-run --lib "$LIB" --algo testar_reduce_broken --target host -g 3 -b 4K -e 4K -k 2 -n 1 -w 0
+run --lib "$LIB" --algo testar_reduce_broken --target host -g 3 --root 1 -b 4K -e 4K -k 2 -n 1 -w 0
 expect_rc 1
 [ "$(wrong_col 8)" -gt 0 ] && [ "$(wrong_col 12)" -gt 0 ] || fail "reduce_broken: not flagged"
 [ "$(wrong_col 8)" -le 4096 ] || fail "reduce_broken: $(wrong_col 8) > 1024 x 2 calls x 2 modes (root only)"

@@ -121,7 +121,7 @@ echo "$OUT" | grep -q "ranks 0,1,2; first: call 0 rank 0 element 0" ||
 # "#   wrong:" lines and exit status as in-process.
 for coll in allgather reducescatter alltoall broadcast reduce; do
   for algo in testar_$coll testar_${coll}_broken; do
-    args=(--lib "$LIB" --algo "$algo" --target host -b 5 -e 40K -f 11 -d all -o all -k 3 -n 1 -w 0)
+    args=(--lib "$LIB" --algo "$algo" --target host --root 1 -b 5 -e 40K -f 11 -d all -o all -k 3 -n 1 -w 0)
     run "${args[@]}" -g 3
     INPROC_RC=$RC
     INPROC=$(rows | awk '{ print $1, $2, $3, $4, $8, $12 }'; wrong_notes)

@@ -8,7 +8,8 @@
 //   ccl_testar_sumonly      correct, but only float32 sum kernels (ccl-perf
 //                           must skip the other combinations)
 //   ccl_testar_allgather, ccl_testar_reducescatter, ccl_testar_alltoall,
-//   ccl_testar_broadcast (root 1), ccl_testar_reduce (root 1)
+//   ccl_testar_broadcast, ccl_testar_reduce (written for root 1; the
+//                           root is an argument of the entry point)
 //                           correct, NCCL's buffer conventions, every dtype
 //                           (and op for the reductions)
 //   ccl_testar_<coll>_broken
@@ -377,9 +378,19 @@ ENTRY(ccl_testar_reducescatter, 5)
 ENTRY(ccl_testar_reducescatter_broken, 6)
 ENTRY(ccl_testar_alltoall, 7)
 ENTRY(ccl_testar_alltoall_broken, 8)
-ENTRY(ccl_testar_broadcast, 9)
-ENTRY(ccl_testar_broadcast_broken, 10)
-ENTRY(ccl_testar_reduce, 11)
-ENTRY(ccl_testar_reduce_broken, 12)
-ENTRY(ccl_testar_racy, 13)
+// Broadcast and Reduce take the root at run time, as generated entry points
+// do: the runtime runs the plan (written for its own root) with the ranks
+// relabelled for the call's root.
+#define ROOTED_ENTRY(NAME, I)                                                   \
+  extern "C" __attribute__((visibility("default"))) int NAME(                   \
+      cclComm_t comm, const void *input, void *output, size_t count,            \
+      cclDataType_t dtype, cclRedOp_t op, int root, cclStream_t stream) {       \
+    return cclrtLaunchRooted(&kPlans[I], comm, input, output, count, dtype, op, \
+                             root, stream);                                     \
+  }
+ROOTED_ENTRY(ccl_testar_broadcast, 9)
+ROOTED_ENTRY(ccl_testar_broadcast_broken, 10)
+ROOTED_ENTRY(ccl_testar_reduce, 11)
+ROOTED_ENTRY(ccl_testar_reduce_broken, 12)
+ROOTED_ENTRY(ccl_testar_racy, 13)
 ENTRY(ccl_testar_allgather_viafloat, 14)
