@@ -11,7 +11,7 @@
 # every row must be served by the algorithm the selection table names for it
 # (check_selection.py reads `cclc --print-selection` and ccl-perf's
 # algorithm column). About 10 minutes on 2 cores; the whole matrix (every
-# type and operator at 5, 7 and 8 ranks too, about 18 minutes) by hand:
+# type and operator at 5, 7 and 8 ranks too: 972 s alone on 2 cores) by hand:
 #   bazel test --test_arg=full //test/e2e:stdlib_bundle_test
 set -euo pipefail
 lib=$REPO/stdlib/host/libccl_stdlib.so
