@@ -120,11 +120,16 @@ struct PreparedPlan {
   // (p - shift) mod n, shift = (R - plan->root) mod n: its kernels see that
   // rank in ccl_dev_ctx::rank, and its tables index the peers the same way.
   // Each instance has its own scratch, counters and epoch.
+  // virt/phys are valid once `ranks` has one entry per rank.
   int shift = 0;
-  int nranks = 0;
-  int virt(int physical) const { return (physical - shift + nranks) % nranks; }
-  int phys(int virtualRank) const { return (virtualRank + shift) % nranks; }
   std::vector<PreparedRank> ranks;
+  int virt(int physical) const {
+    const int n = (int)ranks.size();
+    return (physical - shift + n) % n;
+  }
+  int phys(int virtualRank) const {
+    return (virtualRank + shift) % (int)ranks.size();
+  }
 };
 
 // The prepared instances of one plan: one, or one per root (index = root)
@@ -219,6 +224,16 @@ bool isRooted(const ccl_plan *plan);
 // Fills rank r's context of `pp` (pp->ranks[r].ctx) from what preparation
 // allocated and the rank's settings, then lets the device place it.
 cclResult_t initContext(Shared *s, PreparedPlan *pp, int r);
+// Queues a checked call of prepared plan `pp` (kernel `kernel` of its
+// variant, `bytes` = count * element size within the plan's max_bytes) on
+// `rank`: the argument checks that depend on the buffers, the staging
+// copies, the kernel. Errors are prefixed "FN(rank R, algorithm A)". The
+// tail of cclrtLaunch and of a bundle's entry points (launch.cc).
+cclResult_t queueLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
+                        const void *input, void *output, size_t count,
+                        uint64_t bytes, cclStream_t stream, const char *fn);
+// The error of a call on an aborted communicator, prefixed `where`.
+cclResult_t abortedError(Shared *s, const std::string &where);
 // A timeout in milliseconds as nanoseconds (UINT64_MAX on overflow).
 uint64_t msToNs(uint64_t ms);
 

@@ -8,6 +8,46 @@
 
 namespace cclrt {
 
+cclResult_t queueLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
+                        const void *input, void *output, size_t count,
+                        uint64_t bytes, cclStream_t stream, const char *fn) {
+  const ccl_plan *plan = pp->plan;
+  auto where = [&] {
+    return format("%s(rank %d, algorithm %s)", fn, rank,
+                  planName(plan).c_str());
+  };
+  if (count && (!input || !output))
+    return setError(cclInvalidArgument,
+                    format("%s: %s is NULL with count %zu", where().c_str(),
+                           input ? "output" : "input", count));
+  if (const char *why = s->device->streamError(stream))
+    return setError(cclInvalidArgument, where() + ": " + why);
+  LaunchBuffers lb;
+  cclResult_t r = planBuffers(plan, pp->ranks[rank].staging, s->nranks, rank,
+                              input, output, bytes, &lb);
+  if (r != cclSuccess)
+    return setError(r, where() + ": " + cclGetLastError());
+  RankState &rs = *s->ranks[rank];
+  if (rs.skip.load(std::memory_order_relaxed))
+    return cclSuccess;
+
+  rs.lastPlan.store(plan);
+  rs.lastShift.store(pp->shift);
+  CtxGuard guard(s);
+  r = s->device->launch(rank, pp, kernel, lb, count, stream);
+  if (r != cclSuccess)
+    return setError(r, where() + ": " + cclGetLastError());
+  return cclSuccess;
+}
+
+cclResult_t abortedError(Shared *s, const std::string &where) {
+  return setError(asyncResult(s),
+                  where + ": the communicator was aborted by an earlier "
+                          "failure (" +
+                      describeAsyncError(s) +
+                      "); destroy it and create a new one");
+}
+
 namespace api {
 
 cclResult_t cclMemcpyAsync(cclComm_t comm, void *dst, const void *src,
@@ -68,7 +108,6 @@ cclResult_t cclrtLaunchRooted(const ccl_plan *plan, cclComm_t comm,
   if (r != cclSuccess)
     return r;
   Shared *s = comm->shared;
-  RankState &rs = *s->ranks[rank];
   // The prefix of every message (built only on failure: a launch does not
   // allocate).
   auto where = [&] {
@@ -76,11 +115,7 @@ cclResult_t cclrtLaunchRooted(const ccl_plan *plan, cclComm_t comm,
                   planName(plan).c_str());
   };
   if (aborted(s))
-    return setError(asyncResult(s), where() + ": the communicator was "
-                                              "aborted by an earlier failure "
-                                              "(" +
-                                        describeAsyncError(s) +
-                                        "); destroy it and create a new one");
+    return abortedError(s, where());
   if (isRooted(plan) && (root < 0 || root >= s->nranks))
     return setError(cclInvalidArgument,
                     format("%s: root %d is not a rank of the %d-rank "
@@ -148,27 +183,8 @@ cclResult_t cclrtLaunchRooted(const ccl_plan *plan, cclComm_t comm,
                    ? std::to_string(bytes).c_str()
                    : "too many",
                plan->max_bytes));
-  if (count && (!input || !output))
-    return setError(cclInvalidArgument,
-                    format("%s: %s is NULL with count %zu", where().c_str(),
-                           input ? "output" : "input", count));
-  if (const char *why = s->device->streamError(stream))
-    return setError(cclInvalidArgument, where() + ": " + why);
-  LaunchBuffers lb;
-  r = planBuffers(plan, pp->ranks[rank].staging, s->nranks, rank, input,
-                  output, bytes, &lb);
-  if (r != cclSuccess)
-    return setError(r, where() + ": " + cclGetLastError());
-  if (rs.skip.load(std::memory_order_relaxed))
-    return cclSuccess;
-
-  rs.lastPlan.store(plan);
-  rs.lastShift.store(pp->shift);
-  CtxGuard guard(s);
-  r = s->device->launch(rank, pp, kernel, lb, count, stream);
-  if (r != cclSuccess)
-    return setError(r, where() + ": " + cclGetLastError());
-  return cclSuccess;
+  return queueLaunch(s, rank, pp, kernel, input, output, count, bytes, stream,
+                     "cclrtLaunch");
 }
 
 } // namespace api

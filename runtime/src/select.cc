@@ -76,21 +76,22 @@ const Forced &forced() {
   return f;
 }
 
-// How a row's algorithm runs a call: its plan and the kernel's element
-// type, operator and count (a collective that only moves bytes runs any
-// data type as the widest kernel type that divides its bytes).
+// How a row's algorithm runs a call: its prepared plan (for the call's
+// root), the kernel of its variant and the count in that kernel's elements
+// (a collective that only moves bytes runs any data type as the widest
+// kernel type that divides its bytes).
 struct Choice {
-  const ccl_plan *plan = nullptr;
-  cclDataType_t dtype = cclFloat32;
-  cclRedOp_t op = cclSum;
+  PreparedPlan *pp = nullptr;
+  size_t kernel = 0;
   size_t count = 0;
 };
 
-bool hasKernel(const ccl_variant *v, uint32_t dtype, uint32_t op) {
+// The index of the variant's kernel for (dtype, op), or num_kernels.
+size_t kernelFor(const ccl_variant *v, uint32_t dtype, uint32_t op) {
   for (uint32_t k = 0; k < v->num_kernels; k++)
     if (v->kernels[k].dtype == dtype && v->kernels[k].redop == op)
-      return true;
-  return false;
+      return k;
+  return v->num_kernels;
 }
 
 // Whether `row` serves the call; *why says why not.
@@ -121,14 +122,13 @@ bool serves(Shared *s, const ccl_selection_row &row, uint32_t coll,
     return false;
   }
   const ccl_variant *v = pp->variant;
-  c->plan = plan;
+  c->pp = pp;
   if (reduces(coll)) {
-    if (!hasKernel(v, dtype, op)) {
+    c->kernel = kernelFor(v, dtype, op);
+    if (c->kernel == v->num_kernels) {
       *why = format("no %s/%s kernel", dtypeName(dtype), opName(op));
       return false;
     }
-    c->dtype = dtype;
-    c->op = op;
     c->count = count;
     return true;
   }
@@ -138,8 +138,7 @@ bool serves(Shared *s, const ccl_selection_row &row, uint32_t coll,
       continue;
     for (uint32_t k = 0; k < v->num_kernels; k++)
       if (dtypeSize(v->kernels[k].dtype) == width) {
-        c->dtype = (cclDataType_t)v->kernels[k].dtype;
-        c->op = (cclRedOp_t)v->kernels[k].redop;
+        c->kernel = k;
         c->count = bytes / width;
         return true;
       }
@@ -178,6 +177,8 @@ cclResult_t cclrtCollective(const ccl_selection *sel, uint32_t coll,
   Shared *s = comm->shared;
   const int rank = comm->rank;
   auto where = [&] { return format("%s(rank %d)", entry, rank); };
+  if (aborted(s))
+    return abortedError(s, where());
   if (!sel || sel->abi_version != CCL_SELECTION_ABI_VERSION)
     return setError(cclInvalidUsage,
                     where() + ": the library's selection table is missing or "
@@ -239,15 +240,13 @@ cclResult_t cclrtCollective(const ccl_selection *sel, uint32_t coll,
                          why.c_str());
       continue;
     }
-    return api::cclrtLaunchRooted(c.plan, comm, send, recv, c.count, c.dtype, c.op,
-                             root, stream);
+    return queueLaunch(s, rank, c.pp, c.kernel, send, recv, c.count, bytes,
+                       stream, entry);
   }
   // Nothing serves the call: say what the library serves.
   std::string have;
-  for (uint32_t i = 0; i < (force.empty() ? sel->num_rows : sel->num_algorithms);
-       i++) {
-    const ccl_selection_row &row =
-        force.empty() ? sel->rows[i] : sel->algorithms[i];
+  for (uint32_t i = 0; i < nrows; i++) {
+    const ccl_selection_row &row = rows[i];
     if (row.collective != coll)
       continue;
     have += have.empty() ? "" : ", ";
