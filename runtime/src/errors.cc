@@ -60,24 +60,11 @@ const char *targetName(uint32_t target) {
   return "unknown";
 }
 
-namespace {
-struct ByteType {
-  uint32_t code;
-  const char *name;
-  size_t size;
-};
-constexpr ByteType kByteTypes[] = {
-#define CCL_BYTE_DTYPE(ID, CName, code, name, size, ...) {code, name, size},
-#include "ccl/types.def"
-};
-} // namespace
-
 const char *dtypeName(uint32_t dtype) {
   if (const ccl::DTypeInfo *d = ccl::dtypeByCode(dtype))
     return d->name;
-  for (const ByteType &b : kByteTypes)
-    if (b.code == dtype)
-      return b.name;
+  if (const ccl::ByteTypeInfo *b = ccl::byteTypeByCode(dtype))
+    return b->name;
   return "unknown-dtype";
 }
 
@@ -89,9 +76,8 @@ const char *opName(uint32_t op) {
 size_t dtypeSize(uint32_t dtype) {
   if (const ccl::DTypeInfo *d = ccl::dtypeByCode(dtype))
     return d->size;
-  for (const ByteType &b : kByteTypes)
-    if (b.code == dtype)
-      return b.size;
+  if (const ccl::ByteTypeInfo *b = ccl::byteTypeByCode(dtype))
+    return b->size;
   return 0;
 }
 

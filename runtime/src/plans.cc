@@ -42,7 +42,6 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
   auto pp = std::make_unique<PreparedPlan>();
   pp->plan = p;
   pp->shift = shift;
-  pp->nranks = s->nranks;
   const std::string alg = planName(p);
   if (p->abi_version != CCL_PLAN_ABI_VERSION) {
     pp->status = PreparedPlan::kWrongAbi;

@@ -29,6 +29,18 @@ inline constexpr DTypeInfo kDTypes[] = {
 #include "ccl/types.def"
 };
 
+/// NCCL's other element types: no kernels; the byte-moving collectives of
+/// a bundle serve them by size (CCL_BYTE_DTYPE in types.def).
+struct ByteTypeInfo {
+  unsigned code;    ///< cclDataType_t
+  const char *name; ///< "int8"
+  size_t size;      ///< bytes per element
+};
+inline constexpr ByteTypeInfo kByteTypes[] = {
+#define CCL_BYTE_DTYPE(ID, CName, code, name, size, ...) {code, name, size},
+#include "ccl/types.def"
+};
+
 inline constexpr RedOpInfo kRedOps[] = {
 #define CCL_REDOP(ID, CName, code, name) {code, name},
 #include "ccl/types.def"
@@ -59,6 +71,12 @@ inline const DTypeInfo *dtypeByCode(unsigned code) {
   for (const DTypeInfo &d : kDTypes)
     if (d.code == code)
       return &d;
+  return nullptr;
+}
+inline const ByteTypeInfo *byteTypeByCode(unsigned code) {
+  for (const ByteTypeInfo &b : kByteTypes)
+    if (b.code == code)
+      return &b;
   return nullptr;
 }
 inline const RedOpInfo *redOpByCode(unsigned code) {
