@@ -517,7 +517,7 @@ public:
     }
     // The target's images hold every algorithm's kernels: one copy in the
     // library, shared by the plans of all algorithms (a bundle has many).
-    Constant *&imageArray = imagesOf[&art];
+    auto &[imageArray, imageCount] = imagesOf[&art];
     if (!imageArray) {
       std::vector<Constant *> images;
       if (!art.cubin.empty())
@@ -532,7 +532,7 @@ public:
                       bytes(ptx, "ccl_ptx"), u64(ptx.size())}));
       }
       imageArray = array(imageTy, images, "ccl_images");
-      imageCount[&art] = images.size();
+      imageCount = images.size();
     }
     auto *init = ConstantStruct::get(
         planTy,
@@ -541,7 +541,7 @@ public:
          u32(a.ll ? CCL_PROTO_LL : CCL_PROTO_SIMPLE), u64(a.maxBytes),
          str(info.source), u32(variants.size()),
          array(variantTy, variants, "ccl_variants"), u32(info.ops.size()),
-         ops(info), u32(imageCount[&art]), imageArray,
+         ops(info), u32(imageCount), imageArray,
          u32(a.root)});
     return new GlobalVariable(m, planTy, true, GlobalValue::InternalLinkage,
                               init, "ccl_plan_" + a.name + "_" + art.target);
@@ -622,8 +622,8 @@ private:
   StructType *channelTy, *semaphoreTy, *barrierTy, *rowTy, *selectionTy;
   std::map<std::string, GlobalVariable *> strings;
   Constant *opTable = nullptr;
-  std::map<const TargetArtifacts *, Constant *> imagesOf;
-  std::map<const TargetArtifacts *, size_t> imageCount;
+  /// Per target: its image array and the number of images in it.
+  std::map<const TargetArtifacts *, std::pair<Constant *, size_t>> imagesOf;
 };
 
 std::string headerText(const PlanInfo &plan, StringRef guard) {

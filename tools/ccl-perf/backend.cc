@@ -42,6 +42,7 @@ class CclBackend : public Backend {
     }
     return true;
   }
+  bool namesAlgorithm() const override { return lib_.bundleEntry != nullptr; }
   std::string served() const override {
     const char *name = nullptr;
     if (env_.local.empty() ||

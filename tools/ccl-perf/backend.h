@@ -26,8 +26,9 @@ class Backend {
                          Op op, std::string *err) = 0;
   // Waits for every rank; reports asynchronous failures (timeouts).
   virtual bool syncAll(std::string *err) = 0;
-  // The algorithm that served the last call ("" when the backend does not
-  // say: NCCL).
+  // Whether served() names the algorithm of each call (a bundle's entry
+  // point), and the algorithm that served the last call.
+  virtual bool namesAlgorithm() const { return false; }
   virtual std::string served() const { return ""; }
 };
 

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "tools/ccl-perf/check.h"
 #include "tools/ccl-perf/report.h"
 
 namespace cclperf {
@@ -57,9 +58,10 @@ Library loadLibrary(Options *opt) {
     fatal(opt->lib + " has no entry point " + lib.entryName + " (--algo " + opt->algo + ")");
   lib.plans = registeredPlans(opt->algo);
   if (lib.plans.empty()) lib.plans = exportedPlans(handle, opt->algo);
-  const char *coll = lib.plans.empty() ? nullptr : lib.plans.front()->collective;
-  bool rooted = coll && (std::string(coll) == "Broadcast" || std::string(coll) == "Reduce");
-  if (rooted)
+  const Collective *coll = lib.plans.empty() || !lib.plans.front()->collective
+                               ? nullptr
+                               : findCollective(lib.plans.front()->collective);
+  if (coll && coll->rooted)
     lib.rootedEntry = reinterpret_cast<RootedEntryFn>(sym);
   else
     lib.entry = reinterpret_cast<EntryFn>(sym);

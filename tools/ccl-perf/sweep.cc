@@ -68,7 +68,7 @@ void printRow(const Env &env, const Row &row, bool check) {
     fmt::print("  {:>7}  {:6.2f}  {:6.2f}  {:>6}", fmtTime(p.us), p.algbw,
                p.busbw, wrong);
   }
-  if (!env.opt.coll.empty() && !(row.place[0].algo.empty() && row.place[1].algo.empty()))
+  if (!row.place[0].algo.empty() || !row.place[1].algo.empty())
     fmt::print("  {}", rowAlgorithm(row));
   fmt::print("\n");
   std::fflush(stdout);
@@ -121,7 +121,8 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
   std::vector<std::pair<DType, Op>> combos = sweepCombos(env, b, filter);
   // The backend that says which algorithm served a call (cclc through a
   // bundle) gets a last column for it.
-  printTableHeader(title, !o.coll.empty() && !b.served().empty());
+  const bool algoColumn = b.namesAlgorithm();
+  printTableHeader(title, algoColumn);
   size_t lastNoteBytes = 0;
   int lastNoteCalls = 0;
   for (size_t bytes : sweepSizes(o)) {
@@ -190,7 +191,7 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
           return res;
         }
         pr.ran = true;
-        pr.algo = b.served();
+        if (algoColumn) pr.algo = b.served();
         pr.algbw = pr.us > 0 ? (double)row.bytes / (pr.us * 1e3) : 0;
         pr.busbw = pr.algbw * env.coll->busFactor(n);
         res.wrong += pr.wrong;
