@@ -1,0 +1,43 @@
+//===- Tools.h - helpers of the driver's code generation --------*- C++ -*-===//
+//
+// Internal to compiler/Driver: target machines, temporary files and the
+// external tools (ptxas, ld.lld) that Codegen.cpp and SharedLibrary.cpp run.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCL_DRIVER_TOOLS_H
+#define CCL_DRIVER_TOOLS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+#include <string>
+
+namespace ccl {
+namespace driver {
+
+/// A target machine for the triple (PIC, .init_array, -O3); null and
+/// `error` when LLVM has no backend for it.
+std::unique_ptr<llvm::TargetMachine> makeMachine(llvm::StringRef triple,
+                                                 llvm::StringRef cpu,
+                                                 llvm::StringRef features,
+                                                 std::string &error);
+/// Writes `data` to a new temporary file PREFIX-XXXX.SUFFIX; its path in
+/// `path`.
+bool writeTemp(llvm::StringRef prefix, llvm::StringRef suffix,
+               llvm::StringRef data, std::string &path, std::string &error);
+/// Runs `program` with `args`; on failure `error` holds the command line
+/// and its output.
+bool runTool(llvm::StringRef program, llvm::ArrayRef<std::string> args,
+             std::string &error);
+/// First of `candidates` that exists, else the program found on PATH.
+std::string findTool(llvm::ArrayRef<std::string> candidates,
+                     llvm::StringRef name);
+/// The directory of the running executable.
+std::string exeDir(const std::string &argv0);
+
+} // namespace driver
+} // namespace ccl
+
+#endif // CCL_DRIVER_TOOLS_H
