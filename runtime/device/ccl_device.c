@@ -528,9 +528,9 @@ typedef struct ccl_spin {
 /* Called after a failed poll. Returns 1 to keep waiting, 0 to give up (abort
  * raised by someone, or this wait timed out: then the error record is
  * claimed and filled if still free, and the abort flag raised). */
-CCL_INLINE int ccl_spin_fail(const ccl_dev_ctx *ctx, ccl_spin *s,
-                         uint32_t expected, uint32_t observed,
-                         uint32_t op_id) {
+CCL_INLINE int ccl_spin_fail_for(const ccl_dev_ctx *ctx, ccl_spin *s,
+                                  uint32_t expected, uint32_t observed,
+                                  uint32_t op_id, uint32_t wait) {
   uint32_t n = ++s->polls;
   if (n == 1)
     s->start = ccl_clock_ns();
@@ -564,11 +564,18 @@ CCL_INLINE int ccl_spin_fail(const ccl_dev_ctx *ctx, ccl_spin *s,
     e->expected = expected;
     e->observed = observed;
     e->waited_ns = waited;
+    e->wait = wait;
   }
   ccl_fence_system(); /* the record before the abort flag */
   *ctx->abort_flag = 1;
   ccl_fence_system();
   return 0;
+}
+
+CCL_INLINE int ccl_spin_fail(const ccl_dev_ctx *ctx, ccl_spin *s,
+                             uint32_t expected, uint32_t observed,
+                             uint32_t op_id) {
+  return ccl_spin_fail_for(ctx, s, expected, observed, op_id, CCL_WAIT_OTHER);
 }
 
 /* Waits for the packet at p to carry `flag` in both flag words. Returns 1
@@ -714,6 +721,104 @@ void __ccl_tb_barrier(const ccl_dev_ctx *ctx, uint32_t bar, uint32_t nblocks,
     uint64_t n = nblocks ? nblocks : 1;
     ccl_wait_counter(ctx, c, (t / n + 1) * n, 1, op_id);
   }
+  ccl_block_barrier();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Port channels: triggers for the host proxy (ccl_trigger in ccl/plan.h).  */
+/* ------------------------------------------------------------------------ */
+
+/* Stores of a trigger into host-mapped memory: the fields, then a system
+ * fence, then the tag (the proxy reads the fields only after it saw the
+ * tag). */
+CCL_INLINE void ccl_store_u64_system(uint64_t *p, uint64_t v) {
+#if defined(CCL_HOST)
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+#else
+  *(volatile uint64_t *)p = v;
+#endif
+}
+
+/* Thread 0: pushes one trigger into channel `chan`'s FIFO, waiting while it
+ * is full (the proxy has not taken the trigger `slots` places earlier).
+ * Returns 0 when the wait was abandoned (abort, or timeout: the record
+ * names op_id and CCL_WAIT_FIFO); the trigger is then dropped. */
+CCL_INLINE int ccl_port_push(const ccl_dev_ctx *ctx, uint32_t chan,
+                             uint64_t src, uint64_t dst, uint64_t bytes,
+                             uint32_t kind, uint32_t op_id) {
+  uint64_t slots = ctx->fifo_slots;
+  uint64_t head = ctx->fifo_head[chan];
+  if (head - ctx->fifo_tail_seen[chan] >= slots) {
+    /* Full as far as we know: read how far the proxy got. */
+    ccl_spin s = {0, 0, 0};
+    const uint64_t *tailp = (const uint64_t *)&ctx->fifo_tail[chan];
+    for (;;) {
+      uint64_t tail = ccl_counter_load_acquire(tailp);
+      if (head - tail < slots) {
+        ctx->fifo_tail_seen[chan] = tail;
+        break;
+      }
+      if (!ccl_spin_fail_for(ctx, &s, (uint32_t)(head - slots + 1),
+                             (uint32_t)tail, op_id, CCL_WAIT_FIFO))
+        return 0;
+    }
+  }
+  ccl_trigger *t = &ctx->fifo[(uint64_t)chan * slots + head % slots];
+  ccl_store_u64_system(&t->src, src);
+  ccl_store_u64_system(&t->dst, dst);
+  ccl_store_u64_system(&t->bytes, bytes);
+  ccl_fence_system();
+  ccl_store_u64_system(&t->tag, ((head + 1) << 8) | kind);
+  ctx->fifo_head[chan] = head + 1;
+  return 1;
+}
+
+/* Thread 0: waits until the proxy completed every trigger pushed into
+ * channel `chan` (port_done reaches fifo_head). */
+CCL_INLINE void ccl_port_flush(const ccl_dev_ctx *ctx, uint32_t chan,
+                               uint32_t op_id) {
+  uint64_t want = ctx->fifo_head[chan];
+  const uint64_t *done = (const uint64_t *)&ctx->port_done[chan];
+  ccl_spin s = {0, 0, 0};
+  for (;;) {
+    uint64_t v = ccl_counter_load_acquire(done);
+    if (v >= want)
+      return;
+    if (!ccl_spin_fail_for(ctx, &s, (uint32_t)want, (uint32_t)v, op_id,
+                           CCL_WAIT_FLUSH))
+      return;
+  }
+}
+
+void __ccl_port_put(const ccl_dev_ctx *ctx, uint32_t chan, char *dst,
+                    const char *src, uint64_t nbytes, uint32_t flags,
+                    uint32_t op_id) {
+  /* Every thread's earlier writes of the source are done ... */
+  ccl_block_barrier();
+  if (ccl_tid() == 0) {
+    /* ... and visible to the copy engine before the proxy sees the
+     * trigger (the fence in ccl_port_push is cumulative). */
+    uint32_t kind = CCL_TRIGGER_PUT |
+                    ((flags & CCL_PORT_SIGNAL) ? CCL_TRIGGER_SIGNAL : 0u);
+    if (ccl_port_push(ctx, chan, (uint64_t)(uintptr_t)src,
+                      (uint64_t)(uintptr_t)dst, nbytes, kind, op_id) &&
+        (flags & CCL_PORT_FLUSH))
+      ccl_port_flush(ctx, chan, op_id);
+  }
+  ccl_block_barrier();
+}
+
+void __ccl_port_signal(const ccl_dev_ctx *ctx, uint32_t chan, uint32_t op_id) {
+  ccl_block_barrier();
+  if (ccl_tid() == 0)
+    ccl_port_push(ctx, chan, 0, 0, 0, CCL_TRIGGER_SIGNAL, op_id);
+  ccl_block_barrier();
+}
+
+void __ccl_port_flush(const ccl_dev_ctx *ctx, uint32_t chan, uint32_t op_id) {
+  if (ccl_tid() == 0)
+    ccl_port_flush(ctx, chan, op_id);
+  /* The block reuses the sources only after thread 0 saw them done. */
   ccl_block_barrier();
 }
 

@@ -92,6 +92,26 @@ void __ccl_release(const ccl_dev_ctx *ctx, uint32_t sem);
 void __ccl_acquire(const ccl_dev_ctx *ctx, uint32_t sem, uint32_t op_id);
 void __ccl_tb_barrier(const ccl_dev_ctx *ctx, uint32_t bar, uint32_t nblocks,
                       uint32_t op_id);
+/* Port channels (ccl_trigger in ccl/plan.h): thread 0 of the block pushes
+ * a trigger into channel `chan`'s FIFO for the rank's host proxy, after a
+ * block barrier (the source is complete) and waiting while the FIFO is
+ * full; every thread leaves after a block barrier.
+ *  - port_put: the proxy copies src[0, nbytes) to dst (a peer's scratch);
+ *    flags: CCL_PORT_SIGNAL signals the channel once the copy has landed,
+ *    CCL_PORT_FLUSH then waits as port_flush does.
+ *  - port_signal: the proxy signals the channel once every earlier put of
+ *    the channel has landed.
+ *  - port_flush: returns once the proxy completed every earlier trigger of
+ *    the channel (the sources may be overwritten, the data has landed).
+ * Waits time out and honour the abort flag (ccl_error_record::wait says
+ * CCL_WAIT_FIFO or CCL_WAIT_FLUSH). The destination rank waits with
+ * __ccl_wait as on a memory channel. */
+enum { CCL_PORT_SIGNAL = 1, CCL_PORT_FLUSH = 2 };
+void __ccl_port_put(const ccl_dev_ctx *ctx, uint32_t chan, char *dst,
+                    const char *src, uint64_t nbytes, uint32_t flags,
+                    uint32_t op_id);
+void __ccl_port_signal(const ccl_dev_ctx *ctx, uint32_t chan, uint32_t op_id);
+void __ccl_port_flush(const ccl_dev_ctx *ctx, uint32_t chan, uint32_t op_id);
 /* Writes ceil(nbytes / 8) LL16 packets carrying src[0, nbytes) to dst. */
 void __ccl_put_packets(char *dst, const char *src, uint64_t nbytes,
                        uint32_t flag);

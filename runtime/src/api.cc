@@ -118,6 +118,8 @@ CCLRT_EXPORT_COMM(cclCommDebugSkipLaunches, (cclComm_t comm, int skip),
 CCLRT_EXPORT_COMM(cclCommDebugSetDelay,
              (cclComm_t comm, int block, uint64_t delay_ns),
              (comm, block, delay_ns))
+CCLRT_EXPORT_COMM(cclCommDebugSetProxyDelay,
+             (cclComm_t comm, uint64_t delay_ns), (comm, delay_ns))
 CCLRT_EXPORT_COMM(cclMemAlloc, (cclComm_t comm, void **ptr, size_t bytes),
              (comm, ptr, bytes))
 CCLRT_EXPORT_COMM(cclMemFree, (cclComm_t comm, void *ptr), (comm, ptr))

@@ -9,6 +9,7 @@
 
 #include "bootstrap.h"
 #include "device.h"
+#include "proxy.h"
 
 namespace cclrt {
 namespace {
@@ -31,8 +32,10 @@ uint64_t defaultTimeoutNs() {
 }
 
 void destroyShared(Shared *s) {
-  // Every rank's queued work finishes first.
+  // Every rank's queued work finishes first (the proxies still serve it),
+  // then the proxies stop and drain their transports.
   s->device->quiesce();
+  stopProxies(s);
   releaseUserBuffers(s);
   for (auto &kv : s->plans)
     for (auto &pp : kv.second)
@@ -69,6 +72,7 @@ std::string describeAsyncError(Shared *s) {
   rec.expected = e->expected;
   rec.observed = e->observed;
   rec.waited_ns = e->waited_ns;
+  rec.wait = e->wait;
   if (rec.state == CCL_ERR_REMOTE) {
     std::lock_guard<std::mutex> lk(s->failMu);
     return s->remoteFailure + "; the communicator is aborted";
@@ -112,7 +116,16 @@ std::string describeAsyncError(Shared *s) {
   if (p && rec.op_id < p->num_ops && p->ops && p->ops[rec.op_id].kind)
     kind = p->ops[rec.op_id].kind;
   std::string what;
-  if (kind == "wait")
+  if (rec.wait == CCL_WAIT_FIFO)
+    what = format("waited for the proxy of rank %u to take request %u from "
+                  "the port channel's FIFO, it had taken %u (is the proxy "
+                  "stalled or its transport stuck?)",
+                  rec.rank, rec.expected, rec.observed);
+  else if (rec.wait == CCL_WAIT_FLUSH)
+    what = format("waited for the proxy of rank %u to complete request %u "
+                  "of the port channel, %u had completed",
+                  rec.rank, rec.expected, rec.observed);
+  else if (kind == "wait")
     what = format("waited for signal %u on its channel, %u had arrived",
                   rec.expected, rec.observed);
   else if (kind == "acquire")

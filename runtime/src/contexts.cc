@@ -34,6 +34,18 @@ cclResult_t initContext(Shared *s, PreparedPlan *pp, int r) {
     c.consumed = w + nchan;
     c.sem = w + 2 * nchan;
     c.barrier = w + 2 * nchan + 2 * (size_t)var->num_semaphores;
+    // Port channels (plans.cc has the layout; proxy.cc the FIFOs).
+    uint64_t *port = c.barrier + var->num_barriers;
+    c.fifo_head = port;
+    c.fifo_tail_seen = port + nchan;
+    c.port_done = port + 2 * nchan;
+  }
+  if (pr.fifoDev) {
+    c.fifo_slots = pr.fifoSlots;
+    c.fifo = static_cast<ccl_trigger *>(pr.fifoDev);
+    c.fifo_tail = reinterpret_cast<volatile uint64_t *>(
+        static_cast<char *>(pr.fifoDev) +
+        nchan * (size_t)pr.fifoSlots * sizeof(ccl_trigger));
   }
   return s->device->placeContext(r, pr);
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cuda_device.h"
+#include "proxy.h"
 
 namespace cclrt {
 
@@ -273,6 +274,122 @@ cclResult_t CudaDevice::deallocate(int rank, void *ptr, const char *fn) {
   return cclSuccess;
 }
 
+// ---------------------------------------------------------------------------
+// Port channels: FIFOs in pinned host memory mapped into the rank's context,
+// and the copy-engine transport of the rank's proxy.
+// ---------------------------------------------------------------------------
+cclResult_t CudaDevice::allocateHostMapped(int rank, size_t bytes, void **host,
+                                           void **dev, const char *what) {
+  *host = *dev = nullptr;
+  cclResult_t r = setCurrent(rank, "cclCommInit");
+  if (r != cclSuccess)
+    return r;
+  void *hm = nullptr;
+  CUresult cr = d_->cuMemHostAlloc(
+      &hm, bytes ? bytes : 1,
+      CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  if (cr != CUDA_SUCCESS)
+    return cuFail("cuMemHostAlloc", cr,
+                  format("(%s, %zu bytes)", what, bytes));
+  memset(hm, 0, bytes);
+  CUdeviceptr dp = 0;
+  if ((cr = d_->cuMemHostGetDevicePointer(&dp, hm, 0)) != CUDA_SUCCESS) {
+    d_->cuMemFreeHost(hm);
+    return cuFail("cuMemHostGetDevicePointer", cr,
+                  format("(%s, device %d)", what, ordinal(rank)));
+  }
+  *host = hm;
+  *dev = reinterpret_cast<void *>(dp);
+  return cclSuccess;
+}
+
+void CudaDevice::freeHostMapped(int rank, void *host) {
+  if (host && setCurrent(rank, "cclCommDestroy") == cclSuccess)
+    d_->cuMemFreeHost(host);
+}
+
+namespace {
+
+// The proxy's transport between GPUs of this host: one non-blocking stream
+// per peer in the rank's context; a put is cuMemcpyAsync on the peer's
+// stream (the copy engines move the bytes, no SM does), a counter write is
+// cuStreamWriteValue64 on the same stream, so it lands after the copies
+// queued before it (the memop's default memory barrier orders it after
+// them). All of one port channel's triggers go to one stream.
+class CopyEngineTransport final : public Transport {
+public:
+  CopyEngineTransport(const CudaDriver *d, CUcontext ctx, int rank, int nranks)
+      : d_(d), ctx_(ctx), rank_(rank), streams_(nranks, nullptr) {}
+  ~CopyEngineTransport() override { drain(); }
+
+  cclResult_t bind() override {
+    CUresult cr = d_->cuCtxSetCurrent(ctx_);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuCtxSetCurrent", cr,
+                    format("(the proxy of rank %d)", rank_));
+    return cclSuccess;
+  }
+  cclResult_t put(int peer, void *dst, const void *src,
+                  uint64_t bytes) override {
+    CUstream st;
+    if (cclResult_t r = stream(peer, &st); r != cclSuccess)
+      return r;
+    CUresult cr = d_->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                                    reinterpret_cast<CUdeviceptr>(src), bytes,
+                                    st);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuMemcpyAsync", cr,
+                    format("(%" PRIu64 " bytes, %p -> %p)", bytes, src, dst));
+    return cclSuccess;
+  }
+  cclResult_t write(int peer, uint64_t *addr, uint64_t value) override {
+    CUstream st;
+    if (cclResult_t r = stream(peer, &st); r != cclSuccess)
+      return r;
+    CUresult cr = d_->cuStreamWriteValue64(
+        st, reinterpret_cast<CUdeviceptr>(addr), value, 0);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuStreamWriteValue64", cr, format("(at %p)", addr));
+    return cclSuccess;
+  }
+  void drain() override {
+    for (CUstream &st : streams_)
+      if (st) {
+        d_->cuStreamSynchronize(st);
+        d_->cuStreamDestroy(st);
+        st = nullptr;
+      }
+  }
+
+private:
+  cclResult_t stream(int peer, CUstream *out) {
+    CUstream &st = streams_[peer];
+    if (!st) {
+      CUresult cr = d_->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING);
+      if (cr != CUDA_SUCCESS) {
+        st = nullptr;
+        return cuFail("cuStreamCreate", cr,
+                      format("(the proxy of rank %d, to rank %d)", rank_,
+                             peer));
+      }
+    }
+    *out = st;
+    return cclSuccess;
+  }
+
+  const CudaDriver *d_;
+  CUcontext ctx_;
+  int rank_;
+  std::vector<CUstream> streams_;
+};
+
+} // namespace
+
+std::unique_ptr<Transport> CudaDevice::createTransport(int rank) {
+  return std::make_unique<CopyEngineTransport>(d_, ranks_[rank].cuCtx, rank,
+                                               s_->nranks);
+}
+
 // zero, upload and download run on the rank's internal (non-blocking)
 // stream and return only when the device has finished. The synchronous
 // driver calls are not enough: cuMemcpyHtoD from pageable memory returns
@@ -358,11 +475,13 @@ cclResult_t CudaDevice::setDelay(int rank, PreparedRank &pr, uint64_t ns,
                                  uint32_t block) {
   pr.ctx->delay_ns = ns;
   pr.ctx->delay_block = block;
-  // delay_ns, delay_block and reserved1: one 16-byte write.
+  // delay_ns and delay_block (with fifo_slots, which never changes): one
+  // 16-byte write.
   static_assert(offsetof(ccl_dev_ctx, delay_block) ==
                         offsetof(ccl_dev_ctx, delay_ns) + 8 &&
-                    sizeof(ccl_dev_ctx) == offsetof(ccl_dev_ctx, delay_ns) + 16,
-                "the delay fields end the context");
+                    offsetof(ccl_dev_ctx, fifo_slots) ==
+                        offsetof(ccl_dev_ctx, delay_ns) + 12,
+                "delay_ns, delay_block and fifo_slots are adjacent");
   return updateContext(rank, pr, offsetof(ccl_dev_ctx, delay_ns),
                        &pr.ctx->delay_ns, 16);
 }

@@ -51,6 +51,11 @@ public:
   void releaseUserImport(int rank, int kind, void *base,
                          uint64_t size) override;
 
+  cclResult_t allocateHostMapped(int rank, size_t bytes, void **host,
+                                 void **dev, const char *what) override;
+  void freeHostMapped(int rank, void *host) override;
+  std::unique_ptr<Transport> createTransport(int rank) override;
+
   cclResult_t loadKernels(PreparedPlan *pp) override;
   void unloadKernels(PreparedPlan *pp) override;
   cclResult_t placeContext(int rank, PreparedRank &pr) override;

@@ -81,6 +81,8 @@ bool resolveAll(void *h, Loaded *l) {
   CCLRT_RESOLVE(cuMemcpyDtoHAsync)
   CCLRT_RESOLVE(cuMemcpyHtoDAsync)
   CCLRT_RESOLVE(cuMemcpyDtoDAsync)
+  CCLRT_RESOLVE(cuMemcpyAsync)
+  CCLRT_RESOLVE(cuStreamWriteValue64)
   CCLRT_RESOLVE(cuMemHostAlloc)
   CCLRT_RESOLVE(cuMemHostGetDevicePointer)
   CCLRT_RESOLVE(cuMemFreeHost)

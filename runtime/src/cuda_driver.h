@@ -128,6 +128,12 @@ struct CudaDriver {
   CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  // Unified addressing: any pair of device (or host-mapped) addresses.
+  CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  // cuStreamWriteValue64_v2 for CUDA 13.0: writes after the stream's
+  // earlier work, with a memory barrier unless flagged otherwise.
+  CUresult (*cuStreamWriteValue64)(CUstream, CUdeviceptr, unsigned long long,
+                                   unsigned);
   CUresult (*cuMemHostAlloc)(void **, size_t, unsigned);
   CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *, void *, unsigned);
   CUresult (*cuMemFreeHost)(void *);

@@ -21,6 +21,8 @@
 
 namespace cclrt {
 
+class Transport;
+
 // The calling thread's current device context, as Device::saveContext
 // found it: `restore(context)` makes it current again (restore is null on
 // targets without contexts).
@@ -107,6 +109,16 @@ public:
   }
   virtual void releaseUserImport(int rank, int kind, void *base,
                                  uint64_t size) {}
+
+  // --- Port channels (proxy.cc) -----------------------------------------
+  // Memory that the host and the rank's kernels both reach (pinned and
+  // device-mapped on GPUs), zeroed: *host and *dev address the same bytes.
+  virtual cclResult_t allocateHostMapped(int rank, size_t bytes, void **host,
+                                         void **dev, const char *what) = 0;
+  virtual void freeHostMapped(int rank, void *host) = 0;
+  // The transport of the rank's proxy between ranks of this host (copy
+  // engines on GPUs, memcpy on the host); null with the error set.
+  virtual std::unique_ptr<Transport> createTransport(int rank) = 0;
 
   // --- Plans ----------------------------------------------------------
   // Finds the kernels of pp->variant for every rank (pp->ranks exist).

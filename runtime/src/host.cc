@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "proxy.h"
 
 namespace cclrt {
 
@@ -202,6 +203,23 @@ HostTask copyTask(void *dst, const void *src, size_t bytes) {
   return t;
 }
 
+// The proxy's transport on the host target: the peer's memory is this
+// process's (in-process) or mapped into it (one process per rank), so a put
+// is a memcpy that has landed when it returns.
+class HostTransport final : public Transport {
+public:
+  cclResult_t put(int peer, void *dst, const void *src,
+                  uint64_t bytes) override {
+    memcpy(dst, src, bytes);
+    return cclSuccess;
+  }
+  cclResult_t write(int peer, uint64_t *addr, uint64_t value) override {
+    __atomic_store_n(addr, value, __ATOMIC_RELEASE);
+    return cclSuccess;
+  }
+  void drain() override {}
+};
+
 class HostDevice final : public Device {
 public:
   explicit HostDevice(Shared *s) : s_(s), workers_(s->nranks) {}
@@ -257,6 +275,20 @@ public:
   cclResult_t deallocate(int rank, void *ptr, const char *fn) override {
     std::free(ptr);
     return cclSuccess;
+  }
+
+  // Port channels: the kernels and the proxy are threads of one process.
+  cclResult_t allocateHostMapped(int rank, size_t bytes, void **host,
+                                 void **dev, const char *what) override {
+    cclResult_t r = allocate(rank, bytes, host, what);
+    if (r == cclSuccess)
+      memset(*host, 0, bytes);
+    *dev = *host;
+    return r;
+  }
+  void freeHostMapped(int rank, void *host) override { std::free(host); }
+  std::unique_ptr<Transport> createTransport(int rank) override {
+    return std::make_unique<HostTransport>();
   }
 
   // Memory of one process per rank: a memfd (no file, gone with the last

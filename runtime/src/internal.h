@@ -28,6 +28,7 @@ namespace cclrt {
 
 class Device;
 class Bootstrap;
+class Proxy;
 
 // ---------------------------------------------------------------------------
 // Errors: thread-local last error (errors.cc).
@@ -62,6 +63,8 @@ struct RankState {
   // contexts of the rank's prepared plans).
   uint64_t delayNs = 0;
   uint32_t delayBlock = CCL_DELAY_ALL_BLOCKS;
+  // cclCommDebugSetProxyDelay (under Shared::proxyMu).
+  uint64_t proxyDelayNs = 0;
   std::atomic<int> skip{0};
   std::atomic<const ccl_plan *> lastPlan{nullptr};
   // PreparedPlan::shift of the last launch (a rooted plan's kernels report
@@ -97,6 +100,14 @@ struct PreparedRank {
   size_t arenaBytes = 0;
   int arenaFd = -1;
   std::vector<std::pair<void *, size_t>> peerMaps;
+  // Port channels whose source is this rank (proxy.cc): their FIFOs, in
+  // memory the host and the rank's kernels both reach (as each addresses
+  // it): fifoSlots triggers per channel of the variant, then one tail per
+  // channel. The rank's proxy serves them.
+  void *fifoHost = nullptr, *fifoDev = nullptr;
+  size_t fifoBytes = 0;
+  uint32_t fifoSlots = 0;
+  Proxy *proxy = nullptr;
 };
 
 // Where one rank's scratch buffers and counters are, as this process
@@ -179,6 +190,10 @@ struct Shared {
   uint64_t gatherRound = 0;
   // What differs between the targets (device.h).
   std::unique_ptr<Device> device;
+  // The proxy of each local rank that is the source of a port channel
+  // (proxy.h; index = rank, created by the first plan that needs it).
+  std::mutex proxyMu;
+  std::vector<std::unique_ptr<Proxy>> proxies;
   // Communicator-wide abort flag and error record (host-mapped on CUDA),
   // allocated by Device::init.
   void *hostMapped = nullptr; // the allocation holding both
@@ -323,6 +338,7 @@ cclResult_t cclCommRegisteredPeer(cclComm_t comm, cclRegHandle_t handle,
 cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms);
 cclResult_t cclCommDebugSkipLaunches(cclComm_t comm, int skip);
 cclResult_t cclCommDebugSetDelay(cclComm_t comm, int block, uint64_t delay_ns);
+cclResult_t cclCommDebugSetProxyDelay(cclComm_t comm, uint64_t delay_ns);
 cclResult_t cclMemAlloc(cclComm_t comm, void **ptr, size_t bytes);
 cclResult_t cclMemFree(cclComm_t comm, void *ptr);
 cclResult_t cclMemcpyToDevice(cclComm_t comm, void *dst, const void *src,

@@ -335,6 +335,7 @@ void recordRemoteFailure(Shared *s, const std::string &why,
       s->error->expected = record->expected;
       s->error->observed = record->observed;
       s->error->waited_ns = record->waited_ns;
+      s->error->wait = record->wait;
       __atomic_store_n(state, (uint32_t)CCL_ERR_TIMEOUT, __ATOMIC_RELEASE);
     }
     s->remoteFailure = why;

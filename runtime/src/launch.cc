@@ -5,6 +5,7 @@
 #include <cinttypes>
 
 #include "device.h"
+#include "proxy.h"
 
 namespace cclrt {
 
@@ -34,6 +35,7 @@ cclResult_t queueLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
   rs.lastPlan.store(plan);
   rs.lastShift.store(pp->shift);
   CtxGuard guard(s);
+  kickProxy(pp, rank); // its port channels' proxy polls without sleeping
   r = s->device->launch(rank, pp, kernel, lb, count, stream);
   if (r != cclSuccess)
     return setError(r, where() + ": " + cclGetLastError());

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "device.h"
+#include "proxy.h"
 
 namespace cclrt {
 namespace {
@@ -102,11 +103,10 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
                   format("its channel %u connects rank %u to rank %u, which "
                          "is not a pair of distinct ranks of %d",
                          c, ch.src, ch.dst, s->nranks));
-    if (ch.kind != CCL_CHANNEL_MEMORY)
-      return fail(cclUnsupported,
-                  format("its channel %u (%u -> %u) is a port channel; this "
-                         "libcclrt supports memory channels only",
-                         c, ch.src, ch.dst));
+    if (ch.kind != CCL_CHANNEL_MEMORY && ch.kind != CCL_CHANNEL_PORT)
+      return fail(cclInvalidArgument,
+                  format("its channel %u (%u -> %u) has an unknown kind %u",
+                         c, ch.src, ch.dst, ch.kind));
   }
   for (uint32_t i = 0; i < var->num_semaphores; i++)
     if (var->semaphores[i].rank >= (uint32_t)s->nranks)
@@ -153,10 +153,12 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
   // Simple-protocol counters: set here, never reset afterwards. All start
   // at 0 except the signal counter of a channel with credit (ABI 3), which
   // starts at the credit on the channel's destination rank: its first
-  // `credit` waits return at once.
+  // `credit` waits return at once. Layout per rank: signal[n], consumed[n],
+  // sem[2S], barrier[B], then (ABI 4, port channels) fifo_head[n],
+  // fifo_tail_seen[n], port_done[n].
   const size_t nchan = var->num_channels;
-  const size_t syncWords =
-      2 * nchan + 2 * (size_t)var->num_semaphores + var->num_barriers;
+  const size_t syncWords = 5 * nchan + 2 * (size_t)var->num_semaphores +
+                           var->num_barriers;
   auto initialCounters = [&](int r) {
     std::vector<uint64_t> initial(syncWords);
     for (size_t c = 0; c < nchan; c++)
@@ -208,6 +210,10 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
         return failAgreed(res, cclGetLastError());
       if ((res = dev.upload(r, pr.signalTable, sig.data(),
                             nchan * sizeof(uint64_t *))) != cclSuccess)
+        return failAgreed(res, cclGetLastError());
+      // Port channels whose source is this rank: FIFOs and the proxy.
+      if ((res = preparePorts(s, pp.get(), r, sig, mem, sizes)) !=
+          cclSuccess)
         return failAgreed(res, cclGetLastError());
     }
     std::vector<void *> table((size_t)var->num_scratch * s->nranks);
@@ -261,6 +267,7 @@ bool isRooted(const ccl_plan *plan) {
 
 void releasePlan(Shared *s, PreparedPlan *pp) {
   Device &dev = *s->device;
+  releasePorts(s, pp);
   for (size_t r = 0; r < pp->ranks.size(); r++) {
     PreparedRank &pr = pp->ranks[r];
     const int rank = (int)r;

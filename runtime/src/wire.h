@@ -21,7 +21,7 @@ namespace wire {
 constexpr uint32_t kIdMagic = 0x75434343;    // "CCCu"
 constexpr uint32_t kFrameMagic = 0x62434343; // "CCCb"
 constexpr uint32_t kChallengeMagic = 0x63434343; // "CCCc"
-constexpr uint8_t kVersion = 1;
+constexpr uint8_t kVersion = 2; // 2: the timeout record of Abort grew to 40 bytes (plan ABI 4)
 // The largest payload of a frame (cclBootstrapAllGather allows 64 MiB per
 // rank; the rest is the plan-exchange records).
 constexpr uint32_t kMaxPayload = (64u << 20) + 4096;
@@ -100,7 +100,7 @@ struct Abort {
   uint32_t kind = 0; // 1: a spin-wait timed out (record), 2: cclCommAbort,
                      // 3: a rank lost a peer
   uint32_t rank = 0; // the rank the failure is about
-  uint8_t record[32] = {}; // the ccl_error_record of a timeout
+  uint8_t record[40] = {}; // the ccl_error_record of a timeout
   std::string text;
 };
 std::string encodeAbort(const Abort &a);

@@ -86,6 +86,17 @@ void configureCommunicator(Env &env) {
                  "the timeout ({} ms): expect the other ranks to time out\n",
                  d.rank, d.us, ms);
   }
+  for (const auto &[rank, ns] : opt.proxyDelays) {
+    if (env.drives(rank) &&
+        (rc = cclCommDebugSetProxyDelay(env.comms[rank], ns)) != cclSuccess)
+      fatal(cclError("cclCommDebugSetProxyDelay", rank, rc));
+    if (ns == UINT64_MAX)
+      fmt::print("# debug     : the proxy of rank {} takes no requests "
+                 "(--proxy-delay); expect a timeout\n", rank);
+    else
+      fmt::print("# debug     : the proxy of rank {} sleeps {} us before each "
+                 "request (--proxy-delay)\n", rank, ns / 1000);
+  }
   if (opt.skipRank >= 0) {
     if (env.drives(opt.skipRank)) {
       rc = cclCommDebugSkipLaunches(env.comms[opt.skipRank], 1);

@@ -85,6 +85,10 @@ const char kUsage[] =
     "                             of every checked call (cclCommDebugSetDelay);\n"
     "                             repeatable. Makes missing cross-call\n"
     "                             synchronisation show as wrong results\n"
+    "  --proxy-delay R=US|stall   debug: the proxy of rank R (port channels)\n"
+    "                             sleeps US microseconds before each request,\n"
+    "                             or takes none (stall); repeatable\n"
+    "                             (cclCommDebugSetProxyDelay)\n"
     "  --devices LIST             cuda: GPU ordinal of each rank, e.g. 0,0 (two\n"
     "                             ranks share GPU 0; timings are then not link\n"
     "                             timings). Sets -g when -g is not given\n"
@@ -393,6 +397,19 @@ Options parseOptions(int argc, char **argv) {
   value("--check-mem", [&](const std::string &v) {
     size("--check-mem", v, &o.checkMem, true);
   });
+  value("--proxy-delay", [&](const std::string &v) {
+    size_t eq = v.find('=');
+    const std::string want = "RANK=MICROSECONDS or RANK=stall, e.g. 1=100";
+    if (eq == std::string::npos || eq == 0) bad("--proxy-delay", v, want.c_str());
+    int rank = (int)integer("--proxy-delay", v.substr(0, eq), 0, 1 << 20);
+    std::string d = v.substr(eq + 1);
+    uint64_t ns = d == "stall"
+                      ? UINT64_MAX
+                      : (uint64_t)integer("--proxy-delay", d, 0, 60000000,
+                                          "0 to 60000000 microseconds or stall") *
+                            1000;
+    o.proxyDelays.push_back({rank, ns});
+  });
   value("--delay", [&](const std::string &v) {
     Delay d;
     if (!parseDelay(v, &d))
@@ -459,6 +476,11 @@ std::string validateRanks(const Options &o) {
              (d.block >= 0 ? ":" + std::to_string(d.block) : "") + "=" +
              std::to_string(d.us) + ": rank " + std::to_string(d.rank) +
              " is not a rank (-g " + std::to_string(o.nranks) + ")";
+  for (const auto &[rank, ns] : o.proxyDelays)
+    if (rank >= o.nranks)
+      return "--proxy-delay " + std::to_string(rank) + ": rank " +
+             std::to_string(rank) + " is not a rank (-g " +
+             std::to_string(o.nranks) + ")";
   if (o.skipRank >= o.nranks)
     return "--skip-rank " + std::to_string(o.skipRank) + " is not a rank (-g " +
            std::to_string(o.nranks) + ")";

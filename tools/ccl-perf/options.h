@@ -57,6 +57,9 @@ struct Options {
   // target's default (kCheckMemCuda, kCheckMemHost).
   size_t checkMem = 0;
   std::vector<Delay> delays;
+  // --proxy-delay R=US|stall: rank -> nanoseconds its proxy sleeps before
+  // each request (UINT64_MAX: it takes none).
+  std::vector<std::pair<int, uint64_t>> proxyDelays;
   // --devices: CUDA ordinal of each rank (empty: 0 .. nranks-1).
   std::vector<int> devices;
 };

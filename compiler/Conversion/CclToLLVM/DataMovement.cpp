@@ -1,7 +1,7 @@
 //===- DataMovement.cpp - ccl ops that move data to library calls ---------===//
 //
-// Patterns of --ccl-lower-to-llvm for the operations that move data: put,
-// get, copy, reduce and read_reduce (Simple), put_packets, reduce_packets,
+// Patterns of --ccl-lower-to-llvm for the operations that move data: put
+// (a trigger for the proxy over a port channel), get, copy, reduce and read_reduce (Simple), put_packets, reduce_packets,
 // unpack_packets and copy_packets (LL), with the forwards and signals
 // fusion adds to them. Each chunk reference becomes a pointer into the
 // kernel's input or output (__ccl_chunk_ptr) or into a scratch slot
@@ -294,6 +294,17 @@ struct PutLowering : public InstructionLowering<PutOp> {
                      const Resolved &dst, const Resolved &src) const override {
     Location loc = op.getLoc();
     Value elems = movedElems(src, dst);
+    if (env.isPort(op.getChannel())) {
+      // The rank's proxy copies (copy engine, or memcpy on the host) and
+      // signals; the block only pushes the trigger (Legality: no forwards).
+      int64_t flags = (op.getWithSignal() ? /*CCL_PORT_SIGNAL*/ 1 : 0) |
+                      (op.getWithFlush() ? /*CCL_PORT_FLUSH*/ 2 : 0);
+      callLib(b, loc, op, "__ccl_port_put", voidTy(getContext()),
+              {env.ctx, i32(b, loc, env.channelIndex(op.getChannel())),
+               dst.ptr, src.ptr, bytes(b, loc, env, elems), i32(b, loc, flags),
+               i32(b, loc, opId(op))});
+      return success();
+    }
     callLib(b, loc, op, "__ccl_put", voidTy(getContext()),
             {dst.ptr, src.ptr, bytes(b, loc, env, elems)});
     // Multi-destination put (fused): the same source to every forward

@@ -33,8 +33,11 @@ AlgorithmTables::AlgorithmTables(AlgorithmOp algo)
   for (auto s : algo.getBody().getOps<ScratchOp>())
     scratch[s.getSymName()] = {bufIndex++, static_cast<int64_t>(s.getSlots())};
   SyncLayout layout = SyncLayout::of(algo);
-  for (auto [i, c] : llvm::enumerate(layout.channels))
+  for (auto [i, c] : llvm::enumerate(layout.channels)) {
     channels[c.name] = i;
+    if (c.port)
+      ports.insert(c.name);
+  }
   for (auto [i, s] : llvm::enumerate(layout.semaphores))
     semaphores[s.name] = i;
   for (auto [i, bar] : llvm::enumerate(layout.barriers))

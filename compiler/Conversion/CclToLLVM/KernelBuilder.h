@@ -48,6 +48,8 @@ struct AlgorithmTables {
   bool ll = false;
   llvm::StringMap<Scratch> scratch;
   llvm::StringMap<int64_t> channels;
+  /// The port channels (their proxy executes puts, signals and flushes).
+  llvm::StringSet<> ports;
   llvm::StringMap<int64_t> semaphores;
   /// By SyncLayout::barrierKey.
   llvm::StringMap<Barrier> barriers;
@@ -74,6 +76,9 @@ struct KernelEnv {
 
   int64_t channelIndex(llvm::StringRef name) const {
     return tables->channels.lookup(name);
+  }
+  bool isPort(llvm::StringRef name) const {
+    return tables->ports.contains(name);
   }
   int64_t semaphoreIndex(llvm::StringRef name) const {
     return tables->semaphores.lookup(name);

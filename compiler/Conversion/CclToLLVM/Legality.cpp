@@ -98,23 +98,46 @@ void ccl::checkLowerable(AlgorithmOp algo, Reporter &rep) {
                     "operation on one thread block";
         continue;
       }
-      if (isa<FlushOp>(op)) {
-        fail(op) << "flush needs a port channel; port channels are not "
-                    "lowered yet";
-        continue;
-      }
+      // Port channels: the proxy executes put (with signal and flush),
+      // signal and flush; the destination waits as on a memory channel.
+      // What a proxy cannot do is refused here (flush over a memory channel
+      // is an op verifier error).
       bool bad = false;
-      for (ChannelUse use : channelUses(op)) {
-        ChannelOp ch = channels.lookup(StringAttr::get(op->getContext(),
-                                                       use.channel));
-        if (ch && ch.getKind() == ChannelKind::Port) {
-          fail(op) << "port channels are not lowered yet (@" << use.channel
-                   << " is a port channel)";
-          bad = true;
-        }
+      auto kindOf = [&](StringRef name) -> std::optional<ChannelKind> {
+        ChannelOp ch =
+            channels.lookup(StringAttr::get(op->getContext(), name));
+        if (!ch)
+          return std::nullopt;
+        return ch.getKind();
+      };
+      if (isa<GetOp, PutPacketsOp, ReadReduceOp>(op)) {
+        for (ChannelUse use : channelUses(op))
+          if (kindOf(use.channel) == ChannelKind::Port) {
+            fail(op) << op->getName().stripDialect()
+                     << " over a port channel is not supported (@"
+                     << use.channel
+                     << " is a port channel): a proxy only puts and signals; "
+                        "use a memory channel";
+            bad = true;
+            break;
+          }
+        if (bad)
+          continue;
       }
-      if (bad)
-        continue;
+      if (auto fwd = op->getAttrOfType<ArrayAttr>("fwd_channels")) {
+        for (Attribute a : fwd) {
+          StringRef name = cast<FlatSymbolRefAttr>(a).getValue();
+          if (kindOf(name) == ChannelKind::Port) {
+            fail(op) << "a fused forward over port channel @" << name
+                     << " is not supported; forwards store from the "
+                        "threads, over memory channels";
+            bad = true;
+            break;
+          }
+        }
+        if (bad)
+          continue;
+      }
       if (auto copy = dyn_cast<CopyOp>(op); copy && copy.isCrossRank()) {
         fail(op) << "chunk-level cross-rank copy needs the chunk-lowering "
                     "pass (" << copy.getSrc().str() << " to "
@@ -129,6 +152,7 @@ void ccl::checkLowerable(AlgorithmOp algo, Reporter &rep) {
       }
       // Peers reach only scratch buffers (mapped at setup).
       SmallVector<ChunkRefAttr> remote;
+      bad = false;
       if (auto put = dyn_cast<PutOp>(op))
         remote.push_back(put.getDst());
       else if (auto get = dyn_cast<GetOp>(op))

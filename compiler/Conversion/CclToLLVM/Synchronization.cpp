@@ -1,7 +1,8 @@
 //===- Synchronization.cpp - ccl synchronisation ops to library calls -----===//
 //
 // Patterns of --ccl-lower-to-llvm for the operations that order thread
-// blocks and ranks: signal and wait on channels, release and acquire of
+// blocks and ranks: signal and wait on channels (and, over port channels,
+// the proxy's signal and flush), release and acquire of
 // semaphores, multi-block and block barriers. Channels, semaphores and
 // multi-block barriers become their indices in the plan's tables (the
 // kernel environment's).
@@ -20,7 +21,27 @@ struct SignalLowering : public LoweringBase<SignalOp> {
   using LoweringBase::LoweringBase;
   LogicalResult lower(SignalOp op, OpBuilder &b,
                       const KernelEnv &env) const override {
+    if (env.isPort(op.getChannel())) {
+      Location loc = op.getLoc();
+      callLib(b, loc, op, "__ccl_port_signal", voidTy(getContext()),
+              {env.ctx, i32(b, loc, env.channelIndex(op.getChannel())),
+               i32(b, loc, opId(op))});
+      return success();
+    }
     emitSignal(b, op.getLoc(), op, env, op.getChannel(), op.getRelaxed());
+    return success();
+  }
+};
+
+/// Over a port channel only (Legality): waits for the proxy.
+struct FlushLowering : public LoweringBase<FlushOp> {
+  using LoweringBase::LoweringBase;
+  LogicalResult lower(FlushOp op, OpBuilder &b,
+                      const KernelEnv &env) const override {
+    Location loc = op.getLoc();
+    callLib(b, loc, op, "__ccl_port_flush", voidTy(getContext()),
+            {env.ctx, i32(b, loc, env.channelIndex(op.getChannel())),
+             i32(b, loc, opId(op))});
     return success();
   }
 };
@@ -95,7 +116,7 @@ struct BarrierLowering : public LoweringBase<BarrierOp> {
 
 void ccl::populateSynchronizationPatterns(const KernelEnvs &envs,
                                           RewritePatternSet &patterns) {
-  patterns.add<SignalLowering, WaitLowering, ReleaseLowering, AcquireLowering,
-               TbBarrierLowering, BarrierLowering>(envs,
+  patterns.add<SignalLowering, WaitLowering, FlushLowering, ReleaseLowering,
+               AcquireLowering, TbBarrierLowering, BarrierLowering>(envs,
                                                    patterns.getContext());
 }

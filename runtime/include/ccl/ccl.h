@@ -317,6 +317,13 @@ cclResult_t cclCommDebugSkipLaunches(cclComm_t comm, int skip);
  * (ccl-perf --delay). 0 turns it off. */
 cclResult_t cclCommDebugSetDelay(cclComm_t comm, int block, uint64_t delay_ns);
 
+/* Test hook: the proxy of this rank (port channels; docs/runtime.md, "The
+ * proxy") sleeps `delay_ns` nanoseconds before each request it takes, so
+ * that FIFOs fill up and puts complete late; UINT64_MAX stops it taking
+ * requests at all (a dead proxy: the kernels' waits time out and name the
+ * port-channel operation). 0 turns it off. ccl-perf --proxy-delay. */
+cclResult_t cclCommDebugSetProxyDelay(cclComm_t comm, uint64_t delay_ns);
+
 #ifdef __cplusplus
 }
 #endif

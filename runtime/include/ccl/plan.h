@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define CCL_PLAN_ABI_VERSION 3u
+#define CCL_PLAN_ABI_VERSION 4u
 
 /* Targets a plan can be compiled for. */
 enum {
@@ -69,7 +69,45 @@ typedef struct ccl_error_record {
   uint32_t expected; /* flag value it waited for */
   uint32_t observed; /* flag value it last saw */
   uint64_t waited_ns;
+  /* since ABI 4: what the wait waited for (CCL_WAIT_*); the runtime words
+   * the report by it. */
+  uint32_t wait;
+  uint32_t reserved;
 } ccl_error_record;
+
+/* What a timed-out wait waited for (ccl_error_record::wait). */
+enum {
+  CCL_WAIT_OTHER = 0,   /* packets, signals, semaphores, barriers: by op */
+  CCL_WAIT_FIFO = 1,    /* a free slot of a port channel's FIFO (the proxy
+                           takes requests out of it) */
+  CCL_WAIT_FLUSH = 2,   /* the proxy to complete the port channel's requests */
+};
+
+/* --- Port channels (since ABI 4; docs/runtime.md, "The proxy") ---------
+ * A kernel hands a port-channel operation to the host proxy of its rank as
+ * a trigger in the channel's FIFO: a ring of ccl_dev_ctx::fifo_slots
+ * triggers in pinned host memory that the kernel writes and the proxy
+ * reads. Thread 0 of the block that owns the channel's source end is the
+ * only producer, the proxy of the rank the only consumer. The k-th trigger
+ * of the channel (k = 0, 1, ... over all calls) goes to slot k mod slots;
+ * the kernel writes src, dst and bytes, then (after a system fence) `tag`
+ * = ((k + 1) << 8) | CCL_TRIGGER_* flags, so the proxy takes a slot whose
+ * tag carries the sequence number it expects next. The proxy advances
+ * fifo_tail[c] once it has read a trigger (the slot is free again) and,
+ * once the trigger's copy has landed and its signal was written, writes
+ * k + 1 to port_done[c]. */
+typedef struct ccl_trigger {
+  uint64_t src;   /* source address on this rank */
+  uint64_t dst;   /* destination in the channel's destination rank's
+                     scratch, as this rank addresses it */
+  uint64_t bytes; /* 0 for a signal alone */
+  uint64_t tag;   /* written last: (sequence << 8) | CCL_TRIGGER_* */
+} ccl_trigger;
+
+enum {
+  CCL_TRIGGER_PUT = 1,    /* copy bytes from src to dst */
+  CCL_TRIGGER_SIGNAL = 2, /* then add 1 to the channel's signal counter */
+};
 
 /* Per (plan variant, rank) context that every kernel receives. */
 typedef struct ccl_dev_ctx {
@@ -116,7 +154,15 @@ typedef struct ccl_dev_ctx {
    * before its first operation, so that the other ranks run ahead. */
   uint64_t delay_ns;
   uint32_t delay_block;
-  uint32_t reserved1;
+  /* --- since ABI 4: port channels (see ccl_trigger). Entries of channels
+   * this rank is not the source of, or that are memory channels, are
+   * unused. */
+  uint32_t fifo_slots;            /* triggers per channel FIFO */
+  ccl_trigger *fifo;              /* host-mapped: fifo[c * fifo_slots + i] */
+  volatile uint64_t *fifo_tail;   /* host-mapped: triggers the proxy took */
+  uint64_t *fifo_head;            /* device memory: triggers pushed */
+  uint64_t *fifo_tail_seen;       /* device memory: fifo_tail last read */
+  volatile uint64_t *port_done;   /* device memory: triggers completed */
 } ccl_dev_ctx;
 
 #define CCL_DELAY_ALL_BLOCKS 0xffffffffu
@@ -160,7 +206,7 @@ typedef struct ccl_kernel_info {
 typedef struct ccl_channel_info {
   uint32_t src;  /* rank that puts, gets and signals */
   uint32_t dst;  /* rank that waits; holds the signal counter */
-  uint32_t kind; /* CCL_CHANNEL_* */
+  uint32_t kind; /* CCL_CHANNEL_* (port: since ABI 4) */
   /* since ABI 3: signals the channel holds before the first call. The
    * runtime starts the channel's signal counter at this value, so the first
    * `credit` waits on it return at once (the compiler's acknowledgement

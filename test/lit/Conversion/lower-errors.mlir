@@ -1,40 +1,18 @@
 // RUN: %ccl-opt %s --split-input-file --verify-diagnostics --ccl-schedule --ccl-lower-to-llvm='target=host'
 
-// Tests every error of the lowering: operations it does not lower (port
-// channels, flush, multimem, thread-block groups, chunk-level cross-rank
-// copy/reduce), peers' input/output, plain data out of packet buffers, and
-// a channel end used by two thread blocks of one rank.
+// Tests every error of the lowering: operations it does not lower (get
+// and fused forwards over a port channel, multimem,
+// thread-block groups, chunk-level cross-rank copy/reduce), peers'
+// input/output, plain data out of packet buffers, and a channel end used by
+// two thread blocks of one rank.
 
-ccl.algorithm @port_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "port", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+// Tests that a get over a port channel is refused: a proxy only puts and
+// signals.
+ccl.algorithm @getport_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "getport", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @s slots 1
   ccl.channel @port_0_1 port 0 -> 1
-  // expected-error@+1 {{port channels are not lowered yet (@port_0_1 is a port channel)}}
-  ccl.put @port_0_1 tb 0 <"s"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
-}
-
-// -----
-
-ccl.algorithm @flush_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "flush", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
-  ccl.channel @port_0_1 port 0 -> 1
-  // expected-error@+1 {{flush needs a port channel; port channels are not lowered yet}}
-  ccl.flush @port_0_1 tb 0
-}
-
-// -----
-
-ccl.algorithm @putflush_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "putflush", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
-  ccl.scratch @s slots 1
-  ccl.channel @port_0_1 port 0 -> 1
-  // expected-error@+1 {{port channels are not lowered yet}}
-  ccl.put @port_0_1 tb 0 <"s"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal flush
-}
-
-// -----
-
-ccl.algorithm @waitport_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "waitport", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
-  ccl.channel @port_0_1 port 0 -> 1
-  // expected-error@+1 {{port channels are not lowered yet}}
-  ccl.wait @port_0_1 tb 0
+  // expected-error@+1 {{get over a port channel is not supported (@port_0_1 is a port channel): a proxy only puts and signals; use a memory channel}}
+  ccl.get @port_0_1 tb 0 <"output"[0] [0 : 1]> = <"s"[1] [0 : 1]>
 }
 
 // -----
@@ -174,7 +152,7 @@ ccl.algorithm @fwdout_n3 attributes {chunks = 1 : i64, collective = #ccl.collect
 ccl.algorithm @fwdport_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "fwdport", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.scratch @s slots 1
   ccl.channel @port_0_2 port 0 -> 2
-  // expected-error@+1 {{port channels are not lowered yet (@port_0_2 is a port channel)}}
+  // expected-error@+1 {{a fused forward over port channel @port_0_2 is not supported; forwards store from the threads, over memory channels}}
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"s"[2] [0 : 1]>] via [@port_0_2]
 }
 
