@@ -5,6 +5,7 @@
 #include "ccl/Dialect/CclDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <map>
 
@@ -39,9 +40,19 @@ template <typename OpT> void addForward(OpT op, Operation *put) {
   op.setFwdChannelsAttr(append(b, op.getFwdChannelsAttr(), ch));
 }
 
+/// The port channels of an algorithm: a put over one is a request for the
+/// proxy (a copy engine moves the bytes), so it never becomes a forward,
+/// which the threads store.
+using PortSet = llvm::DenseSet<StringAttr>;
+
+bool overPort(const PortSet &ports, Operation *op) {
+  auto put = dyn_cast<PutOp>(op);
+  return put && ports.contains(put.getChannelAttr().getAttr());
+}
+
 /// Tries to fold `next` into `prev` (consecutive in one block). Returns true
 /// when `next` was absorbed (the caller erases it).
-bool fuse(Operation *prev, Operation *next) {
+bool fuse(Operation *prev, Operation *next, const PortSet &ports) {
   if (!single(prev) || !single(next))
     return false;
   // put + signal (+ flush).
@@ -59,6 +70,9 @@ bool fuse(Operation *prev, Operation *next) {
       return true;
     }
   }
+  // The forms below turn a put into a forward: not over a port channel.
+  if (overPort(ports, prev) || overPort(ports, next))
+    return false;
   // Multi-destination put: same source, same signal and flush.
   if (auto a = dyn_cast<PutOp>(prev)) {
     if (auto c = dyn_cast<PutOp>(next);
@@ -131,6 +145,10 @@ bool fuse(Operation *prev, Operation *next) {
 }
 
 void fuseAlgorithm(AlgorithmOp algo) {
+  PortSet ports;
+  for (auto ch : algo.getBody().getOps<ChannelOp>())
+    if (ch.getKind() == ChannelKind::Port)
+      ports.insert(ch.getSymNameAttr());
   std::map<std::pair<int64_t, int64_t>, Operation *> last;
   SmallVector<Operation *> dead;
   for (Operation &op : algo.getBody().front()) {
@@ -144,7 +162,7 @@ void fuseAlgorithm(AlgorithmOp algo) {
       continue;
     auto key = std::make_pair(inst.getExecRank(), inst.getThreadBlock());
     Operation *prev = last[key];
-    if (prev && fuse(prev, &op)) {
+    if (prev && fuse(prev, &op, ports)) {
       dead.push_back(&op);
       continue;
     }

@@ -622,7 +622,9 @@ struct CclLowerChunksPass
     }
     for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>()) {
       DeclarationIndex index(algo); // declarations are added, never removed
-      if (!algo.getScheduled() && failed(lower(algo, *kind)))
+      // The program's channel(...) clause wins over the option.
+      ChannelKind algoKind = algo.getChannelKind().value_or(*kind);
+      if (!algo.getScheduled() && failed(lower(algo, algoKind)))
         return signalPassFailure();
     }
   }

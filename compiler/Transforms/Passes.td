@@ -156,7 +156,8 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"channelKind", "channel", "std::string", /*default=*/"\"memory\"",
-           "Channel kind for Simple transfers: memory or port">,
+           "Channel kind for Simple transfers: memory or port (an "
+           "algorithm's channel_kind attribute wins)">,
     Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"64",
            "Most thread blocks per rank for automatically placed lanes">,
     Option<"crossCall", "cross-call", "std::string", /*default=*/"\"ack\"",
@@ -194,7 +195,10 @@ def CclFuse : Pass<"ccl-fuse", "mlir::ModuleOp"> {
     order every block observes is unchanged; it removes the barrier the
     scheduler would put between the two operations and one pass over the
     data. Cross-rank (chunk-level) operations, thread-block groups and
-    operations on different blocks are never fused.
+    operations on different blocks are never fused, and a put over a port
+    channel never becomes a forward (the proxy moves its bytes on a copy
+    engine; a forward is stored by the threads): over port channels only
+    put + signal (+ flush) fuses.
 
     ```mlir
     // before

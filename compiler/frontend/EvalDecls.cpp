@@ -206,12 +206,23 @@ Evaluator::collectiveOf(const ast::Algorithm &a, bool &inplace,
 }
 
 /// The algorithm's clauses, left to right: `chunks`, `instances` (or
-/// `parallel`) and `protocol`.
-LogicalResult Evaluator::clauses(const ast::Algorithm &a,
-                                 std::string &protocol) {
+/// `parallel`), `protocol` and `channel`.
+LogicalResult Evaluator::clauses(const ast::Algorithm &a, std::string &protocol,
+                                 std::optional<ChannelKind> &channelKind) {
   for (const auto &c : a.clauses) {
     if (c.rhs)
       return error(c.loc) << "'" << c.name << "(...)' takes one value";
+    if (c.name == "channel") {
+      if (c.value->kind != Expr::Ident ||
+          (c.value->name != "memory" && c.value->name != "port"))
+        return error(c.value->loc)
+               << "channel must be memory or port (the kind of the channels "
+                  "the compiler places for chunk-level transfers)";
+      if (channelKind)
+        return error(c.loc) << "a second 'channel(...)' clause";
+      channelKind = *symbolizeChannelKind(c.value->name);
+      continue;
+    }
     if (c.name == "protocol") {
       if (c.value->kind != Expr::Ident ||
           (c.value->name != "LL" && c.value->name != "Simple"))
@@ -237,8 +248,8 @@ LogicalResult Evaluator::clauses(const ast::Algorithm &a,
       continue;
     }
     return error(c.loc) << "unknown clause '" << c.name
-                        << "'; expected chunks, protocol, instances or "
-                           "parallel";
+                        << "'; expected chunks, protocol, channel, instances "
+                           "or parallel";
   }
   return success();
 }
@@ -292,7 +303,8 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
     return failure();
   const ast::Collective &coll = **collOr;
   std::string protocol = "Simple";
-  if (failed(clauses(a, protocol)))
+  std::optional<ChannelKind> channelKind;
+  if (failed(clauses(a, protocol, channelKind)))
     return failure();
   SmallVector<NamedAttribute> paramAttrs;
   if (failed(parameters(a, coll, given, paramAttrs)))
@@ -333,7 +345,9 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
       /*scheduled=*/nullptr,
       optI64(inChunks * instances, chunks * instances),
       optI64(outChunks * instances, chunks * instances),
-      optI64(instances, 1), /*params=*/nullptr);
+      optI64(instances, 1), /*params=*/nullptr, /*channel_kind=*/nullptr);
+  if (channelKind)
+    algo.setChannelKindAttr(ChannelKindAttr::get(ctx, *channelKind));
   if (!paramAttrs.empty())
     algo.setParamsAttr(builder.getDictionaryAttr(paramAttrs));
   algo.getBody().emplaceBlock();

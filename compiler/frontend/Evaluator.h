@@ -219,7 +219,8 @@ private:
   mlir::FailureOr<const ast::Collective *>
   collectiveOf(const ast::Algorithm &a, bool &inplace,
                std::map<std::string, const ast::Arg *> &given);
-  mlir::LogicalResult clauses(const ast::Algorithm &a, std::string &protocol);
+  mlir::LogicalResult clauses(const ast::Algorithm &a, std::string &protocol,
+                              std::optional<ChannelKind> &channelKind);
   mlir::LogicalResult
   parameters(const ast::Algorithm &a, const ast::Collective &coll,
              const std::map<std::string, const ast::Arg *> &given,

@@ -331,7 +331,7 @@ public:
   }
   cclResult_t put(int peer, void *dst, const void *src,
                   uint64_t bytes) override {
-    CUstream st;
+    CUstream st = nullptr;
     if (cclResult_t r = stream(peer, &st); r != cclSuccess)
       return r;
     CUresult cr = d_->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
@@ -343,7 +343,7 @@ public:
     return cclSuccess;
   }
   cclResult_t write(int peer, uint64_t *addr, uint64_t value) override {
-    CUstream st;
+    CUstream st = nullptr;
     if (cclResult_t r = stream(peer, &st); r != cclSuccess)
       return r;
     CUresult cr = d_->cuStreamWriteValue64(

@@ -163,7 +163,7 @@ void test_launch_errors() {
               cclUnsupported);
   CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm old_abi): library for "
                        "algorithm old_abi was built against plan ABI version "
-                       "0, but this libcclrt implements version 3; rebuild "
+                       "0, but this libcclrt implements version 4; rebuild "
                        "it with a cclc that matches libcclrt");
   // A plan whose kernel has no host function.
   CHECK_FAILS(cclrtLaunch(&kNoHost, comms[0], in, out, 8, cclFloat32, cclSum,

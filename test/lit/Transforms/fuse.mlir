@@ -118,3 +118,32 @@ ccl.algorithm @multimem_n2 attributes {name = "a", collective = #ccl.collective<
   ccl.multimem_reduce @sw tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
   ccl.multimem_broadcast @sw tb 0 <"output"[0] [0 : 1]> = <"output"[0] [1 : 1]>
 }
+
+// -----
+
+// Tests that a put over a port channel never becomes a forward (the proxy
+// moves its bytes; a forward is stored by the threads): a second put of the
+// same source is not merged into it, and a copy or reduce followed by a port
+// put of its result keeps the put. put + signal + flush over the port
+// channel still fuse.
+// CHECK-LABEL: ccl.algorithm @port_no_forward_n3
+// CHECK:         ccl.put @port_0_1 tb 0 <"buf"[1] [0 : 1]> = <"input"[0] [0 : 1]>{{$}}
+// CHECK-NEXT:    ccl.put @port_0_2 tb 0 <"buf"[2] [0 : 1]> = <"input"[0] [0 : 1]>{{$}}
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>{{$}}
+// CHECK-NEXT:    ccl.put @port_0_1 tb 0 <"buf"[1] [1 : 1]> = <"output"[0] [1 : 1]> signal flush{{$}}
+// CHECK-NEXT:    ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]>{{$}}
+// CHECK-NEXT:    ccl.put @port_0_2 tb 0 <"buf"[2] [1 : 1]> = <"output"[0] [0 : 1]>{{$}}
+// CHECK-NOT:     forward
+ccl.algorithm @port_no_forward_n3 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 3 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @buf slots 2
+  ccl.channel @port_0_1 port 0 -> 1
+  ccl.channel @port_0_2 port 0 -> 2
+  ccl.put @port_0_1 tb 0 <"buf"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.put @port_0_2 tb 0 <"buf"[2] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+  ccl.put @port_0_1 tb 0 <"buf"[1] [1 : 1]> = <"output"[0] [1 : 1]>
+  ccl.signal @port_0_1 tb 0
+  ccl.flush @port_0_1 tb 0
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]>
+  ccl.put @port_0_2 tb 0 <"buf"[2] [1 : 1]> = <"output"[0] [0 : 1]>
+}

@@ -165,6 +165,8 @@ const Entry kEntries[] = {
     UNSUPPORTED(cuMemcpyHtoD),
     UNSUPPORTED(cuMemcpyDtoH),
     UNSUPPORTED(cuMemcpyDtoDAsync),
+    UNSUPPORTED(cuMemcpyAsync),
+    UNSUPPORTED(cuStreamWriteValue64),
     UNSUPPORTED(cuStreamQuery),
     UNSUPPORTED(cuStreamBeginCapture),
     UNSUPPORTED(cuStreamEndCapture),

@@ -31,7 +31,10 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     `input` and `output` when they differ from `chunks` (AllGather's output
     has `nranks * chunks`); `instances` records how many copies of the
     program were laid side by side (`instances(k)`); `params` holds the
-    values of the collective's parameters (`{root = 1 : i64}`). The
+    values of the collective's parameters (`{root = 1 : i64}`);
+    `channel_kind` the kind of the channels `--ccl-lower-chunks` creates for
+    the algorithm's chunk-level transfers (the program's `channel(port)`
+    clause; without it the pass's `channel` option decides). The
     collective's contract is the `ccl.require` and `ccl.ensure` operations
     in the body. The symbol name
     is `<name>_n<nranks>`, so one module can hold an
@@ -61,7 +64,8 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$input_chunks,
     OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$output_chunks,
     OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$instances,
-    OptionalAttr<DictionaryAttr>:$params
+    OptionalAttr<DictionaryAttr>:$params,
+    OptionalAttr<Ccl_ChannelKindAttr>:$channel_kind
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
