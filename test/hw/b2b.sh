@@ -7,9 +7,10 @@
 #   OUT/b2b.sh run [RESULTS [LIB...]]   on the GPU machine (needs the CUDA
 #                                 driver); LIBs: only those of OUT/libs.txt
 #
-# build compiles, for sm_90 and float32 at 2 and 4 ranks, the stdlib
-# AllReduces (allpairs_ll, ring, ring_oop; ring also with 4 instances x 2
-# tiles and 8 x 4), the programs of test/e2e/programs (every collective in ring,
+# build compiles, for sm_90 and float32 at 2 and 4 ranks, every stdlib
+# algorithm (those over port channels too: ring_rs_overlap, ring_ce,
+# ag_allpairs_ce, whose puts the host proxy runs on copy engines; ring also
+# with 4 instances x 2 tiles and 8 x 4), the programs of test/e2e/programs (every collective in ring,
 # all-pairs and chain shapes; ranges of chunks into slots) and the negative
 # controls of test/e2e/negative (--no-verify; ag_ring with
 # --cross-call-sync=none), plus ccl-perf and libcclrt.
@@ -40,7 +41,6 @@ build)
   {
     for f in stdlib/{allreduce,allgather,reducescatter,alltoall,broadcast,reduce}/*.ccl \
         test/e2e/programs/*.ccl; do
-      case $f in */ring_rs_overlap.ccl) continue ;; esac
       echo "pos $(basename "$f" .ccl) $(basename "$f" .ccl) $f"
     done
     echo "pos ring_i4_t2 ring stdlib/allreduce/ring.ccl --instances=4 --tiles=2"
