@@ -2,6 +2,7 @@
 #include "cuda_driver.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 
 #include <mutex>
 
@@ -136,6 +137,15 @@ Loaded *load() {
   if (!resolveAll(h, l))
     return l;
   l->resolved = true;
+  // The proxy's copy streams (port channels) must not share a hardware
+  // queue with a stream whose kernel spins until their copies land: with
+  // the driver's default of 8 queues per context the streams of a few ranks
+  // and their proxies alias, and a copy queued behind such a kernel never
+  // runs (docs/runtime.md, "The proxy"). Ask for the most queues unless the
+  // application chose a number; the driver reads this when it creates a
+  // context, so it has no effect on a context created before libcclrt
+  // loaded the driver.
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", /*overwrite=*/0);
   CUresult r = l->drv.cuInit(0);
   if (r != CUDA_SUCCESS) {
     l->error.kind = CudaLoadError::kInitFailed;

@@ -24,6 +24,8 @@ inline size_t roundUp(size_t x, size_t a) { return (x + a - 1) / a * a; }
 struct Env {
   Options opt;
   bool cuda = false;
+  // "SMs per rank" of the plan for the summary ("" when unknown).
+  std::string smNote;
   int n = 1;
   // One process per rank (launched by ccl-run, torchrun, mpirun, srun...):
   // this process is rank `me` of the job's n ranks. false: this process

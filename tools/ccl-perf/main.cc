@@ -216,7 +216,7 @@ const ccl_variant *findVariant(const Options &opt, const Target &t) {
   return variant;
 }
 
-void printHeader(const Env &env, const Target &t, const ccl_variant *variant,
+void printHeader(Env &env, const Target &t, const ccl_variant *variant,
                  const std::string &defaultsNote) {
   const Options &opt = env.opt;
   const ccl_plan *plan = t.plan;
@@ -236,10 +236,28 @@ void printHeader(const Env &env, const Target &t, const ccl_variant *variant,
   else
     fmt::print("# algorithm : {} (plan not visible to ccl-perf; assuming {})\n", opt.algo,
                env.coll->name);
-  if (variant)
+  if (variant) {
     fmt::print("# variant   : {} ranks, {} thread blocks x {} threads, {} kernels\n",
                variant->nranks, variant->nblocks, variant->threads_per_block,
                variant->num_kernels);
+    // Each thread block occupies one SM while the kernel runs (the blocks of
+    // a rank are co-resident); port channels' bytes move without any.
+    uint32_t ports = 0;
+    for (uint32_t r = 0; r < variant->nranks; r++) {
+      uint32_t mine = 0;
+      for (uint32_t c = 0; c < variant->num_channels; c++)
+        mine += variant->channels[c].kind == CCL_CHANNEL_PORT && variant->channels[c].src == r;
+      ports = std::max(ports, mine);
+    }
+    std::string portNote =
+        ports ? fmt::format("; up to {} port channels per rank, whose bytes the proxy moves "
+                            "({})",
+                            ports, env.cuda ? "on copy engines, no SM" : "with memcpy")
+              : "";
+    env.smNote = fmt::format("{} per rank ({} thread blocks{})", variant->nblocks,
+                             variant->nblocks, portNote);
+    fmt::print("# SMs       : {}\n", env.smNote);
+  }
   fmt::print("# target    : {} ({})\n", env.cuda ? "cuda" : "host", t.why);
   fmt::print("{}", defaultsNote);
   if (env.cuda) fmt::print("# CUDA driver version {}\n", t.gpus->driverVersion);
@@ -335,6 +353,7 @@ bool summarize(Env &env, const SweepResult &mine, const SweepResult *theirs) {
   };
   fmt::print("#\n");
   printSummary("", mine, check);
+  if (!env.smNote.empty()) fmt::print("# SMs occupied         : {}\n", env.smNote);
   if (!mine.failed && !measured(mine)) {
     fmt::print("# ERROR: nothing was measured (every size or type was skipped)\n");
     ok = false;
