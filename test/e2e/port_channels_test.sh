@@ -1,0 +1,95 @@
+# Port channels on the host target (docs/runtime.md, "The proxy"): the
+# stdlib programs whose transfers the proxy executes (ring_rs_overlap,
+# written with explicit port channels; ag_allpairs_ce and ring_ce,
+# chunk-level programs with channel(port)) at 2, 3, 4 and 8 ranks in one
+# process and at 2, 3 and 4 under ccl-run (one process per rank, the peers'
+# scratch mapped into each process), every run back to back (K calls per
+# rank with no synchronisation) and checked exactly: K = 8, K = 64 with a
+# one-slot FIFO and a slow proxy (every request wraps the FIFO), and K = 8
+# with rank 1 delayed 2 ms per call. Then a stalled proxy and a killed
+# process: each run ends within its timeout with a report that names the
+# rank and the port-channel operation with its source line.
+set -euo pipefail
+progs=(reducescatter/ring_rs_overlap allgather/ag_allpairs_ce allreduce/ring_ce)
+for p in "${progs[@]}"; do
+  cclc "$REPO/stdlib/$p.ccl" --target=host --nranks=2,3,4,8 --dtype=float32 \
+      --max-bytes=64K -o "$WORK/$(basename "$p").so"
+done
+check() { # DESCRIPTION COMMAND...: the command's check must report 0 wrong
+  local desc=$1; shift
+  if ! "$@" > "$WORK/out.txt" 2>&1 ||
+     ! grep -q "Out of bounds values : 0 OK" "$WORK/out.txt"; then
+    echo "FAILED: $desc"
+    cat "$WORK/out.txt"
+    exit 1
+  fi
+  echo "ok: $desc"
+}
+common=(--target host -b 4 -e 26244 -f 81 -n 1 -w 0 --timeout-ms 30000)
+for p in "${progs[@]}"; do
+  name=$(basename "$p")
+  lib=$WORK/$name.so
+  for g in 2 3 4 8; do
+    check "$name -g $g, K = 8" ccl-perf --lib "$lib" --algo "$name" -g "$g" "${common[@]}" -k 8
+    check "$name -g $g, K = 8, rank 1 delayed" \
+        ccl-perf --lib "$lib" --algo "$name" -g "$g" "${common[@]}" -k 8 --delay 1=2000
+  done
+  for g in 2 4; do
+    check "$name -g $g, K = 64, one-slot FIFO, slow proxy of rank 0" \
+        env CCL_PROXY_FIFO_SLOTS=1 ccl-perf --lib "$lib" --algo "$name" -g "$g" \
+        "${common[@]}" -k 64 --proxy-delay 0=50
+  done
+  for n in 2 3 4; do
+    check "ccl-run -n $n $name, K = 8" \
+        ccl-run -n "$n" ccl-perf --lib "$lib" --algo "$name" "${common[@]}" -k 8
+  done
+done
+
+# A stalled proxy: rank 0's proxy takes no requests. Every wait for it (or
+# for the data it would have moved) gives up after the timeout, and the
+# report names a rank, a thread block and a port-channel operation of the
+# program with its line; the run ends instead of hanging.
+start=$SECONDS
+set +e
+timeout 120 ccl-perf --lib "$WORK/ring_rs_overlap.so" --algo ring_rs_overlap \
+    --target host -g 4 -b 1K -e 1K --proxy-delay 0=stall --timeout-ms 1000 \
+    > "$WORK/stall.txt" 2>&1
+rc=$?
+set -e
+cat "$WORK/stall.txt"
+[[ $rc == 1 ]] || { echo "FAILED: the stalled proxy's run exited $rc"; exit 1; }
+(( SECONDS - start < 60 )) || { echo "FAILED: the stalled run took $((SECONDS - start)) s"; exit 1; }
+grep -qE "rank [0-9] thread block [0-9]+ timed out after 1\.[0-9]+ s in (wait|put|flush|signal) at .*ring_rs_overlap\.ccl:[0-9]+:[0-9]+" "$WORK/stall.txt" ||
+  { echo "FAILED: no timeout report naming a port-channel operation"; exit 1; }
+echo "ok: stalled proxy -> timeout report"
+
+# A process killed in the middle of a call (one process per rank, launched
+# torchrun-style so that nothing ends the survivors for us; rank 2's proxy
+# stalls, so every rank is stuck in the first call when rank 2 is killed):
+# the other ranks learn it from the bootstrap well before their 60 s
+# timeout, abort their kernels, report the dead rank and exit.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+pids=()
+for r in 0 1 2; do
+  RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+    ccl-perf --lib "$WORK/ring_ce.so" --algo ring_ce --target host \
+      -b 64K -e 64K -n 5 -w 0 -c 0 --timeout-ms 60000 --proxy-delay 2=stall \
+      > "$WORK/kill.$r" 2>&1 &
+  pids+=($!)
+done
+sleep 3
+start=$SECONDS
+kill -9 "${pids[2]}"
+for r in 0 1; do
+  set +e
+  wait "${pids[$r]}"
+  rc=$?
+  set -e
+  tail -5 "$WORK/kill.$r"
+  [[ $rc != 0 ]] || { echo "FAILED: rank $r exited 0 after rank 2 was killed"; exit 1; }
+  grep -qE "rank 2 \(pid [0-9]+" "$WORK/kill.$r" ||
+    { echo "FAILED: rank $r does not name the killed rank"; exit 1; }
+done
+wait "${pids[2]}" || true
+(( SECONDS - start < 30 )) || { echo "FAILED: the survivors took $((SECONDS - start)) s"; exit 1; }
+echo "ok: killed process -> the others report it and end"
