@@ -388,7 +388,9 @@ public:
   /// Acknowledges every transfer whose slot the next call could overwrite
   /// too early: after consuming the slot, the destination's block signals a
   /// credited acknowledgement channel back to the source's block, which
-  /// waits on it before it puts into the slot again.
+  /// waits on it before it puts into the slot again. The acknowledgement
+  /// channel has the transfers' kind (a port channel reaches ranks that a
+  /// memory channel cannot: another host).
   void acknowledge(const std::vector<Transfer> &transfers) {
     std::vector<const Transfer *> unsafe = unsafeTransfers(transfers);
     std::map<std::string, int64_t> acks; // channel -> acks per call
@@ -396,8 +398,8 @@ public:
     for (const Transfer *t : unsafe) {
       assert(t->consume && "direct landings are slotted when unsafe");
       FlatSymbolRefAttr ack =
-          channel("ack", ChannelKind::Memory, t->to, t->from, t->tb,
-                  t->put->getLoc());
+          channel("ack", algo.isLL() ? ChannelKind::Memory : kind, t->to,
+                  t->from, t->tb, t->put->getLoc());
       ++acks[ack.getValue().str()];
       IntegerAttr tb = b.getI64IntegerAttr(t->tb);
       b.setInsertionPointAfter(t->consume);

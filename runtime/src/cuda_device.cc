@@ -342,7 +342,10 @@ public:
                     format("(%" PRIu64 " bytes, %p -> %p)", bytes, src, dst));
     return cclSuccess;
   }
-  cclResult_t write(int peer, uint64_t *addr, uint64_t value) override {
+  cclResult_t complete(int peer, uint64_t *addr, uint64_t value) override {
+    return signal(peer, addr, value);
+  }
+  cclResult_t signal(int peer, uint64_t *addr, uint64_t value) override {
     CUstream st = nullptr;
     if (cclResult_t r = stream(peer, &st); r != cclSuccess)
       return r;

@@ -213,9 +213,12 @@ public:
     memcpy(dst, src, bytes);
     return cclSuccess;
   }
-  cclResult_t write(int peer, uint64_t *addr, uint64_t value) override {
+  cclResult_t signal(int peer, uint64_t *addr, uint64_t value) override {
     __atomic_store_n(addr, value, __ATOMIC_RELEASE);
     return cclSuccess;
+  }
+  cclResult_t complete(int peer, uint64_t *addr, uint64_t value) override {
+    return signal(peer, addr, value);
   }
   void drain() override {}
 };

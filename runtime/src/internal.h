@@ -29,6 +29,7 @@ namespace cclrt {
 class Device;
 class Bootstrap;
 class Proxy;
+class TcpNet;
 
 // ---------------------------------------------------------------------------
 // Errors: thread-local last error (errors.cc).
@@ -194,6 +195,9 @@ struct Shared {
   // (proxy.h; index = rank, created by the first plan that needs it).
   std::mutex proxyMu;
   std::vector<std::unique_ptr<Proxy>> proxies;
+  // One process per rank with ranks on other hosts: the TCP transport
+  // (tcp.h; created by the first plan with a port channel between hosts).
+  std::unique_ptr<TcpNet> tcp;
   // Communicator-wide abort flag and error record (host-mapped on CUDA),
   // allocated by Device::init.
   void *hostMapped = nullptr; // the allocation holding both

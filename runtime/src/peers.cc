@@ -10,6 +10,7 @@
 
 #include "bootstrap.h"
 #include "device.h"
+#include "tcp.h"
 
 namespace cclrt {
 namespace {
@@ -18,22 +19,28 @@ constexpr uint64_t kArenaAlign = 4096;
 
 uint64_t alignUp(uint64_t x) { return (x + kArenaAlign - 1) / kArenaAlign * kArenaAlign; }
 
-// The exchange record: "E" + error, or "K" + total, sync offset and the
-// scratch offsets (little-endian u64).
-std::string okRecord(uint64_t total, uint64_t syncOff,
-                     const std::vector<uint64_t> &offs) {
+// The exchange record: "E" + error, or "K" + total, sync offset, the
+// arena's address in its own process and the scratch offsets
+// (little-endian u64), then the TCP transport's record when the plan has
+// port channels to other hosts.
+std::string okRecord(uint64_t total, uint64_t syncOff, uint64_t base,
+                     const std::vector<uint64_t> &offs,
+                     const std::string &tcp) {
   std::string s = "K";
   auto put = [&](uint64_t v) { s.append((const char *)&v, 8); };
   put(total);
   put(syncOff);
+  put(base);
   for (uint64_t o : offs)
     put(o);
-  return s;
+  return s + tcp;
 }
 
 bool parseRecord(const std::string &s, size_t nscratch, uint64_t *total,
-                 uint64_t *syncOff, std::vector<uint64_t> *offs) {
-  if (s.size() != 1 + 8 * (2 + nscratch) || s[0] != 'K')
+                 uint64_t *syncOff, uint64_t *base,
+                 std::vector<uint64_t> *offs, std::string *tcp) {
+  const size_t fixed = 1 + 8 * (3 + nscratch);
+  if (s.size() < fixed || s[0] != 'K')
     return false;
   auto get = [&](size_t i) {
     uint64_t v;
@@ -42,9 +49,11 @@ bool parseRecord(const std::string &s, size_t nscratch, uint64_t *total,
   };
   *total = get(0);
   *syncOff = get(1);
+  *base = get(2);
   offs->resize(nscratch);
   for (size_t b = 0; b < nscratch; b++)
-    (*offs)[b] = get(2 + b);
+    (*offs)[b] = get(3 + b);
+  *tcp = s.substr(fixed);
   return true;
 }
 
@@ -133,19 +142,38 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
   const int r = boot.rank();
   const ccl_variant *var = pp->variant;
   const std::string alg = planName(pp->plan);
-  // The same decision on every rank (they share the peer table): memory
-  // between hosts needs a transport this runtime does not have yet.
+  // Ranks on other hosts are reached only through port channels (the
+  // proxy's TCP transport, on the host target so far): the same decision
+  // on every rank (they share the peer table).
+  std::vector<int> remote;
   for (int q = 0; q < s->nranks; q++)
     if (!boot.sameHost(q))
+      remote.push_back(q);
+  if (!remote.empty()) {
+    for (uint32_t c = 0; c < var->num_channels; c++) {
+      const int a = pp->phys((int)var->channels[c].src);
+      const int b = pp->phys((int)var->channels[c].dst);
+      if (boot.peer(a).hostId == boot.peer(b).hostId ||
+          var->channels[c].kind == CCL_CHANNEL_PORT)
+        continue;
       return setError(
           cclUnsupported,
-          format("algorithm %s needs the scratch memory of every rank, but "
-                 "rank %d (host %s) and %s are on different hosts: "
-                 "ranks on different hosts need a network transport (the "
-                 "host proxy), which this libcclrt does not have yet; the "
-                 "bootstrap itself works across hosts",
-                 alg.c_str(), r, boot.hostName(r).c_str(),
-                 boot.describe(q).c_str()));
+          format("algorithm %s has a memory channel from rank %d (host %s) "
+                 "to rank %d (host %s), which are on different hosts: only "
+                 "port channels reach another host (their proxy sends over "
+                 "TCP); use an algorithm over port channels (channel(port))",
+                 alg.c_str(), a, boot.hostName(a).c_str(), b,
+                 boot.hostName(b).c_str()));
+    }
+    if (s->target != cclTargetHost)
+      return setError(
+          cclUnsupported,
+          format("algorithm %s: ranks %d and %s are on different hosts; "
+                 "port channels between hosts (the TCP transport) run on the "
+                 "host target only so far (GPU memory would need staging "
+                 "copies, not written yet)",
+                 alg.c_str(), r, boot.describe(remote.front()).c_str()));
+  }
   // This rank's arena: the scratch buffers, then the counters.
   std::vector<uint64_t> offs(var->num_scratch);
   uint64_t total = 0;
@@ -182,6 +210,20 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
       }
     }
   }
+  // The TCP transport, the first time a plan reaches another host.
+  if (!remote.empty() && localCode == cclSuccess) {
+    std::lock_guard<std::mutex> lk(s->proxyMu);
+    if (!s->tcp) {
+      cclResult_t tr = TcpNet::create(s, &s->tcp);
+      if (tr != cclSuccess) {
+        status = cclGetLastError();
+        localCode = tr;
+      }
+    }
+  }
+  std::string tcpRecord;
+  if (!remote.empty() && s->tcp)
+    tcpRecord = s->tcp->record();
   // Fault injection for the tests (docs/runtime.md, "Failures"): this
   // process dies where a peer would wait for its memory.
   if (const char *f = getenv("CCL_DEBUG_FAULT"))
@@ -190,8 +232,11 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
   std::vector<std::string> all;
   std::vector<net::Fd> fds;
   cclResult_t res =
-      boot.allGather(status.empty() ? okRecord(total, syncOff, offs)
-                                    : "E" + status,
+      boot.allGather(status.empty()
+                         ? okRecord(total, syncOff,
+                                    reinterpret_cast<uint64_t>(pr.arena), offs,
+                                    tcpRecord)
+                         : "E" + status,
                      &all, pr.arenaFd, &fds);
   if (res != cclSuccess)
     return res;
@@ -203,21 +248,31 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
       return setError(cclRemoteError,
                       format("preparing it failed on rank %d: ", q) +
                           all[q].substr(1));
-  // Map every peer's arena.
+  // Map every peer's arena on this host; a peer on another host is known by
+  // its own addresses, which only its proxy's TCP frames carry.
   std::string mapError;
+  std::vector<std::string> tcpRecords(s->nranks);
   for (int q = 0; q < s->nranks && mapError.empty(); q++) {
     if (q == r) {
       (*mem)[q] = RankMemory{pr.scratch, pr.sync};
       continue;
     }
-    uint64_t qTotal, qSync;
+    uint64_t qTotal, qSync, qBase;
     std::vector<uint64_t> qOffs;
-    if (!parseRecord(all[q], var->num_scratch, &qTotal, &qSync, &qOffs) ||
-        qTotal != total || !fds[q]) {
+    if (!parseRecord(all[q], var->num_scratch, &qTotal, &qSync, &qBase, &qOffs,
+                     &tcpRecords[q]) ||
+        qTotal != total || (boot.sameHost(q) && !fds[q])) {
       mapError = format("rank %d sent a malformed memory record or no "
                         "descriptor",
                         q);
       break;
+    }
+    if (!boot.sameHost(q)) {
+      RankMemory &m = (*mem)[q];
+      for (uint64_t o : qOffs)
+        m.scratch.push_back(reinterpret_cast<char *>(qBase + o));
+      m.sync = reinterpret_cast<char *>(qBase + qSync);
+      continue;
     }
     void *base = nullptr;
     std::string what = format("scratch memory of rank %d", q);
@@ -232,6 +287,14 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
       m.scratch.push_back(static_cast<char *>(base) + o);
     m.sync = static_cast<char *>(base) + qSync;
   }
+  // Connections to the other hosts' ranks (once per communicator), and this
+  // arena as memory their frames may write.
+  if (mapError.empty() && !remote.empty()) {
+    s->tcp->addRegion(reinterpret_cast<uintptr_t>(pr.arena),
+                      reinterpret_cast<uintptr_t>(pr.arena) + total);
+    if (s->tcp->connect(remote, tcpRecords) != cclSuccess)
+      mapError = cclGetLastError();
+  }
   std::string why;
   if (!agree(s, mapError, &why))
     return setError(mapError.empty() ? cclRemoteError : cclSystemError, why);
@@ -244,6 +307,8 @@ void releaseShared(Shared *s, int rank, PreparedRank &pr) {
     dev.unmapPeer(rank, m.first, m.second);
   pr.peerMaps.clear();
   if (pr.arena) {
+    if (s->tcp)
+      s->tcp->removeRegion(reinterpret_cast<uintptr_t>(pr.arena));
     // scratch[] and sync point into the arena.
     pr.scratch.clear();
     pr.sync = nullptr;

@@ -11,7 +11,9 @@
 #include <system_error>
 #include <time.h>
 
+#include "bootstrap.h"
 #include "device.h"
+#include "tcp.h"
 
 namespace cclrt {
 namespace {
@@ -135,7 +137,7 @@ int Proxy::serve(PortEndpoint &e, int budget) {
                     e.peer));
         return -1;
       }
-      if (transport_->put(e.peer, reinterpret_cast<void *>(t.dst),
+      if (e.transport->put(e.peer, reinterpret_cast<void *>(t.dst),
                           reinterpret_cast<const void *>(t.src),
                           t.bytes) != cclSuccess) {
         fail(format("copying %" PRIu64 " bytes to rank %d for port channel "
@@ -147,7 +149,7 @@ int Proxy::serve(PortEndpoint &e, int budget) {
     }
     if (kind & CCL_TRIGGER_SIGNAL) {
       e.signals++;
-      if (transport_->write(e.peer, e.signal, e.signals) != cclSuccess) {
+      if (e.transport->signal(e.peer, e.signal, e.signals) != cclSuccess) {
         fail(format("signalling rank %d on port channel %u (algorithm %s): ",
                     e.peer, e.channel, e.algorithm.c_str()) +
              cclGetLastError());
@@ -159,7 +161,7 @@ int Proxy::serve(PortEndpoint &e, int budget) {
   // One completion write covers every trigger taken in this round (they
   // complete in order).
   if (lastDone &&
-      transport_->write(e.peer, e.done, lastDone) != cclSuccess) {
+      e.transport->complete(e.peer, e.done, lastDone) != cclSuccess) {
     fail(format("completing port channel %u (algorithm %s): ", e.channel,
                 e.algorithm.c_str()) +
          cclGetLastError());
@@ -203,6 +205,15 @@ void Proxy::loop() {
     sleep = sleep * 2 > kMaxSleepNs ? kMaxSleepNs : sleep * 2;
   }
   transport_->drain();
+  if (remote_)
+    remote_->drain();
+}
+
+Transport *Proxy::remote() {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (!remote_ && s_->tcp)
+    remote_ = std::make_unique<TcpTransport>(s_->tcp.get());
+  return remote_.get();
 }
 
 // ---------------------------------------------------------------------------
@@ -278,6 +289,12 @@ cclResult_t preparePorts(Shared *s, PreparedPlan *pp, int r,
     e.plan = pp;
     e.channel = c;
     e.peer = pp->phys((int)var->channels[c].dst);
+    e.transport = !s->boot || s->boot->sameHost(e.peer) ? proxy->local()
+                                                         : proxy->remote();
+    if (!e.transport)
+      return setError(cclInternalError,
+                      format("no transport from rank %d to rank %d", r,
+                             e.peer));
     e.fifo = static_cast<ccl_trigger *>(pr.fifoHost) + (size_t)c * slots;
     e.tail = reinterpret_cast<volatile uint64_t *>(
                  static_cast<char *>(pr.fifoHost) + fifoBytes) +
@@ -318,6 +335,8 @@ void stopProxies(Shared *s) {
   for (auto &p : s->proxies)
     if (p)
       p->stop();
+  if (s->tcp)
+    s->tcp->stop();
 }
 
 void kickProxy(const PreparedPlan *pp, int r) {

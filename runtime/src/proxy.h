@@ -33,10 +33,13 @@ public:
   // `peer`'s memory, as this process addresses it).
   virtual cclResult_t put(int peer, void *dst, const void *src,
                           uint64_t bytes) = 0;
-  // Writes `value` to the 64-bit counter at `addr` once every copy queued
-  // to `peer` before it has landed (release: a reader that sees the value
-  // sees the copies).
-  virtual cclResult_t write(int peer, uint64_t *addr, uint64_t value) = 0;
+  // Writes `value` to the 64-bit counter at `addr` in peer `peer`'s memory
+  // (as this process addresses it) once every copy queued to `peer` before
+  // it has landed (release: a reader that sees the value sees the copies).
+  virtual cclResult_t signal(int peer, uint64_t *addr, uint64_t value) = 0;
+  // Writes `value` to the counter at `addr` in this rank's memory once
+  // every copy queued to `peer` before it has landed.
+  virtual cclResult_t complete(int peer, uint64_t *addr, uint64_t value) = 0;
   // Waits until everything queued has completed (or failed).
   virtual void drain() = 0;
 };
@@ -44,6 +47,8 @@ public:
 // One port channel whose source is a local rank: what its proxy needs.
 struct PortEndpoint {
   const PreparedPlan *plan = nullptr;
+  // The proxy's transport to the peer: the host's (same host) or TCP.
+  Transport *transport = nullptr;
   uint32_t channel = 0;
   int peer = 0; // the destination rank (physical)
   ccl_trigger *fifo = nullptr;       // host address of its slots
@@ -63,6 +68,10 @@ struct PortEndpoint {
 class Proxy {
 public:
   Proxy(Shared *s, int rank, std::unique_ptr<Transport> transport);
+  // The transport to ranks of this host, and (null until a plan needs it)
+  // the one to ranks of other hosts.
+  Transport *local() { return transport_.get(); }
+  Transport *remote();
   ~Proxy(); // stop()
   // Starts the thread. Throws std::system_error.
   void start();
@@ -90,6 +99,7 @@ private:
   Shared *s_;
   int rank_;
   std::unique_ptr<Transport> transport_;
+  std::unique_ptr<Transport> remote_;
   std::mutex mu_; // endpoints_
   std::vector<PortEndpoint> endpoints_;
   std::thread thread_;

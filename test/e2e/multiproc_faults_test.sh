@@ -6,7 +6,7 @@
 # joins, cclCommAbort from another thread ending a hanging call (and a new
 # communicator afterwards), strangers on the bootstrap port (garbage, a
 # wrong secret, a silent connection), ranks that loaded different plans,
-# and two "hosts" (CCL_HOST_ID) without a transport between them. Every
+# and two "hosts" (CCL_HOST_ID) that memory channels cannot join. Every
 # case ends in bounded time with its message checked, and leaves no
 # shared-memory segment, file or process behind.
 set -euo pipefail
@@ -206,7 +206,9 @@ for r in 1 2; do
 done
 echo "ok: different plans: every rank fails with the same message"
 
-# --- Two "hosts" on this machine: the bootstrap works, no transport.
+# --- Two "hosts" on this machine: the bootstrap works; an algorithm over
+# memory channels cannot reach the other host (port channels can, over TCP:
+# port_channels_test).
 own_host() { echo "CCL_HOST_ID=host$1"; }
 RANK_ENV=own_host launch 2 hosts two-hosts
 wait_all
@@ -214,9 +216,9 @@ wait_all
 for r in 0 1; do
   expect hosts.$r "rank $r: bootstrap all-gather across hosts: ok"
   expect hosts.$r "rank $r: launch returned cclUnsupported"
-  expect hosts.$r "are on different hosts: ranks on different hosts need a network transport (the host proxy), which this libcclrt does not have yet"
+  expect hosts.$r "which are on different hosts: only port channels reach another host (their proxy sends over TCP); use an algorithm over port channels (channel(port))"
 done
-echo "ok: two hosts: bootstrap works, launches name the missing transport"
+echo "ok: two hosts: bootstrap works, launches say memory channels do not reach the other host"
 
 # --- Nothing left behind.
 sleep 0.5

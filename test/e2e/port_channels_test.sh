@@ -6,9 +6,13 @@
 # scratch mapped into each process), every run back to back (K calls per
 # rank with no synchronisation) and checked exactly: K = 8, K = 64 with a
 # one-slot FIFO and a slow proxy (every request wraps the FIFO), and K = 8
-# with rank 1 delayed 2 ms per call. Then a stalled proxy and a killed
-# process: each run ends within its timeout with a report that names the
-# rank and the port-channel operation with its source line.
+# with rank 1 delayed 2 ms per call. Then the TCP transport: the same
+# programs with one process per rank and every rank (or every pair of
+# ranks) on its own "host" (CCL_HOST_ID), so that the proxies reach their
+# peers over loopback TCP, with 1, 2 and 3 connections per peer, up to
+# 4 MiB. Then a stalled proxy and a killed process: each run ends within
+# its timeout with a report that names the rank and the port-channel
+# operation with its source line.
 set -euo pipefail
 progs=(reducescatter/ring_rs_overlap allgather/ag_allpairs_ce allreduce/ring_ce)
 for p in "${progs[@]}"; do
@@ -45,6 +49,54 @@ for p in "${progs[@]}"; do
   done
 done
 
+# The TCP transport between "hosts" on this machine. hosts N SPLIT LIB ALGO
+# CONNS ARGS...: N processes torchrun-style, rank r on host r / SPLIT.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+hosts() {
+  local n=$1 split=$2 lib=$3 algo=$4 conns=$5
+  shift 5
+  local port pids=() r ok=1
+  port=$(free_port)
+  for ((r = 0; r < n; r++)); do
+    CCL_HOST_ID=host$((r / split)) CCL_TCP_CONNECTIONS=$conns RANK=$r \
+      WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+      timeout 300 ccl-perf --lib "$lib" --algo "$algo" "$@" > "$WORK/tcp.$r" 2>&1 &
+    pids+=($!)
+  done
+  for ((r = 0; r < n; r++)); do wait "${pids[$r]}" || ok=0; done
+  if [[ $ok != 1 ]] || ! grep -q "Out of bounds values : 0 OK" "$WORK/tcp.0"; then
+    echo "FAILED: over TCP: $algo, $n ranks, $split per host, $conns connections"
+    cat "$WORK"/tcp.*
+    exit 1
+  fi
+  echo "ok: over TCP: $algo, $n ranks, $split per host, $conns connection(s) per peer"
+}
+for p in "${progs[@]}"; do
+  name=$(basename "$p")
+  cclc "$REPO/stdlib/$p.ccl" --target=host --nranks=2,3,4 --dtype=float32 \
+      --max-bytes=4M -o "$WORK/tcp_$name.so"
+  tcp=(--target host -b 4 -e 4M -f 32 -n 1 -w 0 --timeout-ms 30000 -k 8)
+  hosts 2 1 "$WORK/tcp_$name.so" "$name" 2 "${tcp[@]}"
+  hosts 3 1 "$WORK/tcp_$name.so" "$name" 1 "${tcp[@]}"
+  hosts 4 2 "$WORK/tcp_$name.so" "$name" 3 "${tcp[@]}" --delay 1=2000
+done
+
+# An algorithm over memory channels cannot reach another host: refused when
+# its plan is prepared, naming the channel's ranks and hosts.
+cclc "$REPO/stdlib/allreduce/ring.ccl" --target=host --nranks=2 --dtype=float32 -o "$WORK/ring.so"
+port=$(free_port)
+for r in 0 1; do
+  CCL_HOST_ID=host$r RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+    timeout 120 ccl-perf --lib "$WORK/ring.so" --algo ring --target host -b 1K -e 1K \
+    > "$WORK/mem.$r" 2>&1 &
+done
+wait || true
+grep -q "has a memory channel from rank [01] (host host[01]) to rank [01] (host host[01]), which are on different hosts: only port channels reach another host" "$WORK/mem.0" ||
+  { cat "$WORK/mem.0"; echo "FAILED: no refusal of memory channels between hosts"; exit 1; }
+echo "ok: memory channels between hosts are refused"
+
 # A stalled proxy: rank 0's proxy takes no requests. Every wait for it (or
 # for the data it would have moved) gives up after the timeout, and the
 # report names a rank, a thread block and a port-channel operation of the
@@ -68,7 +120,7 @@ echo "ok: stalled proxy -> timeout report"
 # stalls, so every rank is stuck in the first call when rank 2 is killed):
 # the other ranks learn it from the bootstrap well before their 60 s
 # timeout, abort their kernels, report the dead rank and exit.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 pids=()
 for r in 0 1 2; do
   RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
