@@ -91,12 +91,15 @@ expect_has "# back-to-back check of 131072-byte rows: K = 3 calls instead of 8"
 expect_has "# back-to-back check of 262144-byte rows: K = 1 call instead of 8"
 expect_has "# Out of bounds values : 0 OK"
 [ "$(nrows)" -eq 3 ] || fail "--check-mem: $(nrows) rows, expected 3"
-# ... and a reduced K still catches the race (K = 3 at 128 KiB).
+# ... and a reduced K still catches the race (K = 3 at 128 KiB): every
+# check finds rank 1's result of call 0 or 1 (or both) overwritten, never
+# call 2's (nothing comes after it). Which of the two depends on how the
+# threads were scheduled: on a loaded machine call 0 was read in time once.
 run --lib "$LIB" --algo testar_racy --target host -g 2 -b 128K -e 128K -k 8 --check-mem 1M --delay 1=100000 -n 1 -w 0
 expect_rc 1
 expect_has "K = 3 calls instead of 8"
-[ "$(wrong_notes | grep -c 'in calls 0,1 of 3, rank 1')" -eq 4 ] ||
-  fail "--check-mem with K = 3: calls 0 and 1 should be wrong in every check"
+[ "$(wrong_notes | grep -cE 'in calls? (0,1|0|1) of 3, rank 1')" -eq 4 ] ||
+  fail "--check-mem with K = 3: every check should find call 0 or 1 wrong"
 # Below three buffers of the largest row, K = 1 and a note.
 run --lib "$LIB" --algo testar --target host -g 2 -b 1M -e 1M --check-mem 2M -n 1 -w 0
 expect_rc 0
