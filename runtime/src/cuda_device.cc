@@ -2,6 +2,7 @@
 // streams (cuda_device.h; docs/runtime.md, "CUDA target").
 #include <cinttypes>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 #include "cuda_device.h"
@@ -368,7 +369,18 @@ private:
   cclResult_t stream(int peer, CUstream *out) {
     CUstream &st = streams_[peer];
     if (!st) {
-      CUresult cr = d_->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING);
+      // CCL_PROXY_STREAM_PRIORITY=high: the copies and counter writes on
+      // the context's highest-priority streams (an experiment knob,
+      // docs/runtime.md).
+      const char *pri = getenv("CCL_PROXY_STREAM_PRIORITY");
+      int least = 0, greatest = 0;
+      CUresult cr;
+      if (pri && strcmp(pri, "high") == 0 &&
+          d_->cuCtxGetStreamPriorityRange(&least, &greatest) == CUDA_SUCCESS)
+        cr = d_->cuStreamCreateWithPriority(&st, CU_STREAM_NON_BLOCKING,
+                                            greatest);
+      else
+        cr = d_->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING);
       if (cr != CUDA_SUCCESS) {
         st = nullptr;
         return cuFail("cuStreamCreate", cr,

@@ -83,6 +83,8 @@ bool resolveAll(void *h, Loaded *l) {
   CCLRT_RESOLVE(cuMemcpyHtoDAsync)
   CCLRT_RESOLVE(cuMemcpyDtoDAsync)
   CCLRT_RESOLVE(cuMemcpyAsync)
+  CCLRT_RESOLVE(cuStreamCreateWithPriority)
+  CCLRT_RESOLVE(cuCtxGetStreamPriorityRange)
   CCLRT_RESOLVE(cuStreamWriteValue64)
   CCLRT_RESOLVE(cuMemHostAlloc)
   CCLRT_RESOLVE(cuMemHostGetDevicePointer)

@@ -138,6 +138,8 @@ struct CudaDriver {
   CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *, void *, unsigned);
   CUresult (*cuMemFreeHost)(void *);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamCreateWithPriority)(CUstream *, unsigned, int);
+  CUresult (*cuCtxGetStreamPriorityRange)(int *, int *);
   CUresult (*cuStreamDestroy)(CUstream);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuStreamQuery)(CUstream);

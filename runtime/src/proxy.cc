@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <sched.h>
 #include <system_error>
@@ -58,6 +59,9 @@ Proxy::~Proxy() { stop(); }
 
 void Proxy::start() {
   kickedNs_ = nowNs();
+  const char *st = getenv("CCL_PROXY_STATS");
+  stats_ = st && *st && strcmp(st, "0") != 0;
+  statStartNs_ = nowNs();
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -96,6 +100,19 @@ void Proxy::fail(const std::string &why) {
 
 int Proxy::serve(PortEndpoint &e, int budget) {
   int took = 0;
+  // Times a transport call when CCL_PROXY_STATS is set.
+  auto timed = [&](auto call) {
+    if (!stats_)
+      return call();
+    uint64_t t0 = nowNs();
+    cclResult_t r = call();
+    uint64_t dt = nowNs() - t0;
+    statCalls_++;
+    statCallNs_ += dt;
+    if (dt > statMaxCallNs_)
+      statMaxCallNs_ = dt;
+    return r;
+  };
   uint64_t lastDone = 0;
   for (; took < budget; took++) {
     ccl_trigger *slot = &e.fifo[e.taken % e.slots];
@@ -137,9 +154,11 @@ int Proxy::serve(PortEndpoint &e, int budget) {
                     e.peer));
         return -1;
       }
-      if (e.transport->put(e.peer, reinterpret_cast<void *>(t.dst),
-                          reinterpret_cast<const void *>(t.src),
-                          t.bytes) != cclSuccess) {
+      if (timed([&] {
+            return e.transport->put(e.peer, reinterpret_cast<void *>(t.dst),
+                                    reinterpret_cast<const void *>(t.src),
+                                    t.bytes);
+          }) != cclSuccess) {
         fail(format("copying %" PRIu64 " bytes to rank %d for port channel "
                     "%u (algorithm %s): ",
                     t.bytes, e.peer, e.channel, e.algorithm.c_str()) +
@@ -149,7 +168,9 @@ int Proxy::serve(PortEndpoint &e, int budget) {
     }
     if (kind & CCL_TRIGGER_SIGNAL) {
       e.signals++;
-      if (e.transport->signal(e.peer, e.signal, e.signals) != cclSuccess) {
+      if (timed([&] {
+            return e.transport->signal(e.peer, e.signal, e.signals);
+          }) != cclSuccess) {
         fail(format("signalling rank %d on port channel %u (algorithm %s): ",
                     e.peer, e.channel, e.algorithm.c_str()) +
              cclGetLastError());
@@ -160,8 +181,10 @@ int Proxy::serve(PortEndpoint &e, int budget) {
   }
   // One completion write covers every trigger taken in this round (they
   // complete in order).
-  if (lastDone &&
-      e.transport->complete(e.peer, e.done, lastDone) != cclSuccess) {
+  statRequests_ += (uint64_t)took;
+  if (lastDone && timed([&] {
+        return e.transport->complete(e.peer, e.done, lastDone);
+      }) != cclSuccess) {
     fail(format("completing port channel %u (algorithm %s): ", e.channel,
                 e.algorithm.c_str()) +
          cclGetLastError());
@@ -190,6 +213,7 @@ void Proxy::loop() {
     }
     const uint64_t now = nowNs();
     if (took) {
+      statRounds_++;
       active = now;
       sleep = 1000;
       continue;
@@ -207,6 +231,15 @@ void Proxy::loop() {
   transport_->drain();
   if (remote_)
     remote_->drain();
+  if (stats_)
+    fprintf(stderr,
+            "ccl proxy of rank %d: %" PRIu64 " requests in %" PRIu64
+            " busy rounds over %.3f s; %" PRIu64 " transport calls, %.3f ms "
+            "in all, %.1f us on average, %.1f us at most\n",
+            rank_, statRequests_, statRounds_,
+            (nowNs() - statStartNs_) / 1e9, statCalls_, statCallNs_ / 1e6,
+            statCalls_ ? statCallNs_ / 1e3 / (double)statCalls_ : 0.0,
+            statMaxCallNs_ / 1e3);
 }
 
 Transport *Proxy::remote() {

@@ -107,6 +107,11 @@ private:
   std::atomic<bool> failed_{false};
   std::atomic<uint64_t> delayNs_{0};
   std::atomic<uint64_t> kickedNs_{0};
+  // CCL_PROXY_STATS=1: what the proxy did, printed to stderr when it stops
+  // (requests taken, transport calls and the time spent in them).
+  bool stats_ = false;
+  uint64_t statRequests_ = 0, statCalls_ = 0, statCallNs_ = 0,
+           statMaxCallNs_ = 0, statStartNs_ = 0, statRounds_ = 0;
 };
 
 // The FIFO size of new plans: CCL_PROXY_FIFO_SLOTS (1 .. 65536), else 128.

@@ -166,6 +166,8 @@ const Entry kEntries[] = {
     UNSUPPORTED(cuMemcpyDtoH),
     UNSUPPORTED(cuMemcpyDtoDAsync),
     UNSUPPORTED(cuMemcpyAsync),
+    UNSUPPORTED(cuStreamCreateWithPriority),
+    UNSUPPORTED(cuCtxGetStreamPriorityRange),
     UNSUPPORTED(cuStreamWriteValue64),
     UNSUPPORTED(cuStreamQuery),
     UNSUPPORTED(cuStreamBeginCapture),
