@@ -400,6 +400,96 @@ private:
 
 } // namespace
 
+namespace {
+
+// A TCP transport thread's access to a GPU rank's memory: the rank's
+// context, a non-blocking stream of its own, a pinned staging buffer;
+// copies are asynchronous on that stream followed by a wait for it (never
+// the legacy default stream, which would wait for the spinning kernels).
+class CudaMemoryAccess final : public MemoryAccess {
+public:
+  CudaMemoryAccess(const CudaDriver *d, CUcontext ctx, int rank)
+      : d_(d), ctx_(ctx), rank_(rank) {}
+  ~CudaMemoryAccess() override {
+    if (stream_) {
+      d_->cuStreamSynchronize(stream_);
+      d_->cuStreamDestroy(stream_);
+    }
+    if (staging_)
+      d_->cuMemFreeHost(staging_);
+  }
+  cclResult_t bind() override {
+    CUresult cr = d_->cuCtxSetCurrent(ctx_);
+    if (cr == CUDA_SUCCESS)
+      cr = d_->cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuStreamCreate", cr,
+                    format("(the TCP transport of rank %d)", rank_));
+    return cclSuccess;
+  }
+  bool direct() const override { return false; }
+  cclResult_t staging(size_t bytes, void **ptr) override {
+    if (staging_ && bytes > stagingBytes_)
+      return setError(cclInternalError,
+                      format("TCP staging of rank %d: %zu bytes asked, %zu "
+                             "allocated",
+                             rank_, bytes, stagingBytes_));
+    if (!staging_) {
+      CUresult cr = d_->cuMemHostAlloc(&staging_, bytes, 0);
+      if (cr != CUDA_SUCCESS)
+        return cuFail("cuMemHostAlloc", cr,
+                      format("(TCP staging of rank %d, %zu bytes)", rank_,
+                             bytes));
+      stagingBytes_ = bytes;
+    }
+    *ptr = staging_;
+    return cclSuccess;
+  }
+  cclResult_t fromHost(void *dst, const void *src, size_t bytes) override {
+    CUresult cr = d_->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
+                                        src, bytes, stream_);
+    if (cr == CUDA_SUCCESS)
+      cr = d_->cuStreamSynchronize(stream_);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuMemcpyHtoDAsync", cr,
+                    format("(%zu bytes to %p)", bytes, dst));
+    return cclSuccess;
+  }
+  cclResult_t toHost(void *dst, const void *src, size_t bytes) override {
+    CUresult cr = d_->cuMemcpyDtoHAsync(
+        dst, reinterpret_cast<CUdeviceptr>(src), bytes, stream_);
+    if (cr == CUDA_SUCCESS)
+      cr = d_->cuStreamSynchronize(stream_);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuMemcpyDtoHAsync", cr,
+                    format("(%zu bytes from %p)", bytes, src));
+    return cclSuccess;
+  }
+  cclResult_t store(uint64_t *addr, uint64_t value) override {
+    CUresult cr = d_->cuStreamWriteValue64(
+        stream_, reinterpret_cast<CUdeviceptr>(addr), value, 0);
+    if (cr == CUDA_SUCCESS)
+      cr = d_->cuStreamSynchronize(stream_);
+    if (cr != CUDA_SUCCESS)
+      return cuFail("cuStreamWriteValue64", cr, format("(at %p)", addr));
+    return cclSuccess;
+  }
+
+private:
+  const CudaDriver *d_;
+  CUcontext ctx_;
+  int rank_;
+  CUstream stream_ = nullptr;
+  void *staging_ = nullptr;
+  size_t stagingBytes_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<MemoryAccess> CudaDevice::memoryAccess(int rank) {
+  return std::make_unique<CudaMemoryAccess>(d_, ranks_[rank].cuCtx, rank);
+}
+
 std::unique_ptr<Transport> CudaDevice::createTransport(int rank) {
   return std::make_unique<CopyEngineTransport>(d_, ranks_[rank].cuCtx, rank,
                                                s_->nranks);

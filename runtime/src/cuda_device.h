@@ -55,6 +55,7 @@ public:
                                  void **dev, const char *what) override;
   void freeHostMapped(int rank, void *host) override;
   std::unique_ptr<Transport> createTransport(int rank) override;
+  std::unique_ptr<MemoryAccess> memoryAccess(int rank) override;
 
   cclResult_t loadKernels(PreparedPlan *pp) override;
   void unloadKernels(PreparedPlan *pp) override;

@@ -23,6 +23,31 @@ namespace cclrt {
 
 class Transport;
 
+// How a thread that is not a kernel (the TCP transport's threads) reads and
+// writes a rank's memory: directly on the host target; on GPUs through
+// copies between pinned host staging buffers and device memory on a
+// stream of the thread's own. One object per thread; every method runs on
+// that thread, bind() first.
+class MemoryAccess {
+public:
+  virtual ~MemoryAccess() = default;
+  virtual cclResult_t bind() { return cclSuccess; }
+  // True when the rank's memory is this process's host memory: the caller
+  // may then read and write it in place, with no staging.
+  virtual bool direct() const { return true; }
+  // The thread's buffer of `bytes` of host memory the copies below accept
+  // (pinned on GPUs), allocated once by the first call; a later call may
+  // not ask for more (on GPUs freeing pinned memory waits for the whole
+  // device, kernels spinning for this thread included).
+  virtual cclResult_t staging(size_t bytes, void **ptr) = 0;
+  // dst (the rank's memory) = src (a staging buffer), complete on return.
+  virtual cclResult_t fromHost(void *dst, const void *src, size_t bytes) = 0;
+  // dst (a staging buffer) = src (the rank's memory), complete on return.
+  virtual cclResult_t toHost(void *dst, const void *src, size_t bytes) = 0;
+  // *addr = value (a counter kernels poll), after every earlier fromHost.
+  virtual cclResult_t store(uint64_t *addr, uint64_t value) = 0;
+};
+
 // The calling thread's current device context, as Device::saveContext
 // found it: `restore(context)` makes it current again (restore is null on
 // targets without contexts).
@@ -119,6 +144,9 @@ public:
   // The transport of the rank's proxy between ranks of this host (copy
   // engines on GPUs, memcpy on the host); null with the error set.
   virtual std::unique_ptr<Transport> createTransport(int rank) = 0;
+  // The access to the rank's memory of one more thread (the TCP transport's
+  // readers and sender); null with the error set.
+  virtual std::unique_ptr<MemoryAccess> memoryAccess(int rank) = 0;
 
   // --- Plans ----------------------------------------------------------
   // Finds the kernels of pp->variant for every rank (pp->ranks exist).

@@ -223,6 +223,38 @@ public:
   void drain() override {}
 };
 
+// The host target's memory is this process's: nothing to stage.
+class HostMemoryAccess final : public MemoryAccess {
+public:
+  ~HostMemoryAccess() override { std::free(staging_); }
+  cclResult_t staging(size_t bytes, void **ptr) override {
+    if (bytes > stagingBytes_) {
+      std::free(staging_);
+      staging_ = std::malloc(bytes);
+      stagingBytes_ = staging_ ? bytes : 0;
+    }
+    *ptr = staging_;
+    return staging_ ? cclSuccess
+                    : setError(cclSystemError, "out of host memory");
+  }
+  cclResult_t fromHost(void *dst, const void *src, size_t bytes) override {
+    memcpy(dst, src, bytes);
+    return cclSuccess;
+  }
+  cclResult_t toHost(void *dst, const void *src, size_t bytes) override {
+    memcpy(dst, src, bytes);
+    return cclSuccess;
+  }
+  cclResult_t store(uint64_t *addr, uint64_t value) override {
+    __atomic_store_n(addr, value, __ATOMIC_RELEASE);
+    return cclSuccess;
+  }
+
+private:
+  void *staging_ = nullptr;
+  size_t stagingBytes_ = 0;
+};
+
 class HostDevice final : public Device {
 public:
   explicit HostDevice(Shared *s) : s_(s), workers_(s->nranks) {}
@@ -292,6 +324,9 @@ public:
   void freeHostMapped(int rank, void *host) override { std::free(host); }
   std::unique_ptr<Transport> createTransport(int rank) override {
     return std::make_unique<HostTransport>();
+  }
+  std::unique_ptr<MemoryAccess> memoryAccess(int rank) override {
+    return std::make_unique<HostMemoryAccess>();
   }
 
   // Memory of one process per rank: a memfd (no file, gone with the last

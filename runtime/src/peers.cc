@@ -143,8 +143,8 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
   const ccl_variant *var = pp->variant;
   const std::string alg = planName(pp->plan);
   // Ranks on other hosts are reached only through port channels (the
-  // proxy's TCP transport, on the host target so far): the same decision
-  // on every rank (they share the peer table).
+  // proxy's TCP transport): the same decision on every rank (they share
+  // the peer table).
   std::vector<int> remote;
   for (int q = 0; q < s->nranks; q++)
     if (!boot.sameHost(q))
@@ -165,14 +165,6 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
                  alg.c_str(), a, boot.hostName(a).c_str(), b,
                  boot.hostName(b).c_str()));
     }
-    if (s->target != cclTargetHost)
-      return setError(
-          cclUnsupported,
-          format("algorithm %s: ranks %d and %s are on different hosts; "
-                 "port channels between hosts (the TCP transport) run on the "
-                 "host target only so far (GPU memory would need staging "
-                 "copies, not written yet)",
-                 alg.c_str(), r, boot.describe(remote.front()).c_str()));
   }
   // This rank's arena: the scratch buffers, then the counters.
   std::vector<uint64_t> offs(var->num_scratch);

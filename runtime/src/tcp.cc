@@ -223,6 +223,11 @@ cclResult_t TcpNet::connect(const std::vector<int> &peers,
                             err);
     }
   }
+  // The sender's staging buffer now, while no kernel runs (the proxy thread
+  // uses it; the stream and buffer do not depend on the thread).
+  MemoryAccess *unused;
+  if (cclResult_t r = senderAccess(&unused); r != cclSuccess)
+    return r;
   // The lower ranks' connections to us.
   std::unique_lock<std::mutex> lk(mu_);
   for (int q : peers) {
@@ -283,6 +288,15 @@ void TcpNet::readLoop(int peer, Conn *c) {
   const int fd = c->fd.get();
   std::vector<uint64_t> counts;
   std::string err;
+  // Its staging buffer now, while no kernel runs (allocating pinned memory
+  // may wait for the device).
+  std::unique_ptr<MemoryAccess> mem = s_->device->memoryAccess(me_);
+  void *stage;
+  if (!mem || mem->bind() != cclSuccess ||
+      mem->staging(kPiece, &stage) != cclSuccess) {
+    fail(std::string("a receiving thread: ") + cclGetLastError());
+    return;
+  }
   for (;;) {
     Header h;
     if (!recvAll(fd, &h, sizeof h, &err))
@@ -301,9 +315,26 @@ void TcpNet::readLoop(int peer, Conn *c) {
                      h.value, h.addr);
         break;
       }
-      if (!recvAll(fd, reinterpret_cast<void *>(h.addr), h.value, &err)) {
+      if (h.value > kPiece) {
+        err = format("a PUT of %" PRIu64 " bytes, more than a piece (%" PRIu64
+                     ")",
+                     h.value, kPiece);
+        break;
+      }
+      void *into = reinterpret_cast<void *>(h.addr);
+      if (!mem->direct() && mem->staging(kPiece, &into) != cclSuccess) {
+        err = cclGetLastError();
+        break;
+      }
+      if (!recvAll(fd, into, h.value, &err)) {
         if (err.empty())
           err = "the connection closed in the middle of a frame";
+        break;
+      }
+      if (!mem->direct() &&
+          mem->fromHost(reinterpret_cast<void *>(h.addr), into, h.value) !=
+              cclSuccess) {
+        err = cclGetLastError();
         break;
       }
       c->putsApplied.fetch_add(1, std::memory_order_release);
@@ -316,8 +347,11 @@ void TcpNet::readLoop(int peer, Conn *c) {
       }
       if (h.type == kSignal && !waitApplied(peer, counts))
         return;
-      __atomic_store_n(reinterpret_cast<uint64_t *>(h.addr), h.value,
-                       __ATOMIC_RELEASE);
+      if (mem->store(reinterpret_cast<uint64_t *>(h.addr), h.value) !=
+          cclSuccess) {
+        err = cclGetLastError();
+        break;
+      }
     } else if (h.type == kEcho) {
       if (!waitApplied(peer, counts))
         return;
@@ -344,8 +378,28 @@ bool TcpNet::sendFrame(Conn &c, uint32_t type, uint64_t addr, uint64_t value,
          (!bodyBytes || sendAll(c.fd.get(), body, bodyBytes, err));
 }
 
+cclResult_t TcpNet::senderAccess(MemoryAccess **out) {
+  std::lock_guard<std::mutex> lk(sendAccessMu_);
+  if (!sendAccess_) {
+    std::unique_ptr<MemoryAccess> m = s_->device->memoryAccess(me_);
+    if (!m)
+      return cclInternalError;
+    void *stage;
+    if (cclResult_t r = m->bind(); r != cclSuccess)
+      return r;
+    if (cclResult_t r = m->staging(kPiece, &stage); r != cclSuccess)
+      return r;
+    sendAccess_ = std::move(m);
+  }
+  *out = sendAccess_.get();
+  return cclSuccess;
+}
+
 cclResult_t TcpNet::put(int peer, uint64_t dst, const void *src,
                         uint64_t bytes) {
+  MemoryAccess *mem;
+  if (cclResult_t r = senderAccess(&mem); r != cclSuccess)
+    return r;
   Peer *p;
   {
     std::lock_guard<std::mutex> lk(mu_);
@@ -358,8 +412,17 @@ cclResult_t TcpNet::put(int peer, uint64_t dst, const void *src,
   for (uint64_t off = 0; off < bytes || (bytes == 0 && off == 0);) {
     uint64_t n = bytes - off < kPiece ? bytes - off : kPiece;
     Conn &c = *p->conns[p->next++ % p->conns.size()];
+    const void *from = s + off;
+    if (!mem->direct() && n) {
+      void *stage;
+      if (cclResult_t r = mem->staging(kPiece, &stage); r != cclSuccess)
+        return r;
+      if (cclResult_t r = mem->toHost(stage, s + off, n); r != cclSuccess)
+        return r;
+      from = stage;
+    }
     std::string err;
-    if (!sendFrame(c, kPut, dst + off, n, s + off, n, &err))
+    if (!sendFrame(c, kPut, dst + off, n, from, n, &err))
       return setError(cclSystemError, err);
     c.putsSent++;
     off += n;

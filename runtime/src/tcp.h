@@ -19,8 +19,12 @@
 // So a signal lands after every put the proxy queued to that peer before
 // it, on whichever connection, and a completion count (the proxy's
 // port_done) only once they have all been written at the peer.
-// The host target only: the receiver writes the bytes straight into its
-// memory (a GPU would need staging copies, not written yet).
+// On the host target the receiver writes the bytes straight into its
+// memory and the sender sends straight from it; on GPUs both go through
+// pinned staging buffers (MemoryAccess, device.h): the sender copies a
+// piece of the source to the host, then sends it; the receiver receives a
+// piece, then copies it to the device; counters are written with
+// cuStreamWriteValue64.
 #ifndef CCLRT_TCP_H
 #define CCLRT_TCP_H
 
@@ -34,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "device.h"
 #include "net.h"
 #include "proxy.h"
 
@@ -89,8 +94,14 @@ private:
                           uint64_t value);
   void fail(const std::string &why);
 
+  // The proxy thread's access to this rank's memory (created on its first
+  // send, on that thread).
+  cclResult_t senderAccess(MemoryAccess **out);
+
   Shared *s_;
   int me_ = 0;
+  std::mutex sendAccessMu_;
+  std::unique_ptr<MemoryAccess> sendAccess_;
   uint32_t connections_ = 2;
   uint8_t token_[32] = {};
   uint16_t port_ = 0;

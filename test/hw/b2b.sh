@@ -36,7 +36,7 @@ build)
   rm -rf "$OUT"
   mkdir -p "$OUT/lib"
   cp out/bin/ccl-perf out/lib/libcclrt.so "$OUT/"
-  cp test/hw/b2b.sh "$OUT/"
+  cp test/hw/b2b.sh test/hw/port.sh out/bin/ccl-run "$OUT/"
   export LD_LIBRARY_PATH="$ROOT/out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   {
     for f in stdlib/{allreduce,allgather,reducescatter,alltoall,broadcast,reduce}/*.ccl \
