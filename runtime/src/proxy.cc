@@ -86,8 +86,11 @@ void Proxy::remove(const PreparedPlan *plan) {
         keep.push_back(std::move(e));
     endpoints_.swap(keep);
   }
-  // The proxy thread may still be inside a transport call for them; the
-  // drain below runs after it (the transport serialises).
+  // The proxy thread takes triggers only under mu_, so it is done with
+  // them. Copies it queued may still be in flight; the plan's kernels have
+  // finished (releasePlan runs after them), and a kernel ends only after
+  // flushing its port channels (the verifier requires it), so nothing of
+  // theirs is.
 }
 
 void Proxy::kick() { kickedNs_.store(nowNs(), std::memory_order_relaxed); }

@@ -79,8 +79,7 @@ public:
   void stop();
   // Serves these endpoints from now on.
   void add(std::vector<PortEndpoint> endpoints);
-  // Stops serving the endpoints of `plan` (its kernels have finished) and
-  // waits for what was queued for them.
+  // Stops serving the endpoints of `plan` (its kernels have finished).
   void remove(const PreparedPlan *plan);
   // Test hook (cclCommDebugSetProxyDelay): sleep `ns` before each trigger;
   // UINT64_MAX: take none.
