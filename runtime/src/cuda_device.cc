@@ -446,36 +446,35 @@ public:
     return cclSuccess;
   }
   cclResult_t fromHost(void *dst, const void *src, size_t bytes) override {
-    CUresult cr = d_->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
-                                        src, bytes, stream_);
-    if (cr == CUDA_SUCCESS)
-      cr = d_->cuStreamSynchronize(stream_);
-    if (cr != CUDA_SUCCESS)
-      return cuFail("cuMemcpyHtoDAsync", cr,
-                    format("(%zu bytes to %p)", bytes, dst));
-    return cclSuccess;
+    return waited("cuMemcpyHtoDAsync",
+                  d_->cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
+                                        src, bytes, stream_),
+                  format("(%zu bytes to %p)", bytes, dst));
   }
   cclResult_t toHost(void *dst, const void *src, size_t bytes) override {
-    CUresult cr = d_->cuMemcpyDtoHAsync(
-        dst, reinterpret_cast<CUdeviceptr>(src), bytes, stream_);
-    if (cr == CUDA_SUCCESS)
-      cr = d_->cuStreamSynchronize(stream_);
-    if (cr != CUDA_SUCCESS)
-      return cuFail("cuMemcpyDtoHAsync", cr,
-                    format("(%zu bytes from %p)", bytes, src));
-    return cclSuccess;
+    return waited("cuMemcpyDtoHAsync",
+                  d_->cuMemcpyDtoHAsync(
+                      dst, reinterpret_cast<CUdeviceptr>(src), bytes, stream_),
+                  format("(%zu bytes from %p)", bytes, src));
   }
   cclResult_t store(uint64_t *addr, uint64_t value) override {
-    CUresult cr = d_->cuStreamWriteValue64(
-        stream_, reinterpret_cast<CUdeviceptr>(addr), value, 0);
-    if (cr == CUDA_SUCCESS)
-      cr = d_->cuStreamSynchronize(stream_);
-    if (cr != CUDA_SUCCESS)
-      return cuFail("cuStreamWriteValue64", cr, format("(at %p)", addr));
-    return cclSuccess;
+    return waited("cuStreamWriteValue64",
+                  d_->cuStreamWriteValue64(
+                      stream_, reinterpret_cast<CUdeviceptr>(addr), value, 0),
+                  format("(at %p)", addr));
   }
 
 private:
+  // `queued` is what queueing `call` on the stream returned; then waits
+  // for the stream. Either failure names `call`.
+  cclResult_t waited(const char *call, CUresult queued,
+                     const std::string &what) {
+    CUresult cr = queued;
+    if (cr == CUDA_SUCCESS)
+      cr = d_->cuStreamSynchronize(stream_);
+    return cr == CUDA_SUCCESS ? cclSuccess : cuFail(call, cr, what);
+  }
+
   const CudaDriver *d_;
   CUcontext ctx_;
   int rank_;

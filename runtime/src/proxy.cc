@@ -41,15 +41,20 @@ constexpr int kBudget = 16;
 
 } // namespace
 
-uint32_t fifoSlots() {
+cclResult_t fifoSlots(uint32_t *slots) {
+  *slots = 128;
   const char *v = getenv("CCL_PROXY_FIFO_SLOTS");
   if (!v || !*v)
-    return 128;
+    return cclSuccess;
   char *end = nullptr;
   unsigned long n = strtoul(v, &end, 10);
   if (*end || n < 1 || n > 65536)
-    return 128; // checked with a message by preparePorts
-  return (uint32_t)n;
+    return setError(cclInvalidArgument,
+                    format("CCL_PROXY_FIFO_SLOTS is '%s'; it must be a "
+                           "number of requests from 1 to 65536",
+                           v));
+  *slots = (uint32_t)n;
+  return cclSuccess;
 }
 
 Proxy::Proxy(Shared *s, int rank, std::unique_ptr<Transport> transport)
@@ -270,17 +275,10 @@ cclResult_t preparePorts(Shared *s, PreparedPlan *pp, int r,
       mine.push_back((uint32_t)c);
   if (mine.empty())
     return cclSuccess;
-  if (const char *v = getenv("CCL_PROXY_FIFO_SLOTS"); v && *v) {
-    char *end = nullptr;
-    unsigned long n = strtoul(v, &end, 10);
-    if (*end || n < 1 || n > 65536)
-      return setError(cclInvalidArgument,
-                      format("CCL_PROXY_FIFO_SLOTS is '%s'; it must be a "
-                             "number of requests from 1 to 65536",
-                             v));
-  }
+  uint32_t slots;
+  if (cclResult_t res = fifoSlots(&slots); res != cclSuccess)
+    return res;
   PreparedRank &pr = pp->ranks[r];
-  const uint32_t slots = fifoSlots();
   const size_t fifoBytes = nchan * (size_t)slots * sizeof(ccl_trigger);
   pr.fifoBytes = fifoBytes + nchan * sizeof(uint64_t);
   pr.fifoSlots = slots;

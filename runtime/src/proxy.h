@@ -113,8 +113,9 @@ private:
            statMaxCallNs_ = 0, statStartNs_ = 0, statRounds_ = 0;
 };
 
-// The FIFO size of new plans: CCL_PROXY_FIFO_SLOTS (1 .. 65536), else 128.
-uint32_t fifoSlots();
+// The FIFO size of new plans: CCL_PROXY_FIFO_SLOTS (1 .. 65536), else 128;
+// cclInvalidArgument for another value.
+cclResult_t fifoSlots(uint32_t *slots);
 // Sets up the port channels of rank r of a prepared plan whose context is
 // not filled yet: the FIFOs in host-mapped memory, the rank's proxy
 // (started on first use) and its endpoints. `signal` is the plan's signal

@@ -395,21 +395,29 @@ cclResult_t TcpNet::senderAccess(MemoryAccess **out) {
   return cclSuccess;
 }
 
+cclResult_t TcpNet::connected(int peer, Peer **out) {
+  std::lock_guard<std::mutex> lk(mu_);
+  auto it = peers_.find(peer);
+  if (it == peers_.end() || it->second.connected != (int)connections_)
+    return setError(cclInternalError,
+                    format("no TCP connection to rank %d", peer));
+  *out = &it->second;
+  return cclSuccess;
+}
+
 cclResult_t TcpNet::put(int peer, uint64_t dst, const void *src,
                         uint64_t bytes) {
   MemoryAccess *mem;
+  Peer *p;
   if (cclResult_t r = senderAccess(&mem); r != cclSuccess)
     return r;
-  Peer *p;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    p = &peers_[peer];
-  }
-  if (p->conns.empty() || p->connected != (int)connections_)
-    return setError(cclInternalError,
-                    format("no TCP connection to rank %d", peer));
+  if (cclResult_t r = connected(peer, &p); r != cclSuccess)
+    return r;
   const char *s = static_cast<const char *>(src);
-  for (uint64_t off = 0; off < bytes || (bytes == 0 && off == 0);) {
+  // Pieces of at most kPiece bytes, round robin over the connections (a
+  // put of 0 bytes is one empty frame).
+  uint64_t off = 0;
+  do {
     uint64_t n = bytes - off < kPiece ? bytes - off : kPiece;
     Conn &c = *p->conns[p->next++ % p->conns.size()];
     const void *from = s + off;
@@ -426,22 +434,15 @@ cclResult_t TcpNet::put(int peer, uint64_t dst, const void *src,
       return setError(cclSystemError, err);
     c.putsSent++;
     off += n;
-    if (bytes == 0)
-      break;
-  }
+  } while (off < bytes);
   return cclSuccess;
 }
 
 cclResult_t TcpNet::sendOrdered(int peer, uint32_t type, uint64_t addr,
                                 uint64_t value) {
   Peer *p;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    p = &peers_[peer];
-  }
-  if (p->conns.empty() || p->connected != (int)connections_)
-    return setError(cclInternalError,
-                    format("no TCP connection to rank %d", peer));
+  if (cclResult_t r = connected(peer, &p); r != cclSuccess)
+    return r;
   std::vector<uint64_t> counts;
   for (auto &c : p->conns)
     counts.push_back(c->putsSent);

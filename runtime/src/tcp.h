@@ -92,6 +92,8 @@ private:
                  const void *body, uint64_t bodyBytes, std::string *err);
   cclResult_t sendOrdered(int peer, uint32_t type, uint64_t addr,
                           uint64_t value);
+  // The peer, once all its connections are up; else an error.
+  cclResult_t connected(int peer, Peer **out);
   void fail(const std::string &why);
 
   // The proxy thread's access to this rank's memory (created on its first

@@ -17,15 +17,21 @@ using namespace ccl;
 
 namespace {
 
+/// FN(ctx, channel index, op id): a request to the proxy (signal, flush).
+void emitPortCall(OpBuilder &b, Operation *op, const KernelEnv &env,
+                  StringRef fn, StringRef channel) {
+  Location loc = op->getLoc();
+  callLib(b, loc, op, fn, voidTy(b.getContext()),
+          {env.ctx, i32(b, loc, env.channelIndex(channel)),
+           i32(b, loc, opId(op))});
+}
+
 struct SignalLowering : public LoweringBase<SignalOp> {
   using LoweringBase::LoweringBase;
   LogicalResult lower(SignalOp op, OpBuilder &b,
                       const KernelEnv &env) const override {
     if (env.isPort(op.getChannel())) {
-      Location loc = op.getLoc();
-      callLib(b, loc, op, "__ccl_port_signal", voidTy(getContext()),
-              {env.ctx, i32(b, loc, env.channelIndex(op.getChannel())),
-               i32(b, loc, opId(op))});
+      emitPortCall(b, op, env, "__ccl_port_signal", op.getChannel());
       return success();
     }
     emitSignal(b, op.getLoc(), op, env, op.getChannel(), op.getRelaxed());
@@ -38,10 +44,7 @@ struct FlushLowering : public LoweringBase<FlushOp> {
   using LoweringBase::LoweringBase;
   LogicalResult lower(FlushOp op, OpBuilder &b,
                       const KernelEnv &env) const override {
-    Location loc = op.getLoc();
-    callLib(b, loc, op, "__ccl_port_flush", voidTy(getContext()),
-            {env.ctx, i32(b, loc, env.channelIndex(op.getChannel())),
-             i32(b, loc, opId(op))});
+    emitPortCall(b, op, env, "__ccl_port_flush", op.getChannel());
     return success();
   }
 };
