@@ -10,6 +10,7 @@
 #include "bootstrap.h"
 #include "device.h"
 #include "proxy.h"
+#include "ib.h"
 #include "tcp.h"
 
 namespace cclrt {

@@ -30,6 +30,7 @@ class Device;
 class Bootstrap;
 class Proxy;
 class TcpNet;
+class IbNet;
 
 // ---------------------------------------------------------------------------
 // Errors: thread-local last error (errors.cc).
@@ -109,6 +110,9 @@ struct PreparedRank {
   size_t fifoBytes = 0;
   uint32_t fifoSlots = 0;
   Proxy *proxy = nullptr;
+  // One process per rank: how port channels reach each rank (remote.cc).
+  enum Net : uint8_t { kSameHost, kTcp, kIb };
+  std::vector<Net> net; // by rank; empty: every rank on this host
 };
 
 // Where one rank's scratch buffers and counters are, as this process
@@ -195,9 +199,12 @@ struct Shared {
   // (proxy.h; index = rank, created by the first plan that needs it).
   std::mutex proxyMu;
   std::vector<std::unique_ptr<Proxy>> proxies;
-  // One process per rank with ranks on other hosts: the TCP transport
-  // (tcp.h; created by the first plan with a port channel between hosts).
+  // One process per rank with ranks on other hosts (remote.h): the TCP
+  // transport (tcp.h) and the verbs transport (ib.h), created by the first
+  // plan that reaches another host; why verbs are not available.
   std::unique_ptr<TcpNet> tcp;
+  std::unique_ptr<IbNet> ib;
+  std::string ibWhy;
   // Communicator-wide abort flag and error record (host-mapped on CUDA),
   // allocated by Device::init.
   void *hostMapped = nullptr; // the allocation holding both

@@ -10,7 +10,7 @@
 
 #include "bootstrap.h"
 #include "device.h"
-#include "tcp.h"
+#include "remote.h"
 
 namespace cclrt {
 namespace {
@@ -21,11 +21,11 @@ uint64_t alignUp(uint64_t x) { return (x + kArenaAlign - 1) / kArenaAlign * kAre
 
 // The exchange record: "E" + error, or "K" + total, sync offset, the
 // arena's address in its own process and the scratch offsets
-// (little-endian u64), then the TCP transport's record when the plan has
-// port channels to other hosts.
+// (little-endian u64), then, when ranks are on other hosts, the record of
+// the transports this rank offers them (remote.cc).
 std::string okRecord(uint64_t total, uint64_t syncOff, uint64_t base,
                      const std::vector<uint64_t> &offs,
-                     const std::string &tcp) {
+                     const std::string &net) {
   std::string s = "K";
   auto put = [&](uint64_t v) { s.append((const char *)&v, 8); };
   put(total);
@@ -33,12 +33,12 @@ std::string okRecord(uint64_t total, uint64_t syncOff, uint64_t base,
   put(base);
   for (uint64_t o : offs)
     put(o);
-  return s + tcp;
+  return s + net;
 }
 
 bool parseRecord(const std::string &s, size_t nscratch, uint64_t *total,
                  uint64_t *syncOff, uint64_t *base,
-                 std::vector<uint64_t> *offs, std::string *tcp) {
+                 std::vector<uint64_t> *offs, std::string *net) {
   const size_t fixed = 1 + 8 * (3 + nscratch);
   if (s.size() < fixed || s[0] != 'K')
     return false;
@@ -53,7 +53,7 @@ bool parseRecord(const std::string &s, size_t nscratch, uint64_t *total,
   offs->resize(nscratch);
   for (size_t b = 0; b < nscratch; b++)
     (*offs)[b] = get(3 + b);
-  *tcp = s.substr(fixed);
+  *net = s.substr(fixed);
   return true;
 }
 
@@ -161,7 +161,8 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
           format("algorithm %s has a memory channel from rank %d (host %s) "
                  "to rank %d (host %s), which are on different hosts: only "
                  "port channels reach another host (their proxy sends over "
-                 "TCP); use an algorithm over port channels (channel(port))",
+                 "RDMA or TCP); use an algorithm over port channels "
+                 "(channel(port))",
                  alg.c_str(), a, boot.hostName(a).c_str(), b,
                  boot.hostName(b).c_str()));
     }
@@ -202,20 +203,15 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
       }
     }
   }
-  // The TCP transport, the first time a plan reaches another host.
+  // The transports to the ranks of other hosts.
+  std::string netRecord;
   if (!remote.empty() && localCode == cclSuccess) {
-    std::lock_guard<std::mutex> lk(s->proxyMu);
-    if (!s->tcp) {
-      cclResult_t tr = TcpNet::create(s, &s->tcp);
-      if (tr != cclSuccess) {
-        status = cclGetLastError();
-        localCode = tr;
-      }
+    cclResult_t nr = offerRemote(s, pr, remote, &netRecord);
+    if (nr != cclSuccess) {
+      status = cclGetLastError();
+      localCode = nr;
     }
   }
-  std::string tcpRecord;
-  if (!remote.empty() && s->tcp)
-    tcpRecord = s->tcp->record();
   // Fault injection for the tests (docs/runtime.md, "Failures"): this
   // process dies where a peer would wait for its memory.
   if (const char *f = getenv("CCL_DEBUG_FAULT"))
@@ -227,7 +223,7 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
       boot.allGather(status.empty()
                          ? okRecord(total, syncOff,
                                     reinterpret_cast<uint64_t>(pr.arena), offs,
-                                    tcpRecord)
+                                    netRecord)
                          : "E" + status,
                      &all, pr.arenaFd, &fds);
   if (res != cclSuccess)
@@ -243,7 +239,7 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
   // Map every peer's arena on this host; a peer on another host is known by
   // its own addresses, which only its proxy's TCP frames carry.
   std::string mapError;
-  std::vector<std::string> tcpRecords(s->nranks);
+  std::vector<std::string> netRecords(s->nranks);
   for (int q = 0; q < s->nranks && mapError.empty(); q++) {
     if (q == r) {
       (*mem)[q] = RankMemory{pr.scratch, pr.sync};
@@ -252,7 +248,7 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
     uint64_t qTotal, qSync, qBase;
     std::vector<uint64_t> qOffs;
     if (!parseRecord(all[q], var->num_scratch, &qTotal, &qSync, &qBase, &qOffs,
-                     &tcpRecords[q]) ||
+                     &netRecords[q]) ||
         qTotal != total || (boot.sameHost(q) && !fds[q])) {
       mapError = format("rank %d sent a malformed memory record or no "
                         "descriptor",
@@ -279,14 +275,12 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
       m.scratch.push_back(static_cast<char *>(base) + o);
     m.sync = static_cast<char *>(base) + qSync;
   }
-  // Connections to the other hosts' ranks (once per communicator), and this
-  // arena as memory their frames may write.
-  if (mapError.empty() && !remote.empty()) {
-    s->tcp->addRegion(reinterpret_cast<uintptr_t>(pr.arena),
-                      reinterpret_cast<uintptr_t>(pr.arena) + total);
-    if (s->tcp->connect(remote, tcpRecords) != cclSuccess)
-      mapError = cclGetLastError();
-  }
+  // Connections to the other hosts' ranks (once per pair), and this arena
+  // as memory their writes may reach.
+  netRecords[r] = netRecord;
+  if (mapError.empty() && !remote.empty() &&
+      connectRemote(s, pr, remote, netRecords) != cclSuccess)
+    mapError = cclGetLastError();
   std::string why;
   if (!agree(s, mapError, &why))
     return setError(mapError.empty() ? cclRemoteError : cclSystemError, why);
@@ -299,8 +293,7 @@ void releaseShared(Shared *s, int rank, PreparedRank &pr) {
     dev.unmapPeer(rank, m.first, m.second);
   pr.peerMaps.clear();
   if (pr.arena) {
-    if (s->tcp)
-      s->tcp->removeRegion(reinterpret_cast<uintptr_t>(pr.arena));
+    releaseRemote(s, pr);
     // scratch[] and sync point into the arena.
     pr.scratch.clear();
     pr.sync = nullptr;

@@ -14,6 +14,8 @@
 
 #include "bootstrap.h"
 #include "device.h"
+#include "ib.h"
+#include "remote.h"
 #include "tcp.h"
 
 namespace cclrt {
@@ -237,8 +239,9 @@ void Proxy::loop() {
     sleep = sleep * 2 > kMaxSleepNs ? kMaxSleepNs : sleep * 2;
   }
   transport_->drain();
-  if (remote_)
-    remote_->drain();
+  for (Transport *t : {tcp_.get(), ib_.get()})
+    if (t)
+      t->drain();
   if (stats_)
     fprintf(stderr,
             "ccl proxy of rank %d: %" PRIu64 " requests in %" PRIu64
@@ -250,11 +253,15 @@ void Proxy::loop() {
             statMaxCallNs_ / 1e3);
 }
 
-Transport *Proxy::remote() {
+Transport *Proxy::remote(PreparedRank::Net net) {
   std::lock_guard<std::mutex> lk(mu_);
-  if (!remote_ && s_->tcp)
-    remote_ = std::make_unique<TcpTransport>(s_->tcp.get());
-  return remote_.get();
+  if (net == PreparedRank::kTcp && !tcp_ && s_->tcp)
+    tcp_ = std::make_unique<TcpTransport>(s_->tcp.get());
+  if (net == PreparedRank::kIb && !ib_ && s_->ib)
+    ib_ = std::make_unique<IbTransport>(s_->ib.get());
+  return net == PreparedRank::kTcp ? tcp_.get()
+                                   : net == PreparedRank::kIb ? ib_.get()
+                                                              : nullptr;
 }
 
 // ---------------------------------------------------------------------------
@@ -323,8 +330,11 @@ cclResult_t preparePorts(Shared *s, PreparedPlan *pp, int r,
     e.plan = pp;
     e.channel = c;
     e.peer = pp->phys((int)var->channels[c].dst);
-    e.transport = !s->boot || s->boot->sameHost(e.peer) ? proxy->local()
-                                                         : proxy->remote();
+    e.transport = !s->boot || s->boot->sameHost(e.peer)
+                      ? proxy->local()
+                      : proxy->remote((size_t)e.peer < pr.net.size()
+                                          ? pr.net[e.peer]
+                                          : PreparedRank::kSameHost);
     if (!e.transport)
       return setError(cclInternalError,
                       format("no transport from rank %d to rank %d", r,
@@ -369,8 +379,7 @@ void stopProxies(Shared *s) {
   for (auto &p : s->proxies)
     if (p)
       p->stop();
-  if (s->tcp)
-    s->tcp->stop();
+  stopRemote(s);
 }
 
 void kickProxy(const PreparedPlan *pp, int r) {

@@ -68,10 +68,10 @@ struct PortEndpoint {
 class Proxy {
 public:
   Proxy(Shared *s, int rank, std::unique_ptr<Transport> transport);
-  // The transport to ranks of this host, and (null until a plan needs it)
-  // the one to ranks of other hosts.
+  // The transport to ranks of this host, and the ones to ranks of other
+  // hosts (null when the communicator has no such transport).
   Transport *local() { return transport_.get(); }
-  Transport *remote();
+  Transport *remote(PreparedRank::Net net);
   ~Proxy(); // stop()
   // Starts the thread. Throws std::system_error.
   void start();
@@ -98,7 +98,7 @@ private:
   Shared *s_;
   int rank_;
   std::unique_ptr<Transport> transport_;
-  std::unique_ptr<Transport> remote_;
+  std::unique_ptr<Transport> tcp_, ib_;
   std::mutex mu_; // endpoints_
   std::vector<PortEndpoint> endpoints_;
   std::thread thread_;

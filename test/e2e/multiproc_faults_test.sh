@@ -216,7 +216,7 @@ wait_all
 for r in 0 1; do
   expect hosts.$r "rank $r: bootstrap all-gather across hosts: ok"
   expect hosts.$r "rank $r: launch returned cclUnsupported"
-  expect hosts.$r "which are on different hosts: only port channels reach another host (their proxy sends over TCP); use an algorithm over port channels (channel(port))"
+  expect hosts.$r "which are on different hosts: only port channels reach another host (their proxy sends over RDMA or TCP); use an algorithm over port channels (channel(port))"
 done
 echo "ok: two hosts: bootstrap works, launches say memory channels do not reach the other host"
 
