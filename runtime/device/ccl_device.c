@@ -530,7 +530,8 @@ typedef struct ccl_spin {
  * claimed and filled if still free, and the abort flag raised). */
 CCL_INLINE int ccl_spin_fail_for(const ccl_dev_ctx *ctx, ccl_spin *s,
                                   uint32_t expected, uint32_t observed,
-                                  uint32_t op_id, uint32_t wait) {
+                                  uint32_t op_id, uint32_t wait,
+                                  uint32_t chan1) {
   uint32_t n = ++s->polls;
   if (n == 1)
     s->start = ccl_clock_ns();
@@ -565,6 +566,7 @@ CCL_INLINE int ccl_spin_fail_for(const ccl_dev_ctx *ctx, ccl_spin *s,
     e->observed = observed;
     e->waited_ns = waited;
     e->wait = wait;
+    e->channel = chan1;
   }
   ccl_fence_system(); /* the record before the abort flag */
   *ctx->abort_flag = 1;
@@ -575,7 +577,8 @@ CCL_INLINE int ccl_spin_fail_for(const ccl_dev_ctx *ctx, ccl_spin *s,
 CCL_INLINE int ccl_spin_fail(const ccl_dev_ctx *ctx, ccl_spin *s,
                              uint32_t expected, uint32_t observed,
                              uint32_t op_id) {
-  return ccl_spin_fail_for(ctx, s, expected, observed, op_id, CCL_WAIT_OTHER);
+  return ccl_spin_fail_for(ctx, s, expected, observed, op_id, CCL_WAIT_OTHER,
+                           0);
 }
 
 /* Waits for the packet at p to carry `flag` in both flag words. Returns 1
@@ -638,15 +641,19 @@ void __ccl_copy_packets(const ccl_dev_ctx *ctx, char *dst, const char *src,
 
 /* Thread 0's spin until *p >= want. Returns 0 when the wait was abandoned
  * (abort raised, or this wait timed out and raised it). */
+/* chan1: 1 + the channel whose signals it waits for, 0 for other counters
+ * (ccl_error_record::channel). */
 CCL_INLINE int ccl_wait_counter(const ccl_dev_ctx *ctx, const uint64_t *p,
-                                uint64_t want, int acquire, uint32_t op_id) {
+                                uint64_t want, int acquire, uint32_t op_id,
+                                uint32_t chan1) {
   ccl_spin s = {0, 0, 0};
   for (;;) {
     uint64_t v = acquire ? ccl_counter_load_acquire(p)
                          : ccl_counter_load_relaxed(p);
     if (v >= want)
       return 1;
-    if (!ccl_spin_fail(ctx, &s, (uint32_t)want, (uint32_t)v, op_id))
+    if (!ccl_spin_fail_for(ctx, &s, (uint32_t)want, (uint32_t)v, op_id,
+                           CCL_WAIT_OTHER, chan1))
       return 0;
   }
 }
@@ -670,7 +677,7 @@ CCL_INLINE void ccl_wait(const ccl_dev_ctx *ctx, uint32_t chan,
                          uint32_t ordinal, uint32_t op_id, int acquire) {
   if (ccl_tid() == 0) {
     uint64_t want = ctx->consumed[chan] + ordinal + 1;
-    ccl_wait_counter(ctx, ctx->signal[chan], want, acquire, op_id);
+    ccl_wait_counter(ctx, ctx->signal[chan], want, acquire, op_id, chan + 1);
   }
   /* The rest of the block goes on only after thread 0's acquire. */
   ccl_block_barrier();
@@ -704,7 +711,7 @@ void __ccl_acquire(const ccl_dev_ctx *ctx, uint32_t sem, uint32_t op_id) {
     uint64_t *c = &ctx->sem[2 * (uint64_t)sem];
     /* Tickets: the k-th acquire (in ticket order) waits for k releases. */
     uint64_t ticket = ccl_counter_add(c + 1, 1);
-    ccl_wait_counter(ctx, c, ticket + 1, 1, op_id);
+    ccl_wait_counter(ctx, c, ticket + 1, 1, op_id, 0);
   }
   ccl_block_barrier();
 }
@@ -719,7 +726,7 @@ void __ccl_tb_barrier(const ccl_dev_ctx *ctx, uint32_t bar, uint32_t nblocks,
      * k + 1 before all of phase k has arrived, so phases never mix. */
     uint64_t t = ccl_counter_add(c, 1);
     uint64_t n = nblocks ? nblocks : 1;
-    ccl_wait_counter(ctx, c, (t / n + 1) * n, 1, op_id);
+    ccl_wait_counter(ctx, c, (t / n + 1) * n, 1, op_id, 0);
   }
   ccl_block_barrier();
 }

@@ -3,9 +3,14 @@
 // rank's device. Plans are prepared in plans.cc, their contexts changed in
 // contexts.cc, launches and asynchronous copies queued in launch.cc, the
 // exported C functions in api.cc.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
+#include <condition_variable>
+#include <system_error>
+#include <thread>
 
 #include "bootstrap.h"
 #include "device.h"
@@ -16,7 +21,23 @@
 namespace cclrt {
 namespace {
 constexpr uint64_t kDefaultTimeoutMs = 30000;
+// How long cclCommDestroy lets queued work finish before it aborts it.
+constexpr uint64_t kDestroyGraceMs = 10000;
+// The largest cclMemAlloc: more than any GPU or host has, and small enough
+// that no rounding of it overflows.
+constexpr uint64_t kMaxAllocBytes = 1ull << 48;
 } // namespace
+
+uint64_t destroyGraceMs() {
+  const char *env = getenv("CCL_DESTROY_GRACE_MS");
+  if (env && *env) {
+    char *end = nullptr;
+    unsigned long long v = strtoull(env, &end, 10);
+    if (*end == '\0' && v <= 3600000ull)
+      return v;
+  }
+  return kDestroyGraceMs;
+}
 
 uint64_t defaultTimeoutNs() {
   const char *env = getenv("CCL_TIMEOUT_MS");
@@ -35,8 +56,40 @@ uint64_t defaultTimeoutNs() {
 
 void destroyShared(Shared *s) {
   // Every rank's queued work finishes first (the proxies still serve it),
-  // then the proxies stop and drain their transports.
-  s->device->quiesce();
+  // then the proxies stop and drain their transports. Work still pending
+  // after the grace period (a kernel waiting for a peer that never comes,
+  // with no timeout) is aborted: destroy never hangs.
+  {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    const uint64_t graceMs = destroyGraceMs();
+    std::thread watchdog;
+    try {
+      watchdog = std::thread([&] {
+        std::unique_lock<std::mutex> lk(mu);
+        if (!cv.wait_for(lk, std::chrono::milliseconds(graceMs),
+                         [&] { return done; }) &&
+            s->abortFlag && !aborted(s))
+          recordRemoteFailure(
+              s,
+              format("cclCommDestroy aborted work still pending after %" PRIu64
+                     " ms (CCL_DESTROY_GRACE_MS)",
+                     graceMs),
+              nullptr);
+      });
+    } catch (const std::system_error &) {
+      // No thread: quiesce unguarded, as before.
+    }
+    s->device->quiesce();
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      done = true;
+    }
+    cv.notify_all();
+    if (watchdog.joinable())
+      watchdog.join();
+  }
   stopProxies(s);
   releaseUserBuffers(s);
   for (auto &kv : s->plans)
@@ -62,6 +115,56 @@ std::string planName(const ccl_plan *p) {
   return p && p->algorithm ? p->algorithm : "(unnamed)";
 }
 
+namespace {
+
+// " from rank A" for channel `c` of the plan's variant for this
+// communicator, with A relabelled as the last launch was (rooted plans).
+std::string channelSource(Shared *s, const ccl_plan *p, uint32_t c) {
+  for (uint32_t v = 0; v < p->num_variants; v++) {
+    const ccl_variant &var = p->variants[v];
+    if (var.nranks != (uint32_t)s->nranks || c >= var.num_channels ||
+        !var.channels)
+      continue;
+    int shift =
+        s->local.empty() ? 0 : s->ranks[s->local.front()]->lastShift.load();
+    uint32_t src = (var.channels[c].src + (uint32_t)shift) % var.nranks;
+    return format(" from rank %u", src);
+  }
+  return "";
+}
+
+// When every rank is in this process: the ranks that queued fewer calls
+// than the others, which the others' waits are most likely waiting for
+// (a rank that never made the call).
+std::string laggards(Shared *s) {
+  if ((int)s->local.size() != s->nranks || s->nranks < 2)
+    return "";
+  uint64_t most = 0;
+  for (int r = 0; r < s->nranks; r++)
+    most = std::max<uint64_t>(most, s->ranks[r]->calls.load());
+  std::string behind;
+  int nbehind = 0;
+  uint64_t fewest = most;
+  for (int r = 0; r < s->nranks; r++) {
+    uint64_t c = s->ranks[r]->calls.load();
+    if (c == most)
+      continue;
+    behind += format("%s%d", nbehind ? ", " : "", r);
+    nbehind++;
+    fewest = std::min(fewest, c);
+  }
+  if (!nbehind)
+    return "";
+  return format(" (rank%s %s queued %s%" PRIu64 " calls on this communicator, "
+                "the others %" PRIu64 ": %s not made the call the others "
+                "wait for)",
+                nbehind > 1 ? "s" : "", behind.c_str(),
+                nbehind > 1 ? "as few as " : "", fewest, most,
+                nbehind > 1 ? "they have" : "it has");
+}
+
+} // namespace
+
 // Describes the communicator's asynchronous error (the abort flag is set).
 std::string describeAsyncError(Shared *s) {
   volatile ccl_error_record *e = s->error;
@@ -75,6 +178,7 @@ std::string describeAsyncError(Shared *s) {
   rec.observed = e->observed;
   rec.waited_ns = e->waited_ns;
   rec.wait = e->wait;
+  rec.channel = e->channel;
   if (rec.state == CCL_ERR_REMOTE) {
     std::lock_guard<std::mutex> lk(s->failMu);
     return s->remoteFailure + "; the communicator is aborted";
@@ -127,6 +231,10 @@ std::string describeAsyncError(Shared *s) {
     what = format("waited for the proxy of rank %u to complete request %u "
                   "of the port channel, %u had completed",
                   rec.rank, rec.expected, rec.observed);
+  else if (kind == "wait" && p && rec.channel)
+    what = format("waited for signal %u on its channel%s, %u had arrived",
+                  rec.expected, channelSource(s, p, rec.channel - 1).c_str(),
+                  rec.observed);
   else if (kind == "wait")
     what = format("waited for signal %u on its channel, %u had arrived",
                   rec.expected, rec.observed);
@@ -139,10 +247,10 @@ std::string describeAsyncError(Shared *s) {
   else
     what = format("waited for flag %u, last saw %u", rec.expected,
                   rec.observed);
-  return format("rank %u %s timed out after %.2f s %s: %s; the communicator "
-                "is aborted",
+  return format("rank %u %s timed out after %.2f s %s: %s%s; the "
+                "communicator is aborted",
                 rec.rank, block.c_str(), rec.waited_ns / 1e9, where.c_str(),
-                what.c_str());
+                what.c_str(), laggards(s).c_str());
 }
 
 cclResult_t asyncResult(Shared *s) {
@@ -179,10 +287,11 @@ cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
   const char *fn = "cclCommInitAllInProcess";
   if (!comms)
     return setError(cclInvalidArgument, format("%s: comms is NULL", fn));
-  if (nranks < 1)
+  if (nranks < 1 || nranks > CCL_MAX_LOCAL_RANKS)
     return setError(cclInvalidArgument,
-                    format("%s: nranks is %d; it must be at least 1", fn,
-                           nranks));
+                    format("%s: nranks is %d; one process drives 1 to %d "
+                           "ranks (use one process per rank beyond that)",
+                           fn, nranks, CCL_MAX_LOCAL_RANKS));
   for (int r = 0; r < nranks; r++)
     comms[r] = nullptr;
   if (target != cclTargetHost && target != cclTargetCuda)
@@ -336,6 +445,11 @@ cclResult_t cclMemAlloc(cclComm_t comm, void **ptr, size_t bytes) {
   *ptr = nullptr;
   if (bytes == 0)
     return cclSuccess;
+  if (bytes > kMaxAllocBytes)
+    return setError(cclInvalidArgument,
+                    format("cclMemAlloc(rank %d): %zu bytes is more than any "
+                           "rank's memory (at most 2^48 bytes)",
+                           comm->rank, bytes));
   CtxGuard guard(comm->shared);
   r = comm->shared->device->allocateUser(comm->rank, bytes, ptr);
   if (r != cclSuccess)

@@ -294,6 +294,11 @@ public:
   cclResult_t allocate(int rank, size_t bytes, void **ptr,
                        const char *what) override {
     *ptr = nullptr;
+    if (bytes > SIZE_MAX - 63)
+      return setError(cclSystemError,
+                      format("allocating %zu bytes for %s failed: more than "
+                             "the address space holds",
+                             bytes, what));
     size_t n = (bytes + 63) / 64 * 64;
     if (n == 0)
       n = 64;

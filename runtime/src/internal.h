@@ -72,6 +72,8 @@ struct RankState {
   // PreparedPlan::shift of the last launch (a rooted plan's kernels report
   // their relabelled rank; this maps it back).
   std::atomic<int> lastShift{0};
+  // Calls queued on the rank (timeout reports compare the ranks' counts).
+  std::atomic<uint64_t> calls{0};
   std::atomic<bool> destroyed{false};
 };
 
@@ -310,6 +312,9 @@ void tellPeers(Shared *s);
 cclResult_t checkComm(cclComm_t comm, const char *fn);
 // The spin-wait timeout of new communicators: CCL_TIMEOUT_MS, else 30 s.
 uint64_t defaultTimeoutNs();
+// How long destroy waits for queued work before aborting it:
+// CCL_DESTROY_GRACE_MS (0 .. 3600000), else 10 s.
+uint64_t destroyGraceMs();
 // Frees a communicator's state once its last handle is gone (or its
 // creation failed): waits for its queued work, releases its plans, closes
 // its bootstrap, tears down its device.

@@ -376,6 +376,10 @@ cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
     return setError(cclInvalidArgument,
                     format("%s: rank %d of %d ranks (need 0 <= rank < nranks)",
                            fn, rank, nranks));
+  if (nranks > CCL_MAX_RANKS)
+    return setError(cclInvalidArgument,
+                    format("%s: %d ranks; a communicator has at most %d", fn,
+                           nranks, CCL_MAX_RANKS));
   int target, device;
   uint64_t timeoutMs;
   if (cclResult_t r = readConfig(config, fn, &target, &device, &timeoutMs))

@@ -39,6 +39,7 @@ cclResult_t queueLaunch(Shared *s, int rank, PreparedPlan *pp, size_t kernel,
   r = s->device->launch(rank, pp, kernel, lb, count, stream);
   if (r != cclSuccess)
     return setError(r, where() + ": " + cclGetLastError());
+  rs.calls.fetch_add(1, std::memory_order_relaxed);
   return cclSuccess;
 }
 

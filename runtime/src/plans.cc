@@ -22,7 +22,8 @@ bool scratchBytes(const ccl_plan *p, const ccl_scratch_info &si,
   for (uint64_t esize : {2ull, 4ull}) {
     uint64_t count = p->max_bytes / esize;
     uint64_t unit = count / k + (count % k != 0);
-    uint64_t slot = unit * esize; // <= max_bytes + esize: no overflow
+    // <= max_bytes + esize <= 2^40 + 4 (CCL_MAX_PLAN_BYTES): no overflow.
+    uint64_t slot = unit * esize;
     if (si.packets)
       slot = (slot + 7) / 8 * 16;
     uint64_t total;
@@ -51,6 +52,16 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
                          "version %u, but this libcclrt implements version "
                          "%u; rebuild it with a cclc that matches libcclrt",
                          alg.c_str(), p->abi_version, CCL_PLAN_ABI_VERSION);
+    return pp;
+  }
+  if (p->max_bytes > CCL_MAX_PLAN_BYTES) {
+    pp->status = PreparedPlan::kFailed;
+    pp->failCode = cclInvalidArgument;
+    pp->message = format("library for algorithm %s allows calls of up to "
+                         "%" PRIu64 " bytes, more than the %llu bytes (1 "
+                         "TiB) libcclrt can size buffers for; recompile it "
+                         "with a smaller cclc --max-bytes",
+                         alg.c_str(), p->max_bytes, CCL_MAX_PLAN_BYTES);
     return pp;
   }
   if (p->target != (uint32_t)s->target) {

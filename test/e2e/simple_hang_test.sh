@@ -46,7 +46,7 @@ set -e
 cat "$WORK/out"
 test "$rc" -eq 1
 test $(( $(date +%s) - start )) -lt 30
-grep -q "rank 2 thread block 0 timed out after 1\.[0-9][0-9] s in wait at .*dropped.ccl:21:24 (algorithm dropped): waited for signal 4 on its channel, 3 had arrived; the communicator is aborted" "$WORK/out"
+grep -q "rank 2 thread block 0 timed out after 1\.[0-9][0-9] s in wait at .*dropped.ccl:21:24 (algorithm dropped): waited for signal 4 on its channel from rank 1, 3 had arrived; the communicator is aborted" "$WORK/out"
 
 # Likewise a semaphore acquired once more than it is released: block 0 of
 # rank 1 times out in its second acquire, reported with its source line.

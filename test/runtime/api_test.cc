@@ -1,5 +1,8 @@
 // api_test.cc - communicator creation and queries, memory on the host
 // target, error strings, and the CUDA target on a machine without a driver.
+#include <cstdint>
+#include <vector>
+
 #include "runtime/src/cuda_driver.h"
 #include "test_util.h"
 
@@ -25,8 +28,19 @@ void test_init_errors() {
   CHECK_EQ_STR(last(), "cclCommInitAllInProcess: comms is NULL");
   CHECK_FAILS(cclCommInitAllInProcess(comms, 0, cclTargetHost, nullptr),
               cclInvalidArgument);
-  CHECK_EQ_STR(last(), "cclCommInitAllInProcess: nranks is 0; it must be at "
-                       "least 1");
+  CHECK_EQ_STR(last(), "cclCommInitAllInProcess: nranks is 0; one process "
+                       "drives 1 to 1024 ranks (use one process per rank "
+                       "beyond that)");
+  // An upper bound, checked before anything is allocated for the ranks.
+  {
+    std::vector<cclComm_t> many(20000);
+    CHECK_FAILS(cclCommInitAllInProcess(many.data(), 20000, cclTargetHost,
+                                        nullptr),
+                cclInvalidArgument);
+    CHECK_EQ_STR(last(), "cclCommInitAllInProcess: nranks is 20000; one "
+                         "process drives 1 to 1024 ranks (use one process per "
+                         "rank beyond that)");
+  }
   int devs[2] = {0, 1};
   CHECK_FAILS(cclCommInitAllInProcess(comms, 2, cclTargetHost, devs),
               cclInvalidArgument);
@@ -72,6 +86,15 @@ void test_queries_and_memory() {
   CHECK_OK(cclMemAlloc(comms[1], &z, 0));
   CHECK(z == nullptr);
   CHECK_FAILS(cclMemAlloc(comms[1], nullptr, 8), cclInvalidArgument);
+  // Sizes whose rounding would wrap around are refused, not shrunk.
+  for (size_t huge : {SIZE_MAX, SIZE_MAX - 10, (size_t)1 << 50}) {
+    z = &p;
+    CHECK_FAILS(cclMemAlloc(comms[1], &z, huge), cclInvalidArgument);
+    CHECK(z == nullptr);
+    CHECK_EQ_STR(last(), "cclMemAlloc(rank 1): " + std::to_string(huge) +
+                             " bytes is more than any rank's memory (at most "
+                             "2^48 bytes)");
+  }
   // Synchronize with nothing queued, async error none.
   for (auto c : comms) {
     CHECK_OK(cclCommSynchronize(c, nullptr));

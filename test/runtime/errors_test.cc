@@ -41,6 +41,11 @@ const ccl_kernel_info kNoHostFn[] = {
 const ccl_variant kNoHostVariants[] = {{2, 1, 1, 0, nullptr, 1, kNoHostFn}};
 const ccl_plan kNoHost = PLAN("no_host_fn", CCL_TARGET_HOST,
                               CCL_PLAN_ABI_VERSION, kNoHostVariants, 1);
+// Calls of up to 2^64 - 1 bytes: the scratch sizes derived from it would
+// wrap around (they did once: a 4-byte call overflowed a 64-byte buffer).
+const ccl_plan kHuge = {CCL_PLAN_ABI_VERSION, CCL_TARGET_HOST, "huge",
+                        "AllReduce", 0, 2, CCL_PROTO_SIMPLE, UINT64_MAX,
+                        "huge.ccl", 2, kVariants, 0, nullptr, 0, nullptr};
 const ccl_variant kOneVariant[] = {{2, 1, 1, 0, nullptr, 1, kKernels}};
 const ccl_plan kTwoOnly = PLAN("two_only", CCL_TARGET_HOST,
                                CCL_PLAN_ABI_VERSION, kOneVariant, 1);
@@ -165,6 +170,15 @@ void test_launch_errors() {
                        "algorithm old_abi was built against plan ABI version "
                        "0, but this libcclrt implements version 4; rebuild "
                        "it with a cclc that matches libcclrt");
+  // A plan whose max_bytes exceeds what libcclrt sizes buffers for.
+  CHECK_FAILS(cclrtLaunch(&kHuge, comms[0], in, out, 1, cclFloat32, cclSum,
+                          nullptr),
+              cclInvalidArgument);
+  CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm huge): library for "
+                       "algorithm huge allows calls of up to "
+                       "18446744073709551615 bytes, more than the "
+                       "1099511627776 bytes (1 TiB) libcclrt can size buffers "
+                       "for; recompile it with a smaller cclc --max-bytes");
   // A plan whose kernel has no host function.
   CHECK_FAILS(cclrtLaunch(&kNoHost, comms[0], in, out, 8, cclFloat32, cclSum,
                           nullptr),
@@ -271,6 +285,7 @@ int main() {
   cclrtRegisterPlan(&kOldAbi);
   cclrtRegisterPlan(&kNoHost);
   cclrtRegisterPlan(&kTwoOnly);
+  cclrtRegisterPlan(&kHuge);
   test_rank_count_not_compiled();
   test_launch_errors();
   test_plan_lookup();

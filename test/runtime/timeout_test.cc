@@ -171,7 +171,9 @@ void test_skipped_rank() {
   std::regex re("cclCommSynchronize\\(rank 0\\): rank [02] thread block 0 "
                 "timed out after 0\\.[3-9][0-9] s in reduce_packets at "
                 "allpairs_ll\\.ccl:12:9 \\(algorithm allpairs_ll\\): waited "
-                "for flag 11, last saw 10; the communicator is aborted");
+                "for flag 11, last saw 10 \\(rank 1 queued 10 calls on this "
+                "communicator, the others 11: it has not made the call the "
+                "others wait for\\); the communicator is aborted");
   if (!std::regex_match(m, re)) {
     fprintf(stderr, "unexpected message: %s\n", m.c_str());
     g_failures++;
@@ -210,6 +212,29 @@ void test_late_rank_completes() {
     CHECK_OK(cclCommDestroy(c));
 }
 
+// A kernel waits for a rank that never launches and the timeout is 0
+// (wait forever): destroy still returns, after the grace period
+// (CCL_DESTROY_GRACE_MS), having aborted the pending work.
+void test_destroy_aborts_pending() {
+  setenv("CCL_DESTROY_GRACE_MS", "300", 1);
+  cclComm_t comms[3];
+  CHECK_OK(cclCommInitAllInProcess(comms, 3, cclTargetHost, nullptr));
+  for (auto c : comms)
+    CHECK_OK(cclCommSetTimeout(c, 0));
+  float buf[8];
+  CHECK_OK(cclrtLaunch(&kExchange, comms[0], buf, buf + 4, 4, cclFloat32,
+                       cclSum, nullptr));
+  CHECK_OK(cclrtLaunch(&kExchange, comms[2], buf, buf + 4, 4, cclFloat32,
+                       cclSum, nullptr));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  uint64_t t0 = now_ns();
+  for (auto c : comms)
+    CHECK_OK(cclCommDestroy(c));
+  double secs = (now_ns() - t0) / 1e9;
+  CHECK(secs >= 0.3 && secs < 10);
+  unsetenv("CCL_DESTROY_GRACE_MS");
+}
+
 } // namespace
 
 int main() {
@@ -219,5 +244,6 @@ int main() {
   test_op_out_of_range();
   test_skipped_rank();
   test_late_rank_completes();
+  test_destroy_aborts_pending();
   return test_result("timeout_test");
 }

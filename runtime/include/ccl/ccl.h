@@ -103,7 +103,10 @@ const char *cclGetErrorString(cclResult_t result);
  * a message naming the GPU, the ranks and the blocks needed and available
  * when they would not fit. Each rank that shares a GPU must launch (and
  * cclMemcpyAsync) on a stream of its own: NULL and CU_STREAM_LEGACY are
- * refused with cclInvalidArgument for such ranks. */
+ * refused with cclInvalidArgument for such ranks. At most
+ * CCL_MAX_LOCAL_RANKS ranks (host target: each rank is a thread, each of
+ * its thread blocks another while a kernel runs). */
+#define CCL_MAX_LOCAL_RANKS 1024
 cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
                                     cclTarget_t target, const int *devices);
 /* --- One process per rank (docs/runtime.md, "Bootstrap") ---------------
@@ -115,6 +118,7 @@ cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
  * a rendezvous listener that cclGetUniqueId starts in the calling process
  * and a fresh random secret that authenticates every bootstrap message. */
 #define CCL_UNIQUE_ID_BYTES 128
+#define CCL_MAX_RANKS 65536
 typedef struct {
   char internal[CCL_UNIQUE_ID_BYTES];
 } cclUniqueId;
@@ -141,7 +145,8 @@ typedef struct {
 #define CCL_CONFIG_INITIALIZER                                                 \
   { sizeof(cclConfig_t), CCL_CONFIG_MAGIC, CCL_VERSION_CODE, -1, -1, 0 }
 
-/* Creates rank `rank` of an `nranks`-rank communicator from `id`. Every
+/* Creates rank `rank` of an `nranks`-rank communicator from `id` (1 <=
+ * nranks <= CCL_MAX_RANKS). Every
  * rank calls it (collective; blocks until all ranks joined or the
  * bootstrap timeout passed). The ranks check that they loaded the same
  * algorithms (plan variants, rank count, library builds) and fail together

@@ -23,6 +23,8 @@ extern "C" {
 #endif
 
 #define CCL_PLAN_ABI_VERSION 4u
+/* The largest ccl_plan::max_bytes (1 TiB). */
+#define CCL_MAX_PLAN_BYTES (1ull << 40)
 
 /* Targets a plan can be compiled for. */
 enum {
@@ -72,7 +74,9 @@ typedef struct ccl_error_record {
   /* since ABI 4: what the wait waited for (CCL_WAIT_*); the runtime words
    * the report by it. */
   uint32_t wait;
-  uint32_t reserved;
+  /* since ABI 4 (was reserved, 0): 1 + the channel a signal wait waited
+   * on, 0 for other waits; the runtime names the channel's source rank. */
+  uint32_t channel;
 } ccl_error_record;
 
 /* What a timed-out wait waited for (ccl_error_record::wait). */
@@ -263,7 +267,8 @@ typedef struct ccl_plan {
    * for it; larger calls are refused): the input bytes per rank of
    * AllReduce, Broadcast, Reduce and AllGather, the output bytes per rank
    * of ReduceScatter (its input is nranks times that), one peer's block of
-   * AllToAll. */
+   * AllToAll. At most CCL_MAX_PLAN_BYTES: libcclrt refuses a larger one, so
+   * that no size derived from it (scratch, staging, packets) can overflow. */
   uint64_t max_bytes;
   const char *source; /* path of the .ccl file it was compiled from */
   uint32_t num_variants;
