@@ -529,9 +529,9 @@ typedef struct ccl_spin {
  * raised by someone, or this wait timed out: then the error record is
  * claimed and filled if still free, and the abort flag raised). */
 CCL_INLINE int ccl_spin_fail_for(const ccl_dev_ctx *ctx, ccl_spin *s,
-                                  uint32_t expected, uint32_t observed,
-                                  uint32_t op_id, uint32_t wait,
-                                  uint32_t chan1) {
+                                 uint32_t expected, uint32_t observed,
+                                 uint32_t op_id, uint32_t wait,
+                                 uint32_t chan1) {
   uint32_t n = ++s->polls;
   if (n == 1)
     s->start = ccl_clock_ns();

@@ -4,11 +4,11 @@
 // contexts.cc, launches and asynchronous copies queued in launch.cc, the
 // exported C functions in api.cc.
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <chrono>
-#include <condition_variable>
 #include <system_error>
 #include <thread>
 

@@ -34,9 +34,9 @@ void test_init_errors() {
   // An upper bound, checked before anything is allocated for the ranks.
   {
     std::vector<cclComm_t> many(20000);
-    CHECK_FAILS(cclCommInitAllInProcess(many.data(), 20000, cclTargetHost,
-                                        nullptr),
-                cclInvalidArgument);
+    CHECK_FAILS(
+        cclCommInitAllInProcess(many.data(), 20000, cclTargetHost, nullptr),
+        cclInvalidArgument);
     CHECK_EQ_STR(last(), "cclCommInitAllInProcess: nranks is 20000; one "
                          "process drives 1 to 1024 ranks (use one process per "
                          "rank beyond that)");

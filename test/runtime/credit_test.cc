@@ -256,7 +256,8 @@ void test_ack_without_credit() {
   CHECK_FAILS(cclCommSynchronize(comms[0], nullptr), cclTimeout);
   CHECK_CONTAINS(last(), "cclCommSynchronize(rank 0): rank ");
   CHECK_CONTAINS(last(), " in wait at pipe.ccl:");
-  CHECK_CONTAINS(last(), "waited for signal 1 on its channel from rank 1, 0 had arrived");
+  CHECK_CONTAINS(
+      last(), "waited for signal 1 on its channel from rank 1, 0 had arrived");
   CHECK_FAILS(cclCommSynchronize(comms[1], nullptr), cclTimeout);
   for (auto c : comms)
     CHECK_OK(cclCommDestroy(c));

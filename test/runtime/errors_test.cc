@@ -43,9 +43,21 @@ const ccl_plan kNoHost = PLAN("no_host_fn", CCL_TARGET_HOST,
                               CCL_PLAN_ABI_VERSION, kNoHostVariants, 1);
 // Calls of up to 2^64 - 1 bytes: the scratch sizes derived from it would
 // wrap around (they did once: a 4-byte call overflowed a 64-byte buffer).
-const ccl_plan kHuge = {CCL_PLAN_ABI_VERSION, CCL_TARGET_HOST, "huge",
-                        "AllReduce", 0, 2, CCL_PROTO_SIMPLE, UINT64_MAX,
-                        "huge.ccl", 2, kVariants, 0, nullptr, 0, nullptr};
+const ccl_plan kHuge = {CCL_PLAN_ABI_VERSION,
+                        CCL_TARGET_HOST,
+                        "huge",
+                        "AllReduce",
+                        0,
+                        2,
+                        CCL_PROTO_SIMPLE,
+                        UINT64_MAX,
+                        "huge.ccl",
+                        2,
+                        kVariants,
+                        0,
+                        nullptr,
+                        0,
+                        nullptr};
 const ccl_variant kOneVariant[] = {{2, 1, 1, 0, nullptr, 1, kKernels}};
 const ccl_plan kTwoOnly = PLAN("two_only", CCL_TARGET_HOST,
                                CCL_PLAN_ABI_VERSION, kOneVariant, 1);
@@ -171,9 +183,9 @@ void test_launch_errors() {
                        "0, but this libcclrt implements version 4; rebuild "
                        "it with a cclc that matches libcclrt");
   // A plan whose max_bytes exceeds what libcclrt sizes buffers for.
-  CHECK_FAILS(cclrtLaunch(&kHuge, comms[0], in, out, 1, cclFloat32, cclSum,
-                          nullptr),
-              cclInvalidArgument);
+  CHECK_FAILS(
+      cclrtLaunch(&kHuge, comms[0], in, out, 1, cclFloat32, cclSum, nullptr),
+      cclInvalidArgument);
   CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm huge): library for "
                        "algorithm huge allows calls of up to "
                        "18446744073709551615 bytes, more than the "
