@@ -18,6 +18,8 @@ namespace ccl {
 struct OpInfo {
   std::string kind, file;
   unsigned line = 0, col = 0;
+  /// A wait's: 1 + the op id of the signal it waits for (ccl_op_info).
+  unsigned awaits = 0, sourceSignals = 0;
 };
 
 struct VariantInfo {

@@ -109,6 +109,41 @@ bool ccl::parseIntList(StringRef text, std::vector<int64_t> &out,
 
 namespace {
 
+/// For each wait of `algo`: 1 + the op id of the operation whose signal it
+/// waits for, and how many times per call the channel's source signals it
+/// (ccl_op_info::awaits, ::source_signals). The k-th wait of a call on a
+/// channel consumes the k-th signal, counting the channel's credit as the
+/// last signals of the call before; both in program order.
+std::map<Operation *, std::pair<unsigned, unsigned>>
+awaitedSignals(AlgorithmOp algo) {
+  std::map<std::string, std::vector<int64_t>> signals; // channel -> op ids
+  std::map<std::string, std::vector<Operation *>> waits;
+  algo.walk([&](Operation *op) {
+    std::optional<int64_t> id = getOpId(op);
+    if (!id)
+      return;
+    for (StringRef c : signalledChannels(op))
+      signals[c.str()].push_back(*id);
+    if (auto w = dyn_cast<WaitOp>(op))
+      waits[w.getChannel().str()].push_back(op);
+  });
+  std::map<Operation *, std::pair<unsigned, unsigned>> out;
+  for (auto ch : algo.getBody().getOps<ChannelOp>()) {
+    const std::vector<int64_t> &sig = signals[ch.getSymName().str()];
+    const std::vector<Operation *> &ws = waits[ch.getSymName().str()];
+    const int64_t n = (int64_t)sig.size();
+    const int64_t credit = (int64_t)ch.getCreditOrZero();
+    for (int64_t k = 0; k < (int64_t)ws.size(); ++k) {
+      int64_t j = k - credit; // < 0: a signal of the call before
+      if (j < 0 && n > 0)
+        j = ((j % n) + n) % n;
+      const bool known = j >= 0 && j < n;
+      out[ws[k]] = {known ? unsigned(sig[j] + 1) : 0u, unsigned(n)};
+    }
+  }
+  return out;
+}
+
 /// Plan facts read off the scheduled module, before it is lowered.
 PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
                          StringRef sourcePath) {
@@ -150,6 +185,8 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
       v.scratch.push_back({s.getSymName().str(), (int64_t)s.getSlots()});
     v.sync = SyncLayout::of(algo);
     a.variants.push_back(v);
+    std::map<Operation *, std::pair<unsigned, unsigned>> awaited =
+        awaitedSignals(algo);
     algo.walk([&](Operation *op) {
       if (!isa<InstructionOp, TbBarrierOp>(op))
         return;
@@ -163,6 +200,8 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
         o.line = l.getLine();
         o.col = l.getColumn();
       }
+      if (auto it = awaited.find(op); it != awaited.end())
+        std::tie(o.awaits, o.sourceSignals) = it->second;
       if (info.ops.size() <= (size_t)*id)
         info.ops.resize(*id + 1);
       info.ops[*id] = o;

@@ -44,7 +44,7 @@ public:
     i32 = Type::getInt32Ty(c);
     i64 = Type::getInt64Ty(c);
     ptr = PointerType::getUnqual(c);
-    opTy = StructType::create(c, {ptr, ptr, i32, i32}, "ccl_op_info");
+    opTy = StructType::create(c, {ptr, ptr, i32, i32, i32, i32}, "ccl_op_info");
     scratchTy = StructType::create(c, {ptr, i32, i32}, "ccl_scratch_info");
     kernelTy = StructType::create(c, {i32, i32, ptr, ptr}, "ccl_kernel_info");
     channelTy = StructType::create(c, {i32, i32, i32, i32}, "ccl_channel_info");
@@ -189,7 +189,8 @@ public:
     std::vector<Constant *> elems;
     for (const OpInfo &o : plan.ops)
       elems.push_back(ConstantStruct::get(
-          opTy, {str(o.kind), str(o.file), u32(o.line), u32(o.col)}));
+          opTy, {str(o.kind), str(o.file), u32(o.line), u32(o.col),
+                 u32(o.awaits), u32(o.sourceSignals)}));
     opTable = array(opTy, elems, "ccl_ops");
     return opTable;
   }

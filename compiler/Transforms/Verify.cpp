@@ -501,7 +501,7 @@ struct CclVerifyPass : public ccl::impl::CclVerifyBase<CclVerifyPass> {
         return g.second.loc == held->loc;
       });
       if (it == groups.end())
-        groups.push_back({{algo.getNranks()}, *held});
+        groups.push_back({{int64_t(algo.getNranks())}, *held});
       else
         it->first.push_back(algo.getNranks());
     }

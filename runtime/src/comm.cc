@@ -119,7 +119,8 @@ namespace {
 
 // " from rank A" for channel `c` of the plan's variant for this
 // communicator, with A relabelled as the last launch was (rooted plans).
-std::string channelSource(Shared *s, const ccl_plan *p, uint32_t c) {
+std::string channelSource(Shared *s, const ccl_plan *p, uint32_t c,
+                          uint32_t waitOp) {
   for (uint32_t v = 0; v < p->num_variants; v++) {
     const ccl_variant &var = p->variants[v];
     if (var.nranks != (uint32_t)s->nranks || c >= var.num_channels ||
@@ -127,8 +128,22 @@ std::string channelSource(Shared *s, const ccl_plan *p, uint32_t c) {
       continue;
     int shift =
         s->local.empty() ? 0 : s->ranks[s->local.front()]->lastShift.load();
-    uint32_t src = (var.channels[c].src + (uint32_t)shift) % var.nranks;
-    return format(" from rank %u", src);
+    const ccl_channel_info &ch = var.channels[c];
+    uint32_t src = (ch.src + (uint32_t)shift) % var.nranks;
+    // The operation the source rank should have run (ABI 5).
+    std::string op;
+    const ccl_op_info &w = p->ops[waitOp];
+    if (w.awaits && w.awaits - 1 < p->num_ops) {
+      const ccl_op_info &o = p->ops[w.awaits - 1];
+      op = format(" (its %s at %s:%u:%u)", o.kind ? o.kind : "signal",
+                  o.file ? o.file : (p->source ? p->source : "?"), o.line,
+                  o.col);
+    } else if (!w.awaits && w.source_signals) {
+      op = format(" (which signals it only %u times per call, fewer than "
+                  "this rank waits on it)",
+                  w.source_signals);
+    }
+    return format(" from rank %u%s", src, op.c_str());
   }
   return "";
 }
@@ -233,7 +248,7 @@ std::string describeAsyncError(Shared *s) {
                   rec.rank, rec.expected, rec.observed);
   else if (kind == "wait" && p && rec.channel)
     what = format("waited for signal %u on its channel%s, %u had arrived",
-                  rec.expected, channelSource(s, p, rec.channel - 1).c_str(),
+                  rec.expected, channelSource(s, p, rec.channel - 1, rec.op_id).c_str(),
                   rec.observed);
   else if (kind == "wait")
     what = format("waited for signal %u on its channel, %u had arrived",

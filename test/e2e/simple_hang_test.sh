@@ -2,8 +2,9 @@
 # 3-rank ring AllReduce, rank 1's last all-gather put carries no signal, so
 # rank 2's last wait on channel 1 -> 2 never sees its signal. The wait must
 # time out after --timeout-ms (not hang), and the report must name rank 2,
-# thread block 0, the wait and its source line, and the counts (signal 4 of
-# the call waited for, 3 arrived). The others finish the call, so the
+# thread block 0, the wait and its source line, the counts (signal 4 of
+# the call waited for, 3 arrived) and that rank 1's program has only 3
+# signals per call on the channel. The others finish the call, so the
 # report is the same on every run. One call per check (-k 1): with calls
 # back to back the missing signal would be made up by the next call's first
 # one, and only the last call would hang (the verifier rejects the program
@@ -46,7 +47,7 @@ set -e
 cat "$WORK/out"
 test "$rc" -eq 1
 test $(( $(date +%s) - start )) -lt 30
-grep -q "rank 2 thread block 0 timed out after 1\.[0-9][0-9] s in wait at .*dropped.ccl:21:24 (algorithm dropped): waited for signal 4 on its channel from rank 1, 3 had arrived; the communicator is aborted" "$WORK/out"
+grep -q "rank 2 thread block 0 timed out after 1\.[0-9][0-9] s in wait at .*dropped.ccl:21:24 (algorithm dropped): waited for signal 4 on its channel from rank 1 (which signals it only 3 times per call, fewer than this rank waits on it), 3 had arrived; the communicator is aborted" "$WORK/out"
 
 # Likewise a semaphore acquired once more than it is released: block 0 of
 # rank 1 times out in its second acquire, reported with its source line.

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define CCL_PLAN_ABI_VERSION 4u
+#define CCL_PLAN_ABI_VERSION 5u
 /* The largest ccl_plan::max_bytes (1 TiB). */
 #define CCL_MAX_PLAN_BYTES (1ull << 40)
 
@@ -181,6 +181,15 @@ typedef struct ccl_op_info {
   const char *kind; /* "put_packets", "reduce_packets", ... */
   const char *file;
   uint32_t line, col; /* 1-based */
+  /* Since ABI 5, for a wait (else 0): 1 + the op id of the operation of the
+   * channel's source rank whose signal it waits for (the k-th signalling
+   * operation in program order for the k-th wait of a call, counting the
+   * channel's credit as signals of the call before), or 0 when the source
+   * signals the channel fewer times per call than it is waited on; then
+   * source_signals is how many times it does (both 0: unknown). A timeout
+   * report names the operation the source rank did not run. */
+  uint32_t awaits;
+  uint32_t source_signals;
 } ccl_op_info;
 
 /* One scratch buffer. Its size for a call of `count` elements is
