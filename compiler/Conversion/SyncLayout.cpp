@@ -17,10 +17,9 @@ std::string SyncLayout::barrierKey(int64_t rank, ArrayRef<int64_t> tbs) {
 SyncLayout SyncLayout::of(AlgorithmOp algo) {
   SyncLayout l;
   for (auto ch : algo.getBody().getOps<ChannelOp>())
-    l.channels.push_back({ch.getSymName().str(), int64_t(ch.getSrc()),
-                          int64_t(ch.getDst()),
-                          ch.getKind() == ChannelKind::Port,
-                          int64_t(ch.getCreditOrZero())});
+    l.channels.push_back(
+        {ch.getSymName().str(), int64_t(ch.getSrc()), int64_t(ch.getDst()),
+         ch.getKind() == ChannelKind::Port, int64_t(ch.getCreditOrZero())});
   for (auto sem : algo.getBody().getOps<SemaphoreOp>())
     l.semaphores.push_back({sem.getSymName().str(), sem.getRankAttr().getInt()});
   std::set<std::string> seen;

@@ -247,9 +247,9 @@ std::string describeAsyncError(Shared *s) {
                   "of the port channel, %u had completed",
                   rec.rank, rec.expected, rec.observed);
   else if (kind == "wait" && p && rec.channel)
-    what = format("waited for signal %u on its channel%s, %u had arrived",
-                  rec.expected, channelSource(s, p, rec.channel - 1, rec.op_id).c_str(),
-                  rec.observed);
+    what = format(
+        "waited for signal %u on its channel%s, %u had arrived", rec.expected,
+        channelSource(s, p, rec.channel - 1, rec.op_id).c_str(), rec.observed);
   else if (kind == "wait")
     what = format("waited for signal %u on its channel, %u had arrived",
                   rec.expected, rec.observed);
