@@ -2,7 +2,8 @@
 # The whole test suite (CI: .ci/run): set up, build, then `bazel test //...`
 # (unit tests of the runtime, device library, ccl-perf and example; the lit
 # suite; the host end-to-end tests; docs/dialect up to date), the GPU tests
-# when this machine has a GPU, a 60 s fuzzing run of the frontend and a
+# when this machine has a GPU, the ASan+UBSan and TSan runs (--config=asan,
+# --config=tsan: DEVELOPERS.md "Sanitizers"), a 60 s fuzzing run of the frontend and a
 # 30 s one of libcclrt's bootstrap wire format
 # (scripts/fuzz.sh; its own clang/ASan build, --config=fuzz). Then it lists
 # what was skipped: the GPU tests on a machine without one, and every
@@ -32,6 +33,32 @@ if have_gpu; then
   ran+=$'\n'$gpu
   gpu=
 fi
+
+# ASan+UBSan (--config=asan, .bazelrc): the runtime's tests and the host
+# end-to-end and ccl-perf tests that exercise the runtime's paths (in
+# process, one process per rank, proxy over TCP and verbs, timeouts and
+# faults) with cclc, ccl-perf and libcclrt all instrumented. Tests that
+# compile C++ against libcclrt with the system compiler (readme, tutorial,
+# multiproc_faults, stdlib_bundle_api) and the long program sweeps
+# (b2b_programs, stdlib_bundle, the Simple chunk/allpairs sweeps) are left
+# to the plain build.
+asan_tests=(
+  //test/runtime:all //test/runtime/fake_ibverbs:all
+  //test/e2e:simple_hang_test //test/e2e:hang_report_test
+  //test/e2e:host_allpairs_test //test/e2e:dropped_contribution_test
+  //test/e2e:b2b_negative_test //test/e2e:simple_ring_test
+  //test/e2e:port_channels_test //test/e2e:ib_transport_test
+  //test/perf:perf_errors_test //test/perf:perf_b2b_test
+  //test/perf:perf_multiprocess_test //test/perf:perf_collectives_test
+)
+echo "== ASan+UBSan: ${asan_tests[*]}"
+"${bazel[@]}" test --config=asan --test_output=errors "${asan_tests[@]}" ||
+  failed+=("asan")
+# TSan (--config=tsan): the runtime's host-target tests (threads as ranks,
+# the proxy, the monitor and watchdog threads).
+echo "== TSan: //test/runtime:all"
+"${bazel[@]}" test --config=tsan --test_output=errors //test/runtime:all ||
+  failed+=("tsan")
 
 echo "== fuzz (frontend, 60 s)"
 bash scripts/fuzz.sh --time 60 || failed+=("fuzz")

@@ -221,7 +221,8 @@ cclResult_t IbNet::open() {
         continue;
       ibv_port_attr pa;
       memset(&pa, 0, sizeof pa);
-      if (v_->queryPort(ctx, (uint8_t)p, &pa) != 0)
+      if (v_->queryPort(ctx, (uint8_t)p,
+                        reinterpret_cast<_compat_ibv_port_attr *>(&pa)) != 0)
         continue;
       if (pa.state != IBV_PORT_ACTIVE) {
         seen += format("%s%s port %d (%s)", seen.empty() ? "" : ", ", name, p,

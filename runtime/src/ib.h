@@ -48,7 +48,9 @@ struct Verbs {
   ibv_context *(*openDevice)(ibv_device *dev);
   int (*closeDevice)(ibv_context *ctx);
   int (*queryDevice)(ibv_context *ctx, ibv_device_attr *attr);
-  int (*queryPort)(ibv_context *ctx, uint8_t port, ibv_port_attr *attr);
+  // The exported symbol's own type (verbs.h wraps it in a macro that passes
+  // a full ibv_port_attr, of which the library writes the compat prefix).
+  int (*queryPort)(ibv_context *ctx, uint8_t port, _compat_ibv_port_attr *attr);
   int (*queryGid)(ibv_context *ctx, uint8_t port, int index, ibv_gid *gid);
   ibv_pd *(*allocPd)(ibv_context *ctx);
   int (*deallocPd)(ibv_pd *pd);

@@ -55,6 +55,8 @@ typedef enum {
   cclInternalError = 8,
   cclRemoteError = 9,     /* another rank failed, exited or aborted */
   cclBootstrapError = 10, /* the ranks could not meet or disagree (setup) */
+  cclResultIntMin_ = -0x7fffffff - 1, /* not results (see cclDataType_t) */
+  cclResultIntMax_ = 0x7fffffff,
 } cclResult_t;
 
 /* cclFloat32, cclFloat16, cclBfloat16: kernels are compiled for them.
@@ -66,17 +68,26 @@ typedef enum {
 #include "ccl/types.def"
 #define CCL_BYTE_DTYPE(ID, CName, code, ...) ccl##CName = code,
 #include "ccl/types.def"
+  /* Not types: they make every int a value of the enum, so that a wrong
+   * number passed in is an error the runtime reports, not undefined
+   * behaviour in C++. */
+  cclDataTypeIntMin_ = -0x7fffffff - 1,
+  cclDataTypeIntMax_ = 0x7fffffff,
 } cclDataType_t;
 
 /* cclSum, cclProd, cclMax, cclMin (ccl/types.def). */
 typedef enum {
 #define CCL_REDOP(ID, CName, ...) ccl##CName = CCL_OP_##ID,
 #include "ccl/types.def"
+  cclRedOpIntMin_ = -0x7fffffff - 1, /* not operators (see cclDataType_t) */
+  cclRedOpIntMax_ = 0x7fffffff,
 } cclRedOp_t;
 
 typedef enum {
   cclTargetHost = CCL_TARGET_HOST,
   cclTargetCuda = CCL_TARGET_NVPTX,
+  cclTargetIntMin_ = -0x7fffffff - 1, /* not targets (see cclDataType_t) */
+  cclTargetIntMax_ = 0x7fffffff,
 } cclTarget_t;
 
 typedef struct cclComm *cclComm_t;
