@@ -179,10 +179,10 @@ CCL_INLINE uint64_t ccl_clock_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 CCL_INLINE uint32_t ccl_epoch_count_add(uint32_t *p) {
-  return __atomic_fetch_add(p, 1u, __ATOMIC_RELAXED);
+  return __atomic_fetch_add(p, 1u, __ATOMIC_ACQ_REL);
 }
 CCL_INLINE void ccl_store_u32_device(uint32_t *p, uint32_t v) {
-  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+  __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 /* Two 8-byte relaxed atomic stores ({d0, flag} then {d1, flag}); 16-byte
  * atomics would need libatomic. Little-endian: d0 is the low word. */
@@ -216,6 +216,18 @@ CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
 
 #endif
 
+/* Flags the host also writes while kernels run (the abort flag, the start
+ * delay) and the epoch: volatile accesses ordered by fences on GPUs; on the
+ * host, acquire loads and release stores, which order the same way on x86
+ * and are what ThreadSanitizer understands (it does not model fences). */
+#if defined(CCL_HOST)
+#define CCL_FLAG_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define CCL_FLAG_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#else
+#define CCL_FLAG_LOAD(p) (*(p))
+#define CCL_FLAG_STORE(p, v) (*(p) = (v))
+#endif
+
 /* Shared by all targets: counter loads (system scope on GPUs) and 16-byte
  * data access for copies and reductions (global memory: local or peer
  * device memory, or host-mapped memory). */
@@ -244,14 +256,15 @@ CCL_INLINE void ccl_st16(char *p, ccl_u32x4 v) {
  * gives up early when the communicator is aborted. */
 CCL_INLINE void ccl_start_delay(const ccl_dev_ctx *ctx) {
   if (ccl_tid() == 0) {
-    uint64_t delay = *(volatile const uint64_t *)&ctx->delay_ns;
-    uint32_t sel = *(volatile const uint32_t *)&ctx->delay_block;
+    uint64_t delay = CCL_FLAG_LOAD((volatile const uint64_t *)&ctx->delay_ns);
+    uint32_t sel =
+        CCL_FLAG_LOAD((volatile const uint32_t *)&ctx->delay_block);
     if (delay != 0 &&
         (sel == CCL_DELAY_ALL_BLOCKS || sel == ccl_block_id())) {
       uint64_t start = ccl_clock_ns();
       for (;;) {
         uint64_t waited = ccl_clock_ns() - start;
-        if (waited >= delay || *ctx->abort_flag)
+        if (waited >= delay || CCL_FLAG_LOAD(ctx->abort_flag))
           break;
 #if defined(CCL_HOST)
         /* Sleep through most of it (leave the CPU to the other ranks'
@@ -275,7 +288,7 @@ CCL_INLINE void ccl_start_delay(const ccl_dev_ctx *ctx) {
 
 uint32_t __ccl_begin(const ccl_dev_ctx *ctx) {
   ccl_start_delay(ctx);
-  return *(volatile const uint32_t *)&ctx->epoch[0];
+  return CCL_FLAG_LOAD((volatile const uint32_t *)&ctx->epoch[0]);
 }
 
 void __ccl_end(const ccl_dev_ctx *ctx) {
@@ -290,7 +303,7 @@ void __ccl_end(const ccl_dev_ctx *ctx) {
     /* Last block: every other block has counted (and read epoch[0]). */
     ccl_fence_device(); /* acquire */
     ccl_store_u32_device(&epoch[1], 0);
-    uint32_t e = *(volatile uint32_t *)&epoch[0];
+    uint32_t e = CCL_FLAG_LOAD((volatile uint32_t *)&epoch[0]);
     ccl_store_u32_device(&epoch[0], e + 1);
     ccl_fence_device(); /* visible to the next kernel on the stream */
   }
@@ -545,7 +558,7 @@ CCL_INLINE int ccl_spin_fail_for(const ccl_dev_ctx *ctx, ccl_spin *s,
 #endif
   if ((n & 63) != 0)
     return 1;
-  if (*ctx->abort_flag)
+  if (CCL_FLAG_LOAD(ctx->abort_flag))
     return 0;
   uint64_t waited = ccl_clock_ns() - s->start;
 #if defined(CCL_HOST)
@@ -569,7 +582,7 @@ CCL_INLINE int ccl_spin_fail_for(const ccl_dev_ctx *ctx, ccl_spin *s,
     e->channel = chan1;
   }
   ccl_fence_system(); /* the record before the abort flag */
-  *ctx->abort_flag = 1;
+  CCL_FLAG_STORE(ctx->abort_flag, 1u);
   ccl_fence_system();
   return 0;
 }

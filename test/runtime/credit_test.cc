@@ -32,7 +32,8 @@ constexpr uint64_t kMs = 1000000ull;
 // ---------------------------------------------------------------------------
 std::atomic<int> g_waits_done{0};
 std::atomic<int> g_signals{0};
-const ccl_dev_ctx *g_ctx1 = nullptr;
+// Set by rank 1's kernel, read by the test while that kernel may run.
+std::atomic<const ccl_dev_ctx *> g_ctx1{nullptr};
 
 void one_way(const ccl_dev_ctx *ctx, const void *, void *, uint64_t,
              uint32_t block) {
@@ -149,8 +150,8 @@ void test_credit_counts() {
   launch(&kOneWay2, comms[1], 2);
   CHECK_OK(cclCommSynchronize(comms[1], nullptr));
   CHECK(g_waits_done.load() == 2);
-  CHECK(*g_ctx1->signal[0] == 2);   // the counter started at the credit
-  CHECK(g_ctx1->consumed[0] == 2);  // and both waits consumed it
+  CHECK(*g_ctx1.load()->signal[0] == 2);   // the counter started at the credit
+  CHECK(g_ctx1.load()->consumed[0] == 2);  // and both waits consumed it
   // Calls 3 and 4 wait for real signals.
   launch(&kOneWay2, comms[1], 2);
   sleep_ms(200);
@@ -166,19 +167,19 @@ void test_credit_counts() {
     CHECK_OK(cclCommSynchronize(c, nullptr));
   CHECK(g_waits_done.load() == 6);
   CHECK(g_signals.load() == 4);
-  CHECK(*g_ctx1->signal[0] == 2 + 4);
-  CHECK(g_ctx1->consumed[0] == 6);
+  CHECK(*g_ctx1.load()->signal[0] == 2 + 4);
+  CHECK(g_ctx1.load()->consumed[0] == 6);
 
   // No credit: the first wait already waits for the first signal.
   launch(&kOneWay0, comms[1], 1);
   sleep_ms(150);
   CHECK(g_waits_done.load() == 6);
-  CHECK(*g_ctx1->signal[0] == 0);
+  CHECK(*g_ctx1.load()->signal[0] == 0);
   launch(&kOneWay0, comms[0], 1);
   for (auto c : comms)
     CHECK_OK(cclCommSynchronize(c, nullptr));
   CHECK(g_waits_done.load() == 7);
-  CHECK(*g_ctx1->signal[0] == 1 && g_ctx1->consumed[0] == 1);
+  CHECK(*g_ctx1.load()->signal[0] == 1 && g_ctx1.load()->consumed[0] == 1);
   for (auto c : comms)
     CHECK_OK(cclCommDestroy(c));
 }

@@ -26,7 +26,8 @@ template <typename... A> struct Unsupported<CUresult (*)(A...)> {
 };
 
 CUcontext fakeCtx() { return reinterpret_cast<CUcontext>(0x1000); }
-CUcontext g_current = nullptr;
+// Per thread, as the driver's current context is.
+thread_local CUcontext g_current = nullptr;
 
 CUresult getErrorString(CUresult r, const char **s) {
   *s = r == kNotSupported ? "operation not supported (fake driver)"
