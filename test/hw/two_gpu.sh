@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The stdlib bundle against NCCL on two GPUs (docs/perf.md), one call of the
+# device tool:
+#
+#   test/hw/two_gpu.sh build [OUT]          here (toolchain; OUT: .carry/two)
+#   OUT/two_gpu.sh run [RESULTS] [PARTS]    on a machine with 2 GPUs
+#
+# build compiles stdlib/stdlib.ccl for sm_90 at 2 ranks, float32 and
+# bfloat16, sum, up to 1 GiB per rank, and copies ccl-perf, ccl-run,
+# libcclrt and test/hw/ceiling.cu next to it.
+#
+# run (PARTS: a comma list, default all of them):
+#   ceiling  the link ceilings (ceiling.cu, built there with nvcc)
+#   ar       AllReduce float32, eager and CUDA graphs (-G 10), and
+#            bfloat16 in graphs
+#   ag rs a2a  AllGather, ReduceScatter, AllToAll float32, eager and
+#            graphs
+#   mp       AllReduce with one process per GPU (ccl-run -n 2), eager
+#            and graphs
+# Every row 4 B .. 1 GiB (x4; FACTOR=16 in the environment: x16), out of place and in place, checked with
+# K = 8 calls back to back (fewer where 1 GiB buffers do not fit
+# --check-mem), NCCL in the same run (--compare nccl; not in mp: ccl-perf
+# compares only with all ranks in one process). NCCL_NVLS_ENABLE=0; nothing
+# here creates multicast objects. Output per run in RESULTS (default
+# ./results), a line per run in RESULTS/summary.txt.
+set -uo pipefail
+mode=${1:-}
+case "$mode" in
+build)
+  set -e
+  ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+  OUT=${2:-$ROOT/.carry/two}
+  case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
+  cd "$ROOT"
+  scripts/build.sh >/dev/null
+  rm -rf "$OUT"
+  mkdir -p "$OUT"
+  start=$SECONDS
+  out/bin/cclc stdlib/stdlib.ccl --target=sm_90 --nranks=2 \
+      --dtype=float32,bfloat16 --op=sum --max-bytes=1G -o "$OUT/libccl_stdlib.so"
+  echo "two_gpu: compiled the bundle in $((SECONDS - start)) s"
+  cp out/bin/ccl-perf out/bin/ccl-run out/lib/libcclrt.so test/hw/ceiling.cu \
+      test/hw/two_gpu.sh "$OUT/"
+  chmod -R u+w "$OUT"
+  ls -la "$OUT"
+  ;;
+run)
+  HERE=$(cd "$(dirname "$0")" && pwd)
+  RESULTS=${2:-$PWD/results}
+  PARTS=${3:-ceiling,ar,ag,rs,a2a,mp}
+  FACTOR=${FACTOR:-4} # size step
+  if [[ -n "${CCL_ALLOW_MULTICAST:-}" ]]; then
+    echo "two_gpu: CCL_ALLOW_MULTICAST is set; unset it" >&2
+    exit 2
+  fi
+  export NCCL_NVLS_ENABLE=0
+  export LD_LIBRARY_PATH="$HERE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PATH="$HERE:$PATH"
+  mkdir -p "$RESULTS"
+  SUMMARY=$RESULTS/summary.txt
+  : >"$SUMMARY"
+  nvidia-smi -L >"$RESULTS/gpus.txt"
+  nvidia-smi topo -m >>"$RESULTS/gpus.txt" 2>&1 || true
+  failed=0
+  part() { [[ ",$PARTS," == *",$1,"* ]]; }
+  record() { # NAME RC FILE SECONDS
+    local verdict=PASS wrong
+    (($2 == 0)) || { verdict="FAIL (exit $2)"; failed=1; }
+    wrong=$(grep -h 'Out of bounds values' "$3" 2>/dev/null | awk '{s += $7} END {print s + 0}')
+    printf '%-34s %-14s wrong=%s %ss\n' "$1" "$verdict" "$wrong" "$4" | tee -a "$SUMMARY"
+  }
+  lib=$HERE/libccl_stdlib.so
+  perf() { # NAME ARGS...
+    local name=$1 t=$SECONDS
+    shift
+    ccl-perf --lib "$lib" --target cuda -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 "$@" \
+        >"$RESULTS/$name.txt" 2>&1
+    record "$name" $? "$RESULTS/$name.txt" $((SECONDS - t))
+  }
+  if part ceiling; then
+    t=$SECONDS
+    nvcc -O3 -arch=sm_90 -o /tmp/ceiling "$HERE/ceiling.cu" &&
+      /tmp/ceiling 256 >"$RESULTS/ceiling.txt" 2>&1
+    record ceiling $? "$RESULTS/ceiling.txt" $((SECONDS - t))
+  fi
+  if part ar; then
+    perf allreduce-f32-eager --coll AllReduce -g 2 --compare nccl \
+        --plot "$RESULTS/allreduce-f32-eager.png"
+    perf allreduce-f32-graph --coll AllReduce -g 2 -G 10 --compare nccl \
+        --plot "$RESULTS/allreduce-f32-graph.png"
+    perf allreduce-bf16-graph --coll AllReduce -g 2 -G 10 -d bfloat16 \
+        --compare nccl
+  fi
+  for c in ag:AllGather rs:ReduceScatter a2a:AllToAll; do
+    part "${c%%:*}" || continue
+    n=$(tr '[:upper:]' '[:lower:]' <<<"${c#*:}")
+    perf "$n-f32-eager" --coll "${c#*:}" -g 2 --compare nccl
+    perf "$n-f32-graph" --coll "${c#*:}" -g 2 -G 10 --compare nccl \
+        --plot "$RESULTS/$n-f32-graph.png"
+  done
+  if part mp; then
+    t=$SECONDS
+    ccl-run -n 2 ccl-perf --lib "$lib" --coll AllReduce --target cuda \
+        -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 >"$RESULTS/mp-allreduce-eager.txt" 2>&1
+    record mp-allreduce-eager $? "$RESULTS/mp-allreduce-eager.txt" $((SECONDS - t))
+    t=$SECONDS
+    ccl-run -n 2 ccl-perf --lib "$lib" --coll AllReduce --target cuda \
+        -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 -G 10 >"$RESULTS/mp-allreduce-graph.txt" 2>&1
+    record mp-allreduce-graph $? "$RESULTS/mp-allreduce-graph.txt" $((SECONDS - t))
+  fi
+  echo "results in $RESULTS; summary:"
+  cat "$SUMMARY"
+  exit $failed
+  ;;
+*)
+  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+  ;;
+esac
