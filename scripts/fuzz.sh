@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Fuzzes the .ccl frontend (parser + evaluator) with libFuzzer for a bounded
-# time: builds //test/fuzz:frontend_fuzzer with --config=fuzz (clang-22,
-# ASan, UBSan), runs it on a copy of test/fuzz/corpus/ in a temporary
-# directory and prints libFuzzer's summary. Exits non-zero when the fuzzer
-# finds a crash, a sanitizer report, a leak, a timeout or an out-of-memory;
-# the input that caused it is saved under test/fuzz/crashes/ and printed in
-# base64 (CI logs carry it). Known open bugs (test/fuzz/regressions/) are
-# not findings; the script says whether each still reproduces. See
-# DEVELOPERS.md, "Fuzzing".
+# Fuzzes cclc and libcclrt with libFuzzer for a bounded time: builds the
+# chosen target of //test/fuzz with --config=fuzz (clang-22, ASan, UBSan),
+# runs it on a copy of its seed corpus in a temporary directory and prints
+# libFuzzer's summary. Exits non-zero when the fuzzer finds a crash, a
+# sanitizer report, a leak, a timeout or an out-of-memory; the input that
+# caused it is saved under test/fuzz/crashes/ and printed in base64 (CI logs
+# carry it). Known open bugs (test/fuzz/regressions/) are not findings; the
+# script says whether each still reproduces. See DEVELOPERS.md, "Fuzzing".
 #
-#   scripts/fuzz.sh [--time SECONDS] [--fuzzer frontend|bootstrap]
+#   scripts/fuzz.sh [--time SECONDS] [--fuzzer NAME]
 #
-# --time defaults to 60 s. --fuzzer bootstrap fuzzes libcclrt's bootstrap
-# wire format and links instead (//test/fuzz:bootstrap_fuzzer, corpus
-# test/fuzz/bootstrap_corpus/).
+# --time defaults to 60 s. --fuzzer (default frontend) is one of
+#   frontend   the .ccl front end (//test/fuzz:frontend_fuzzer, corpus
+#              test/fuzz/corpus/)
+#   verifier   .ccl programs through the front end, ccl-verify and the
+#              lowering to the kernel level (//test/fuzz:verifier_fuzzer,
+#              corpus test/fuzz/corpus/ and test/fuzz/verifier_corpus/)
+#   mlir       textual ccl-dialect MLIR as ccl-opt reads it, through the
+#              same passes (//test/fuzz:ccl_opt_fuzzer, test/fuzz/mlir_corpus/)
+#   bootstrap  libcclrt's bootstrap wire format and links
+#              (//test/fuzz:bootstrap_fuzzer, test/fuzz/bootstrap_corpus/)
 #
 # Environment: BAZEL (default "bazel"), e.g.
 #   BAZEL="bazel --output_base=$HOME/.cache/bazel-fuzz" scripts/fuzz.sh
@@ -23,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 
-usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,29s/^# \{0,1\}//p' "$0"; }
 
 time_s=60
 fuzzer=frontend
@@ -37,10 +43,20 @@ while (($#)); do
     *) echo "fuzz: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
+# The target, its seed corpora (the first one is where new seeds go) and
+# its flags.
 case $fuzzer in
-  frontend) corpus=test/fuzz/corpus dict=(-dict="$repo/test/fuzz/ccl.dict") ;;
-  bootstrap) corpus=test/fuzz/bootstrap_corpus dict=(-max_len=4096) ;;
-  *) echo "fuzz: --fuzzer is frontend or bootstrap, not '$fuzzer'" >&2; exit 2 ;;
+  frontend) target=frontend_fuzzer corpora=(test/fuzz/corpus)
+    dict=(-dict="$repo/test/fuzz/ccl.dict") ;;
+  verifier) target=verifier_fuzzer
+    corpora=(test/fuzz/verifier_corpus test/fuzz/corpus)
+    dict=(-dict="$repo/test/fuzz/ccl.dict" -max_len=8192) ;;
+  mlir) target=ccl_opt_fuzzer corpora=(test/fuzz/mlir_corpus)
+    dict=(-dict="$repo/test/fuzz/mlir.dict" -max_len=8192) ;;
+  bootstrap) target=bootstrap_fuzzer corpora=(test/fuzz/bootstrap_corpus)
+    dict=(-max_len=4096) ;;
+  *) echo "fuzz: --fuzzer is frontend, verifier, mlir or bootstrap, not '$fuzzer'" >&2
+    exit 2 ;;
 esac
 [[ $time_s =~ ^[0-9]+$ && $time_s -gt 0 ]] ||
   { echo "fuzz: --time needs a positive number of seconds, not '$time_s'" >&2; exit 2; }
@@ -50,17 +66,21 @@ scripts/setup.sh
 read -ra bazel <<<"${BAZEL:-bazel}"
 start=$(date +%s)
 # --symlink_prefix=/: leave bazel-bin & co. pointing at the normal build.
-"${bazel[@]}" build --config=fuzz --symlink_prefix=/ //test/fuzz:${fuzzer}_fuzzer
+"${bazel[@]}" build --config=fuzz --symlink_prefix=/ //test/fuzz:$target
 echo "fuzz: build took $(( $(date +%s) - start )) s"
-bin="$("${bazel[@]}" info --config=fuzz bazel-bin 2>/dev/null)/test/fuzz/${fuzzer}_fuzzer"
+bin="$("${bazel[@]}" info --config=fuzz bazel-bin 2>/dev/null)/test/fuzz/$target"
 [[ -x $bin ]] || { echo "fuzz: $bin was not built" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cclc-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus" "$work/artifacts"
-cp "$corpus"/* "$work/corpus/"
+seeds=0
+for c in "${corpora[@]}"; do
+  cp "$c"/* "$work/corpus/"
+  seeds=$((seeds + $(ls "$c" | wc -l)))
+done
 
-echo "fuzz: running $bin for $time_s s on a copy of $corpus ($(ls "$work/corpus" | wc -l) inputs)"
+echo "fuzz: running $bin for $time_s s on a copy of ${corpora[*]} ($(ls "$work/corpus" | wc -l) inputs)"
 read -ra extra <<<"${FUZZ_FLAGS:-}"
 rc=0
 (cd "$work" && "$bin" \
@@ -72,20 +92,25 @@ rc=0
 # ...'), or the last one before it stopped, then its final statistics.
 grep -E '^#[0-9]+' "$work/log" | tail -n 1 || true
 grep -E '^stat::' "$work/log" || true
-echo "fuzz: corpus grew from $(ls "$corpus" | wc -l) to $(ls "$work/corpus" | wc -l) inputs"
+echo "fuzz: corpus grew from $seeds to $(ls "$work/corpus" | wc -l) inputs"
 
 # Known open bugs (test/fuzz/regressions/, ignored by the fuzzer unless
 # CCL_FUZZ_STRICT=1): say which still reproduce. Informational only.
+# The front end's are test/fuzz/regressions/*.ccl, the other fuzzers' in
+# test/fuzz/regressions/FUZZER/.
 if [[ $fuzzer == frontend ]]; then
-  for f in test/fuzz/regressions/*.ccl; do
-    [[ -e $f ]] || continue
-    if CCL_FUZZ_STRICT=1 "$bin" "$f" >/dev/null 2>&1; then
-      echo "fuzz: $f no longer fails: move it to test/fuzz/corpus/ and drop its entry in frontend_fuzzer.cc"
-    else
-      echo "fuzz: known bug still open: $f"
-    fi
-  done
+  known=(test/fuzz/regressions/*.ccl)
+else
+  known=(test/fuzz/regressions/"$fuzzer"/*)
 fi
+for f in "${known[@]}"; do
+  [[ -e $f && $f != *.md ]] || continue
+  if CCL_FUZZ_STRICT=1 "$bin" "$f" >/dev/null 2>&1; then
+    echo "fuzz: $f no longer fails: move it to ${corpora[0]}/ and drop its entry in the fuzzer's list of known bugs"
+  else
+    echo "fuzz: known bug still open: $f"
+  fi
+done
 
 # slow-unit-* files are only informational; these are findings.
 shopt -s nullglob

@@ -29,36 +29,29 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/Frontend.h"
+#include "test/fuzz/fuzz_util.h"
 
 #include "ccl/Dialect/CclDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
+using ccl::fuzz::bug;
+using ccl::fuzz::DiagnosticCounter;
+using ccl::fuzz::importDir;
 
 namespace {
 
 /// Evaluation is bounded by this many steps per algorithm and rank count,
 /// so no input runs long (the default of the compiler is 2^22).
 constexpr int64_t kMaxSteps = int64_t(1) << 16;
-
-/// The context is reused across inputs, but uniqued attributes and
-/// locations accumulate in it; start a fresh one every this many inputs to
-/// keep memory flat over long runs.
-constexpr unsigned kInputsPerContext = 4096;
 
 /// Verifier messages of known frontend bugs that are not fixed yet. A
 /// module whose verifier errors all contain one of these is not reported
@@ -71,104 +64,27 @@ const std::vector<std::string> &knownVerifierFailures() {
   return known;
 }
 
-/// The directory the input "lives" in, with the libraries it may import;
-/// set up by LLVMFuzzerInitialize.
-std::string &importDir() {
-  static std::string dir;
-  return dir;
-}
-
-const char *const kImportLibs[][2] = {
-    {"lib.ccl", "// Fuzzer import library.\n"
-                "import \"base.ccl\";\n"
-                "fn next(r) { return mod(r + 1, nranks); }\n"
-                "fn send(r, c) {\n"
-                "  memory(r -> next(r)).put_packets(recv[next(r)][r], "
-                "input[r][c], tb = peer_tb(r));\n"
-                "}\n"},
-    {"base.ccl", "fn peer_tb(r) { return 1 + r % 2; }\n"
-                 "fn twice(x) { return 2 * x; }\n"},
-};
-
-bool envFlag(const char *name) {
-  const char *e = std::getenv(name);
-  return e && *e && *e != '0';
-}
-
-bool verbose() {
-  static const bool v = envFlag("CCL_FUZZ_VERBOSE");
-  return v;
-}
-
-bool strict() {
-  static const bool v = envFlag("CCL_FUZZ_STRICT");
-  return v;
-}
-
-/// Counts the diagnostics emitted while it is alive and swallows them.
-struct DiagnosticCounter {
-  explicit DiagnosticCounter(mlir::MLIRContext *ctx)
-      : handler(ctx, [this](mlir::Diagnostic &d) {
-          if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-            ++errors;
-          if (verbose())
-            llvm::errs() << "[" << d.getLocation() << "] " << d << "\n";
-          return mlir::success();
-        }) {}
-  unsigned errors = 0;
-  mlir::ScopedDiagnosticHandler handler;
-};
-
-[[noreturn]] void bug(const char *what) {
-  std::fprintf(stderr, "frontend_fuzzer: %s\n", what);
-  std::fflush(stderr);
-  __builtin_trap();
-}
-
 mlir::MLIRContext &context() {
-  static std::unique_ptr<mlir::MLIRContext> ctx;
-  static unsigned uses = 0;
-  if (!ctx || ++uses >= kInputsPerContext) {
-    ctx.reset(); // destroy the old one before building the next
-    ctx = std::make_unique<mlir::MLIRContext>(
-        mlir::MLIRContext::Threading::DISABLED);
-    ctx->getOrLoadDialect<ccl::CclDialect>();
-    uses = 0;
-  }
-  return *ctx;
+  return ccl::fuzz::reusedContext(
+      [](mlir::MLIRContext &ctx) { ctx.getOrLoadDialect<ccl::CclDialect>(); });
 }
 
 /// Traps unless `module` passes the MLIR verifier (or fails it only with a
 /// known bug's message).
 void checkVerifies(mlir::MLIRContext &ctx, mlir::ModuleOp module) {
-  std::vector<std::string> errors;
   mlir::LogicalResult result = mlir::success();
+  std::vector<std::string> errors;
   {
-    mlir::ScopedDiagnosticHandler collect(&ctx, [&](mlir::Diagnostic &d) {
-      if (d.getSeverity() == mlir::DiagnosticSeverity::Error) {
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        os << d.getLocation() << ": " << d;
-        errors.push_back(std::move(text));
-      }
-      return mlir::success();
-    });
+    DiagnosticCounter collect(&ctx, /*keep=*/true);
     result = mlir::verify(module);
+    errors = std::move(collect.messages);
   }
-  if (mlir::succeeded(result))
-    return;
-  bool known = !strict() && !errors.empty();
-  for (const std::string &e : errors) {
-    bool match = false;
-    for (const std::string &k : knownVerifierFailures())
-      match |= e.find(k) != std::string::npos;
-    known &= match;
-  }
-  if (known)
+  if (mlir::succeeded(result) ||
+      ccl::fuzz::allKnown(errors, knownVerifierFailures()))
     return;
   for (const std::string &e : errors)
     llvm::errs() << "verifier: " << e << "\n";
-  if (verbose())
+  if (ccl::fuzz::verbose())
     module.print(llvm::errs());
   bug("evaluate built a module that fails the MLIR verifier");
 }
@@ -196,47 +112,11 @@ void evaluateAndCheck(mlir::MLIRContext &ctx, const ccl::ast::File &file,
 
 } // namespace
 
-/// libMLIR.so and libLLVM.so are not instrumented, but the LLVM headers
-/// compiled into this binary are: inlined llvm::BumpPtrAllocator code sees
-/// ASan and poisons each new slab, then the library's own (uninstrumented)
-/// copy of the allocator hands out memory from that slab without
-/// unpoisoning it, and the first write is reported as use-after-poison.
-/// Ignoring manual poisoning removes that false positive; heap, stack and
-/// global checks are unaffected. Still overridable with ASAN_OPTIONS.
-extern "C" const char *__asan_default_options() {
-  return "allow_user_poisoning=0";
-}
+CCL_FUZZ_DEFINE_ASAN_OPTIONS
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  // One directory per user, reused by every run: a crashing run never gets
-  // to clean up, so per-run directories would pile up in /tmp. Each file is
-  // written under a private name and renamed into place, so concurrent
-  // fuzzers (-jobs) never read a half-written library.
-  auto fail = [](const std::string &what, std::error_code ec) {
-    std::fprintf(stderr, "frontend_fuzzer: %s: %s\n", what.c_str(),
-                 ec.message().c_str());
-    std::exit(1);
-  };
-  llvm::SmallString<128> dir;
-  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, dir);
-  llvm::sys::path::append(dir,
-                          "ccl-fuzz-imports-" + std::to_string(::getuid()));
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    fail("cannot create " + dir.str().str(), ec);
-  importDir() = dir.str().str();
-  for (const auto &lib : kImportLibs) {
-    const std::string final = importDir() + "/" + lib[0];
-    const std::string tmp = final + ".tmp" + std::to_string(::getpid());
-    {
-      std::error_code ec;
-      llvm::raw_fd_ostream os(tmp, ec);
-      if (ec)
-        fail("cannot write " + tmp, ec);
-      os << lib[1];
-    }
-    if (std::error_code ec = llvm::sys::fs::rename(tmp, final))
-      fail("cannot rename " + tmp, ec);
-  }
+  ccl::fuzz::fuzzerName() = "frontend_fuzzer";
+  ccl::fuzz::setUpImportDir();
   return 0;
 }
 

@@ -1,0 +1,86 @@
+//===- ccl_opt_fuzzer.cc - libFuzzer target for ccl-dialect MLIR ----------===//
+//
+// Treats the input as a textual .mlir file of the ccl dialect, as ccl-opt
+// reads it: parses it with the dialects ccl-opt registers (the parser runs
+// the MLIR verifier, so the dialect's verifiers run too), and when it parses
+// checks that it round-trips through text and runs cclc's pass pipeline on
+// it, up to the kernel level (pipeline_check.h: ccl-verify, ccl-chunk-dag,
+// ccl-lower-chunks, ccl-fuse, ccl-replicate, ccl-schedule, ccl-verify
+// {compiled}), and without the two verifications when the first rejects
+// the module (compileBothWays).
+//
+// Traps (a crash for libFuzzer) when:
+//
+//  * parsing (custom parsers, attribute parsers, op verifiers) fails
+//    without an error diagnostic, or succeeds although it emitted one;
+//  * the parsed module does not round-trip (prints, parses back and prints
+//    the same text);
+//  * the pipeline hits one of the bugs of pipeline_check.h.
+//
+// Bounded effort: inputs over 32 KiB are skipped; the pipeline runs only on
+// modules of at most 1500 operations, 8 ranks and 64 chunks per algorithm
+// (pipeline_check.h). A comment line `// fuzz: channel=port tiles=2
+// instances=2` sets the pipeline's options.
+//
+// CCL_FUZZ_VERBOSE=1 prints the diagnostics and passes; CCL_FUZZ_STRICT=1
+// reports known bugs. Build and run with scripts/fuzz.sh --fuzzer mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "test/fuzz/fuzz_util.h"
+#include "test/fuzz/pipeline_check.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+
+#include <cstdint>
+
+using namespace ccl::fuzz;
+
+namespace {
+
+constexpr size_t kMaxInputBytes = 32768;
+
+mlir::MLIRContext &context() { return reusedContext(setUpContext, 1024); }
+
+} // namespace
+
+CCL_FUZZ_DEFINE_ASAN_OPTIONS
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  fuzzerName() = "ccl_opt_fuzzer";
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size > kMaxInputBytes)
+    return 0;
+  mlir::MLIRContext &ctx = context();
+  // MLIR's lexer expects a NUL after the buffer, as files read by ccl-opt
+  // (MemoryBuffer::getFile) have; libFuzzer's input has none, so parse a
+  // copy (std::string keeps a NUL after its characters).
+  const std::string text(reinterpret_cast<const char *>(data), size);
+  llvm::StringRef source(text);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  {
+    DiagnosticCounter diags(&ctx, /*keep=*/true);
+    mlir::ParserConfig config(&ctx);
+    module =
+        mlir::parseSourceString<mlir::ModuleOp>(source, config, "fuzz.mlir");
+    if (!module && diags.errors == 0)
+      bug("parsing failed without an error diagnostic");
+    if (module && diags.errors != 0) {
+      for (const std::string &e : diags.messages)
+        llvm::errs() << "error: " << e << "\n";
+      bug("parsing succeeded but emitted an error diagnostic");
+    }
+  }
+  if (!module)
+    return 0;
+  checkRoundTrip(ctx, *module, "the input");
+  if (!withinLimits(*module, PipelineLimits()))
+    return 0;
+  compileBothWays(ctx, *module, pipelineOptionsFrom(source));
+  return 0;
+}

@@ -1,0 +1,5 @@
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>, scheduled} {
+  ccl.thread_block rank 0 tb 0 {
+    ccl.copy tb 0 #ccl.chunk<"output"[1][0 : 1]> = #ccl.chunk<"input"[1][0 : 1]>
+  }
+}

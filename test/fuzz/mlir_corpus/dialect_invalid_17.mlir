@@ -1,0 +1,1 @@
+ccl.scratch @s slots 1

@@ -1,0 +1,3 @@
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
+  %0 = llvm.mlir.constant(0 : i32) : i32
+}

@@ -1,0 +1,4 @@
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @buf slots 2
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]> and [#ccl.chunk<"buf"[1][1 : 1]>]
+}

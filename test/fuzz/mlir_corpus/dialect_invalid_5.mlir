@@ -1,0 +1,4 @@
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.thread_block rank 0 tb 0 {
+  }
+}

@@ -1,0 +1,13 @@
+ccl.algorithm @ll_n2 attributes {name = "ll", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 1
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @ack_1_0 memory 1 -> 0 credit 2
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.wait @ack_1_0 tb 0
+  ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.unpack_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
+  ccl.signal @ack_1_0 tb 0
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+}

@@ -1,0 +1,10 @@
+ccl.algorithm @ll_ahead_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "ll_ahead", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 1
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.put_packets @m_0_1 tb 1 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.unpack_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+}

@@ -1,0 +1,32 @@
+ccl.algorithm @ring_n3 attributes {chunks = 3 : i64, collective = #ccl.collective<AllReduce>, name = "ring", nranks = 3 : i64, protocol = #ccl.protocol<Simple>, inplace = true} {
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
+  ccl.require <"input"[0] [2 : 1]> holds <"input"[0] [2 : 1]>
+  ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
+  ccl.require <"input"[1] [1 : 1]> holds <"input"[1] [1 : 1]>
+  ccl.require <"input"[1] [2 : 1]> holds <"input"[1] [2 : 1]>
+  ccl.require <"input"[2] [0 : 1]> holds <"input"[2] [0 : 1]>
+  ccl.require <"input"[2] [1 : 1]> holds <"input"[2] [1 : 1]>
+  ccl.require <"input"[2] [2 : 1]> holds <"input"[2] [2 : 1]>
+  ccl.reduce <"input"[2] [0 : 1]> from <"input"[1] [0 : 1]>
+  ccl.reduce <"input"[0] [0 : 1]> from <"input"[2] [0 : 1]>
+  ccl.copy <"input"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy <"input"[2] [0 : 1]> = <"input"[1] [0 : 1]>
+  ccl.reduce <"input"[0] [1 : 1]> from <"input"[2] [1 : 1]>
+  ccl.reduce <"input"[1] [1 : 1]> from <"input"[0] [1 : 1]>
+  ccl.copy <"input"[2] [1 : 1]> = <"input"[1] [1 : 1]>
+  ccl.copy <"input"[0] [1 : 1]> = <"input"[2] [1 : 1]>
+  ccl.reduce <"input"[1] [2 : 1]> from <"input"[0] [2 : 1]>
+  ccl.reduce <"input"[2] [2 : 1]> from <"input"[1] [2 : 1]>
+  ccl.copy <"input"[0] [2 : 1]> = <"input"[2] [2 : 1]>
+  ccl.copy <"input"[1] [2 : 1]> = <"input"[0] [2 : 1]>
+  ccl.ensure <"input"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
+  ccl.ensure <"input"[0] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>, #ccl.chunk<"input"[1] [1 : 1]>, #ccl.chunk<"input"[2] [1 : 1]>]
+  ccl.ensure <"input"[0] [2 : 1]> = [#ccl.chunk<"input"[0] [2 : 1]>, #ccl.chunk<"input"[1] [2 : 1]>, #ccl.chunk<"input"[2] [2 : 1]>]
+  ccl.ensure <"input"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
+  ccl.ensure <"input"[1] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>, #ccl.chunk<"input"[1] [1 : 1]>, #ccl.chunk<"input"[2] [1 : 1]>]
+  ccl.ensure <"input"[1] [2 : 1]> = [#ccl.chunk<"input"[0] [2 : 1]>, #ccl.chunk<"input"[1] [2 : 1]>, #ccl.chunk<"input"[2] [2 : 1]>]
+  ccl.ensure <"input"[2] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
+  ccl.ensure <"input"[2] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>, #ccl.chunk<"input"[1] [1 : 1]>, #ccl.chunk<"input"[2] [1 : 1]>]
+  ccl.ensure <"input"[2] [2 : 1]> = [#ccl.chunk<"input"[0] [2 : 1]>, #ccl.chunk<"input"[1] [2 : 1]>, #ccl.chunk<"input"[2] [2 : 1]>]
+}

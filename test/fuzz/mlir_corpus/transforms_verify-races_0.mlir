@@ -1,0 +1,12 @@
+ccl.algorithm @relaxed_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "relaxed", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @recv slots 1
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.put @m_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.signal @m_0_1 tb 0 relaxed
+  ccl.wait @m_0_1 tb 0
+  ccl.copy tb 0 <"output"[1] [0 : 1]> = <"recv"[1] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+}

@@ -1,0 +1,9 @@
+ccl.algorithm @twosignallers_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "twosignallers", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.put @m_0_1 tb 0 <"output"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
+  ccl.signal @m_0_1 tb 1
+  ccl.wait @m_0_1 tb 0
+  ccl.wait @m_0_1 tb 0
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+}

@@ -1,0 +1,10 @@
+ccl.algorithm @twoacquirers_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "twoacquirers", nranks = 1 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.semaphore @sem rank 0
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.release @sem tb 1
+  ccl.release @sem tb 1
+  ccl.acquire @sem tb 0
+  ccl.acquire @sem tb 2
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+}

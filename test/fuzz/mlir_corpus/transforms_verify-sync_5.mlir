@@ -1,0 +1,14 @@
+ccl.algorithm @sigcycle_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "sigcycle", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.channel @m_1_0 memory 1 -> 0
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
+  ccl.wait @m_1_0 tb 0
+  ccl.signal @m_0_1 tb 0
+  ccl.wait @m_0_1 tb 0
+  ccl.signal @m_1_0 tb 0
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>]
+}

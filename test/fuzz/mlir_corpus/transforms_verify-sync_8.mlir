@@ -1,0 +1,13 @@
+ccl.algorithm @chunkcycle_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "chunkcycle", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @tmp slots 1
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
+  ccl.wait @m_0_1 tb 0
+  ccl.copy tb 0 <"tmp"[1] [0 : 1]> = <"input"[1] [0 : 1]>
+  ccl.copy <"output"[0] [0 : 1]> = <"tmp"[1] [0 : 1]>
+  ccl.signal @m_0_1 tb 0
+  ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>]
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>]
+}
