@@ -267,6 +267,7 @@ public:
         slot += dst.getCount();
       }
       Transfer t;
+      Operation *wait = nullptr;
       t.landing = landing;
       t.from = from;
       t.to = to;
@@ -290,7 +291,7 @@ public:
         SignalOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
         if (port)
           FlushOp::create(b, loc, ch, tb0, nullptr);
-        WaitOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
+        wait = WaitOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
         if (isa<ReduceOp>(op))
           t.consume = ReduceOp::create(b, loc, tb0, nullptr, dst, landing,
                                        nullptr, nullptr, nullptr, nullptr);
@@ -310,6 +311,7 @@ public:
                                                      : SmallVector<verify::Loc>(),
                                    dstLocs))))
         return failure();
+      replacePlaced(op, t, wait, src);
       op->erase();
     }
     // Everything else still unplaced runs on its lane's block, after the
@@ -478,6 +480,35 @@ private:
       verify::footprint(&op, p.reads, p.writes);
       placed.push_back(std::move(p));
     }
+  }
+
+  /// Placed chunk-level operation `op` was lowered into transfer `t` (and,
+  /// in a Simple algorithm, `wait` on the destination) and is erased next:
+  /// its entry in `placed` becomes its parts, at its position, so that the
+  /// later operations are ordered after them (and never after the erased
+  /// operation). The put reads the source on the source's rank; the
+  /// destination's rank has the data after the consuming operation, or
+  /// after the wait where the put lands in place. None of the parts reaches
+  /// another rank's chunks, so they never need the error below.
+  void replacePlaced(Operation *op, const Transfer &t, Operation *wait,
+                     ChunkRefAttr src) {
+    position.erase(op);
+    auto it =
+        llvm::find_if(placed, [&](const Placed &p) { return p.op == op; });
+    if (it == placed.end())
+      return;
+    const size_t at = it->position;
+    SmallVector<Placed, 2> parts;
+    parts.push_back(Placed{t.put, at, refLocs(src), {}});
+    if (t.consume) {
+      Placed p{t.consume, at, {}, {}};
+      verify::footprint(t.consume, p.reads, p.writes);
+      parts.push_back(std::move(p));
+    } else if (wait) {
+      parts.push_back(Placed{wait, at, {}, refLocs(t.landing)});
+    }
+    it = placed.erase(it);
+    placed.insert(it, parts.begin(), parts.end());
   }
 
   /// The placed operations before `op` in program order that touch chunks
