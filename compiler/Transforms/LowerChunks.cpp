@@ -253,7 +253,9 @@ public:
       ChunkRefAttr dst = inst.getWrittenRefs().front();
       ChunkRefAttr src = inst.getReadRefs().front();
       int64_t from = src.getRank(), to = dst.getRank();
-      int64_t tb = block[op];
+      // A placed operation keeps its block; lanes start after the placed
+      // blocks (assignLanes).
+      int64_t tb = inst.isPlaced() ? inst.getThreadBlock() : block[op];
       ChannelKind chKind = algo.isLL() ? ChannelKind::Memory : kind;
       FlatSymbolRefAttr ch =
           channel(chKind == ChannelKind::Memory ? "mem" : "port", chKind, from,

@@ -3,20 +3,21 @@
 
 // Placed chunk-level operations across ranks (a copy with `tb` whose source
 // is on another rank), followed by unplaced operations that depend on them.
-// The placed operation is lowered (and erased) first; the later operations
-// are ordered after its halves on the destination's rank: the receiving
-// copy, reduce or unpack, or the wait where the put lands in place. (The
-// pass used to keep the erased operation in its list of placed operations:
-// a use after free, which crashed cclc or named a wrong operation in a
-// diagnostic; found by //test/fuzz:ccl_opt_fuzzer.)
+// The placed operation is lowered on its own thread block (tb 1), and
+// erased; the later operations are ordered after its halves on the
+// destination's rank: the receiving copy, reduce or unpack, or the wait
+// where the put lands in place. (The pass used to keep the erased operation
+// in its list of placed operations: a use after free, which crashed cclc or
+// named a wrong operation in a diagnostic; found by
+// //test/fuzz:ccl_opt_fuzzer. It also lowered it on block 0.)
 
 // CHECK-LABEL: ccl.algorithm @after_placed_remote_n2
 // CHECK:         ccl.semaphore @order_0_0 rank 0
-// CHECK:         ccl.put @mem_1_0_b0 tb 0 <"xfer"[0] [0 : 1]> = <"input"[1] [0 : 1]>
-// CHECK-NEXT:    ccl.signal @mem_1_0_b0 tb 0
-// CHECK-NEXT:    ccl.wait @mem_1_0_b0 tb 0
-// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"xfer"[0] [0 : 1]>
-// CHECK-NEXT:    ccl.release @order_0_0 tb 0
+// CHECK:         ccl.put @mem_1_0_b1 tb 1 <"xfer"[0] [0 : 1]> = <"input"[1] [0 : 1]>
+// CHECK-NEXT:    ccl.signal @mem_1_0_b1 tb 1
+// CHECK-NEXT:    ccl.wait @mem_1_0_b1 tb 1
+// CHECK-NEXT:    ccl.copy tb 1 <"output"[0] [0 : 1]> = <"xfer"[0] [0 : 1]>
+// CHECK-NEXT:    ccl.release @order_0_0 tb 1
 // CHECK-NEXT:    ccl.acquire @order_0_0 tb 2
 // CHECK-NEXT:    ccl.reduce tb 2 <"output"[0] [0 : 1]> from <"input"[0] [1 : 1]>
 // CHECK-NEXT:    ccl.copy tb 2 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
@@ -33,9 +34,9 @@ ccl.algorithm @after_placed_remote_n2 attributes {name = "after_placed_remote", 
 // -----
 
 // CHECK-LABEL: ccl.algorithm @after_placed_remote_ll_n2
-// CHECK:         ccl.put_packets @mem_1_0_b0 tb 0 <"xfer"[0] [0 : 1]> = <"input"[1] [0 : 1]>
-// CHECK-NEXT:    ccl.unpack_packets tb 0 <"output"[0] [0 : 1]> from <"xfer"[0] [0 : 1]>
-// CHECK-NEXT:    ccl.release @order_0_0 tb 0
+// CHECK:         ccl.put_packets @mem_1_0_b1 tb 1 <"xfer"[0] [0 : 1]> = <"input"[1] [0 : 1]>
+// CHECK-NEXT:    ccl.unpack_packets tb 1 <"output"[0] [0 : 1]> from <"xfer"[0] [0 : 1]>
+// CHECK-NEXT:    ccl.release @order_0_0 tb 1
 // CHECK-NEXT:    ccl.acquire @order_0_0 tb 2
 // CHECK-NEXT:    ccl.reduce tb 2 <"output"[0] [0 : 1]> from <"input"[0] [1 : 1]>
 ccl.algorithm @after_placed_remote_ll_n2 attributes {name = "after_placed_remote_ll", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<LL>} {
@@ -51,10 +52,10 @@ ccl.algorithm @after_placed_remote_ll_n2 attributes {name = "after_placed_remote
 // -----
 
 // CHECK-LABEL: ccl.algorithm @placed_into_scratch_n2
-// CHECK:         ccl.put @mem_1_0_b0 tb 0 <"stage"[0] [0 : 1]> = <"input"[1] [0 : 1]>
-// CHECK-NEXT:    ccl.signal @mem_1_0_b0 tb 0
-// CHECK-NEXT:    ccl.wait @mem_1_0_b0 tb 0
-// CHECK-NEXT:    ccl.release @order_0_0 tb 0
+// CHECK:         ccl.put @mem_1_0_b1 tb 1 <"stage"[0] [0 : 1]> = <"input"[1] [0 : 1]>
+// CHECK-NEXT:    ccl.signal @mem_1_0_b1 tb 1
+// CHECK-NEXT:    ccl.wait @mem_1_0_b1 tb 1
+// CHECK-NEXT:    ccl.release @order_0_0 tb 1
 // CHECK-NEXT:    ccl.acquire @order_0_0 tb 2
 // CHECK-NEXT:    ccl.copy tb 2 <"output"[0] [0 : 1]> = <"stage"[0] [0 : 1]>
 ccl.algorithm @placed_into_scratch_n2 attributes {name = "placed_into_scratch", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
