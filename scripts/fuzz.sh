@@ -20,6 +20,8 @@
 #              same passes (//test/fuzz:ccl_opt_fuzzer, test/fuzz/mlir_corpus/)
 #   bootstrap  libcclrt's bootstrap wire format and links
 #              (//test/fuzz:bootstrap_fuzzer, test/fuzz/bootstrap_corpus/)
+#   plan       libcclrt's checks of the plan tables a generated library
+#              registers (//test/fuzz:plan_fuzzer, test/fuzz/plan_corpus/)
 #
 # Environment: BAZEL (default "bazel"), e.g.
 #   BAZEL="bazel --output_base=$HOME/.cache/bazel-fuzz" scripts/fuzz.sh
@@ -29,7 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 
-usage() { sed -n '2,29s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,31s/^# \{0,1\}//p' "$0"; }
 
 time_s=60
 fuzzer=frontend
@@ -55,7 +57,9 @@ case $fuzzer in
     dict=(-dict="$repo/test/fuzz/mlir.dict" -max_len=8192) ;;
   bootstrap) target=bootstrap_fuzzer corpora=(test/fuzz/bootstrap_corpus)
     dict=(-max_len=4096) ;;
-  *) echo "fuzz: --fuzzer is frontend, verifier, mlir or bootstrap, not '$fuzzer'" >&2
+  plan) target=plan_fuzzer corpora=(test/fuzz/plan_corpus)
+    dict=(-dict="$repo/test/fuzz/plan.dict" -max_len=16384) ;;
+  *) echo "fuzz: --fuzzer is frontend, verifier, mlir, bootstrap or plan, not '$fuzzer'" >&2
     exit 2 ;;
 esac
 [[ $time_s =~ ^[0-9]+$ && $time_s -gt 0 ]] ||
