@@ -72,6 +72,10 @@ private:
 };
 
 constexpr size_t kInitialQueue = 4096;
+// The most thread blocks a host kernel runs per rank (each is an OS thread,
+// all alive at once): a larger nblocks is a corrupt plan, refused before
+// its threads are started.
+constexpr uint32_t kMaxHostBlocks = 1024;
 
 HostRank::HostRank(int rank) : rank_(rank) { ring_.resize(kInitialQueue); }
 
@@ -415,6 +419,12 @@ public:
 
   cclResult_t loadKernels(PreparedPlan *pp) override {
     const ccl_variant *var = pp->variant;
+    if (var->nblocks > kMaxHostBlocks)
+      return setError(cclInvalidArgument,
+                      format("its variant for %u ranks has %u thread blocks "
+                             "per rank; the host target runs at most %u (one "
+                             "thread each)",
+                             var->nranks, var->nblocks, kMaxHostBlocks));
     for (uint32_t k = 0; k < var->num_kernels; k++)
       if (!var->kernels[k].host_fn)
         return setError(cclInvalidArgument,

@@ -70,6 +70,7 @@ bool envRank(int *rank, int *nranks, const LaunchVars **which,
 
 // The plans of this target the ranks must agree on: "P <algorithm>
 // <digest>" lines (sorted), after a "V" line with the library's versions.
+// Reads no table that is NULL (preparation refuses such a plan).
 std::string plansDigest(const ccl_plan *p) {
   Sha256 h;
   h.updateValue(p->abi_version);
@@ -82,26 +83,26 @@ std::string plansDigest(const ccl_plan *p) {
   h.updateValue(p->max_bytes);
   h.updateValue(p->root);
   h.updateString(p->source);
-  for (uint32_t v = 0; v < p->num_variants; v++) {
+  for (uint32_t v = 0; v < p->num_variants && p->variants; v++) {
     const ccl_variant &var = p->variants[v];
     h.updateValue(var.nranks);
     h.updateValue(var.nblocks);
     h.updateValue(var.threads_per_block);
-    for (uint32_t b = 0; b < var.num_scratch; b++) {
+    for (uint32_t b = 0; b < var.num_scratch && var.scratch; b++) {
       h.updateString(var.scratch[b].name);
       h.updateValue(var.scratch[b].slots);
       h.updateValue(var.scratch[b].packets);
     }
-    for (uint32_t k = 0; k < var.num_kernels; k++) {
+    for (uint32_t k = 0; k < var.num_kernels && var.kernels; k++) {
       h.updateValue(var.kernels[k].dtype);
       h.updateValue(var.kernels[k].redop);
       h.updateString(var.kernels[k].symbol);
     }
-    for (uint32_t c = 0; c < var.num_channels; c++)
+    for (uint32_t c = 0; c < var.num_channels && var.channels; c++)
       h.update(&var.channels[c], sizeof var.channels[c]);
-    for (uint32_t i = 0; i < var.num_semaphores; i++)
+    for (uint32_t i = 0; i < var.num_semaphores && var.semaphores; i++)
       h.update(&var.semaphores[i], sizeof var.semaphores[i]);
-    for (uint32_t i = 0; i < var.num_barriers; i++)
+    for (uint32_t i = 0; i < var.num_barriers && var.barriers; i++)
       h.update(&var.barriers[i], sizeof var.barriers[i]);
   }
   for (uint32_t o = 0; o < p->num_ops && p->ops; o++) {

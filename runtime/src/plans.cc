@@ -73,6 +73,20 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
                          targetName(s->target));
     return pp;
   }
+  // A table that is NULL although the plan counts entries in it (a
+  // corrupt library) is refused before anything reads it.
+  auto corrupt = [&](const char *table, uint32_t entries) {
+    pp->status = PreparedPlan::kFailed;
+    pp->failCode = cclInvalidArgument;
+    pp->message = format("library for algorithm %s is corrupt: its %s table "
+                         "is NULL although its count is %u",
+                         alg.c_str(), table, entries);
+    return std::move(pp);
+  };
+  if (p->num_variants && !p->variants)
+    return corrupt("variant", p->num_variants);
+  if (p->num_images && !p->images)
+    return corrupt("image", p->num_images);
   for (uint32_t v = 0; v < p->num_variants; v++)
     if (p->variants[v].nranks == (uint32_t)s->nranks) {
       pp->variant = &p->variants[v];
@@ -106,6 +120,21 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
     return fail(cclInvalidArgument, "its variant for " +
                                         std::to_string(var->nranks) +
                                         " ranks has 0 thread blocks");
+  const struct {
+    const char *what;
+    uint32_t count;
+    const void *table;
+  } tables[] = {{"scratch buffer", var->num_scratch, var->scratch},
+                {"kernel", var->num_kernels, var->kernels},
+                {"channel", var->num_channels, var->channels},
+                {"semaphore", var->num_semaphores, var->semaphores},
+                {"barrier", var->num_barriers, var->barriers}};
+  for (const auto &t : tables)
+    if (t.count && !t.table)
+      return fail(cclInvalidArgument,
+                  format("its variant for %u ranks is corrupt: its %s table "
+                         "is NULL although its count is %u",
+                         var->nranks, t.what, t.count));
   for (uint32_t c = 0; c < var->num_channels; c++) {
     const ccl_channel_info &ch = var->channels[c];
     if (ch.src >= (uint32_t)s->nranks || ch.dst >= (uint32_t)s->nranks ||

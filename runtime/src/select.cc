@@ -99,7 +99,7 @@ bool serves(Shared *s, const ccl_selection_row &row, uint32_t coll,
             size_t count, cclDataType_t dtype, cclRedOp_t op, int root,
             uint64_t bytes, Choice *c, std::string *why) {
   const ccl_plan *plan = nullptr;
-  for (uint32_t i = 0; i < row.num_plans; i++)
+  for (uint32_t i = 0; i < row.num_plans && row.plans; i++)
     if (row.plans[i] && row.plans[i]->target == (uint32_t)s->target)
       plan = row.plans[i];
   if (!plan) {
@@ -154,6 +154,11 @@ std::string bound(uint64_t bytes) {
                              : format("up to %" PRIu64 " bytes", bytes);
 }
 
+// A row's algorithm, for messages.
+const char *algorithmOf(const ccl_selection_row &r) {
+  return r.algorithm ? r.algorithm : "(unnamed)";
+}
+
 std::string ranks(const ccl_selection_row &r) {
   return r.max_ranks ? format("%u..%u ranks", r.min_ranks, r.max_ranks)
                      : format("%u.. ranks", r.min_ranks);
@@ -184,6 +189,15 @@ cclResult_t cclrtCollective(const ccl_selection *sel, uint32_t coll,
                     where() + ": the library's selection table is missing or "
                               "of another version; rebuild it with a cclc "
                               "that matches this libcclrt");
+  if ((sel->num_rows && !sel->rows) ||
+      (sel->num_algorithms && !sel->algorithms))
+    return setError(cclInvalidUsage,
+                    format("%s: the library's selection table is corrupt: "
+                           "its %s table is NULL although its count is %u",
+                           where().c_str(),
+                           sel->num_rows && !sel->rows ? "row" : "algorithm",
+                           sel->num_rows && !sel->rows ? sel->num_rows
+                                                       : sel->num_algorithms));
   const size_t esize = dtypeSize(dtype);
   if (!esize)
     return setError(cclInvalidArgument,
@@ -235,9 +249,9 @@ cclResult_t cclrtCollective(const ccl_selection *sel, uint32_t coll,
     Choice c;
     std::string why;
     if (!serves(s, row, coll, count, dtype, op, root, bytes, &c, &why)) {
-      rejected += format("; %s (row %s): %s", row.algorithm,
-                         row.where && *row.where ? row.where : "CCL_ALGO",
-                         why.c_str());
+      rejected +=
+          format("; %s (row %s): %s", algorithmOf(row),
+                 row.where && *row.where ? row.where : "CCL_ALGO", why.c_str());
       continue;
     }
     return queueLaunch(s, rank, c.pp, c.kernel, send, recv, c.count, bytes,
@@ -250,10 +264,10 @@ cclResult_t cclrtCollective(const ccl_selection *sel, uint32_t coll,
     if (row.collective != coll)
       continue;
     have += have.empty() ? "" : ", ";
-    have += force.empty() ? format("%s (%s, %s)", row.algorithm,
-                                   ranks(row).c_str(),
-                                   bound(row.max_bytes).c_str())
-                          : std::string(row.algorithm);
+    have += force.empty()
+                ? format("%s (%s, %s)", algorithmOf(row), ranks(row).c_str(),
+                         bound(row.max_bytes).c_str())
+                : std::string(algorithmOf(row));
   }
   const std::string call =
       format("%zu %s elements (%" PRIu64 " bytes)%s%s on %d ranks", count,
