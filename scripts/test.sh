@@ -3,11 +3,11 @@
 # (unit tests of the runtime, device library, ccl-perf and example; the lit
 # suite; the host end-to-end tests; docs/dialect up to date), the GPU tests
 # when this machine has a GPU, the ASan+UBSan and TSan runs (--config=asan,
-# --config=tsan: DEVELOPERS.md "Sanitizers"), a 60 s fuzzing run of the frontend and a
-# 30 s one of libcclrt's bootstrap wire format
-# (scripts/fuzz.sh; its own clang/ASan build, --config=fuzz). Then it lists
-# what was skipped: the GPU tests on a machine without one, and every
-# "SKIPPED:" line of the tests' logs (test/skip.sh).
+# --config=tsan: DEVELOPERS.md "Sanitizers"), then every fuzzer of
+# scripts/fuzz.sh for a minute (frontend, verifier, mlir, plan; bootstrap
+# 30 s), in their own clang/ASan build (--config=fuzz). Then it lists what
+# was skipped: the GPU tests on a machine without one, and every "SKIPPED:"
+# line of the tests' logs (test/skip.sh).
 #
 # Environment: BAZEL (default "bazel"), e.g.
 #   BAZEL="bazel --output_base=$HOME/.cache/bazel-mine" scripts/test.sh
@@ -60,10 +60,15 @@ echo "== TSan: //test/runtime:all"
 "${bazel[@]}" test --config=tsan --test_output=errors //test/runtime:all ||
   failed+=("tsan")
 
-echo "== fuzz (frontend, 60 s)"
-bash scripts/fuzz.sh --time 60 || failed+=("fuzz")
-echo "== fuzz (bootstrap wire format and links, 30 s)"
-bash scripts/fuzz.sh --fuzzer bootstrap --time 30 || failed+=("fuzz bootstrap")
+# Each fuzzer of scripts/fuzz.sh for a fixed time: the front end, the
+# verifier and lowering from .ccl and from MLIR, libcclrt's bootstrap wire
+# format and its checks of plan tables.
+for run in frontend:60 verifier:60 mlir:60 bootstrap:30 plan:60; do
+  fuzzer=${run%%:*} secs=${run#*:}
+  echo "== fuzz ($fuzzer, $secs s)"
+  bash scripts/fuzz.sh --fuzzer "$fuzzer" --time "$secs" ||
+    failed+=("fuzz $fuzzer")
+done
 
 echo "== skipped"
 for t in $gpu; do
