@@ -270,8 +270,17 @@ std::vector<size_t> sweepSizes(const Options &o) {
   std::vector<size_t> sizes;
   for (size_t s = o.minBytes; s <= o.maxBytes;) {
     sizes.push_back(s);
-    size_t next = o.stepFactor > 1 ? (size_t)((double)s * o.stepFactor)
-                                   : s + o.stepBytes;
+    size_t next;
+    if (o.stepFactor > 1) {
+      // In double first: a product beyond -e (or beyond size_t) ends the
+      // sweep instead of wrapping.
+      double d = (double)s * o.stepFactor;
+      if (!(d <= (double)o.maxBytes) || d >= 18446744073709551616.0)
+        break;
+      next = (size_t)d;
+    } else if (__builtin_add_overflow(s, o.stepBytes, &next)) {
+      break;
+    }
     if (s == 0 && o.stepFactor > 1) next = 1;  // 0, then 1, f, f^2, ...
     if (next <= s) break;  // overflow
     s = next;
@@ -306,8 +315,11 @@ Options parseOptions(int argc, char **argv) {
   auto size = [](const char *flag, const std::string &v, size_t *out,
                  bool positive = false) {
     uint64_t n = 0;
-    if (!ccl::parseSize(v, &n) || (positive && n == 0))
-      throw BadValue(std::string("bad size for ") + flag + ": " + v);
+    std::string why;
+    if (!ccl::parseSize(v, &n, &why) || (positive && n == 0))
+      throw BadValue(
+          std::string("bad size for ") + flag + ": " + v +
+          (why == "not a size" || why.empty() ? "" : " (" + why + ")"));
     *out = (size_t)n;
   };
   const long long kMaxLL = std::numeric_limits<long long>::max();

@@ -18,6 +18,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include "ccl/ccl.h"
+#include "ccl/plan.h"
 #include "ccl/types.h"
 #include "llvm/Config/llvm-config.h"
 #include "tools/support/size.h"
@@ -210,9 +211,22 @@ int main(int argc, char **argv) {
     return fail(error);
   if (!parseList(redops, redopNames, options.redops, "op", error))
     return fail(error);
-  if (!ccl::parseSize(maxBytes.getValue(), &options.maxBytes) ||
-      options.maxBytes == 0)
+  // At most CCL_MAX_PLAN_BYTES (1 TiB): libcclrt refuses larger plans.
+  static_assert(CCL_MAX_PLAN_BYTES == uint64_t(1) << 40, "1024G below");
+  const std::string planLimit =
+      "the largest message a plan supports is 1024G (" +
+      std::to_string(CCL_MAX_PLAN_BYTES) + " bytes)";
+  std::string why;
+  if (!ccl::parseSize(maxBytes.getValue(), &options.maxBytes, &why)) {
+    if (why == "not a size")
+      return fail("--max-bytes: '" + maxBytes + "' is not a positive size");
+    return fail("--max-bytes: '" + maxBytes + "' is " + why + "; " + planLimit);
+  }
+  if (options.maxBytes == 0)
     return fail("--max-bytes: '" + maxBytes + "' is not a positive size");
+  if (options.maxBytes > CCL_MAX_PLAN_BYTES)
+    return fail("--max-bytes: '" + maxBytes + "' is " +
+                Twine(options.maxBytes) + " bytes; " + planLimit);
   for (const std::string &d : defines) {
     auto [name, value] = StringRef(d).split('=');
     int64_t v;

@@ -3,7 +3,12 @@
 
 namespace ccl {
 
-bool parseSize(std::string_view text, uint64_t *out) {
+bool parseSize(std::string_view text, uint64_t *out, std::string *why) {
+  auto bad = [&](const char *what) {
+    if (why)
+      *why = what;
+    return false;
+  };
   if (!text.empty() && (text.back() == 'B' || text.back() == 'b'))
     text.remove_suffix(1);
   uint64_t mult = 1;
@@ -26,15 +31,17 @@ bool parseSize(std::string_view text, uint64_t *out) {
       text.remove_suffix(1);
   }
   if (text.empty())
-    return false;
+    return bad("not a size");
+  for (char c : text)
+    if (c < '0' || c > '9')
+      return bad("not a size");
   uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9' || __builtin_mul_overflow(value, 10, &value) ||
+  for (char c : text)
+    if (__builtin_mul_overflow(value, 10, &value) ||
         __builtin_add_overflow(value, uint64_t(c - '0'), &value))
-      return false;
-  }
+      return bad("more than 2^64 - 1 bytes");
   if (__builtin_mul_overflow(value, mult, &value))
-    return false;
+    return bad("more than 2^64 - 1 bytes");
   *out = value;
   return true;
 }

@@ -5,6 +5,7 @@
 #define CCL_TOOLS_SUPPORT_SIZE_H
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace ccl {
@@ -12,8 +13,10 @@ namespace ccl {
 // Parses decimal digits optionally followed by K, M or G (2^10, 2^20, 2^30;
 // either case), then optionally B ("1K", "1KB", "1kb", "64B", "300").
 // Returns false, leaving *out unchanged, when `text` has anything else (a
-// sign, spaces, another suffix) or the value does not fit in 64 bits.
-bool parseSize(std::string_view text, uint64_t *out);
+// sign, spaces, another suffix) or the value does not fit in 64 bits; then
+// `why` (when given) says which: "not a size" or "more than 2^64 - 1 bytes".
+bool parseSize(std::string_view text, uint64_t *out,
+               std::string *why = nullptr);
 
 } // namespace ccl
 
