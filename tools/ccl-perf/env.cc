@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <fmt/format.h>
+#include <stdexcept>
 
 #include "tools/ccl-perf/report.h"
 
@@ -156,14 +158,47 @@ void openRanks(Env &env) {
 
 void allocateBuffers(Env &env) {
   const Options &opt = env.opt;
-  // Working buffers, sized for the largest message of every dtype (recv
-  // holds an in-place call's input and output).
+  // Working buffers, sized for the largest message that can run (-e, or the
+  // plan's max_bytes when it is smaller: rows above it are skipped) of every
+  // dtype (recv holds an in-place call's input and output).
+  const size_t largest = opt.bufferBytes ? opt.bufferBytes : opt.maxBytes;
   size_t maxIn = 0, maxBuf = 0;
   for (DType t : opt.dtypes) {
     size_t es = dtypeSize(t);
-    size_t count = std::max<size_t>(1, opt.maxBytes / es);
-    maxIn = std::max(maxIn, env.coll->inCount(count, env.n) * es);
-    maxBuf = std::max(maxBuf, env.coll->inplaceCount(count, env.n) * es);
+    size_t count = std::max<size_t>(1, largest / es);
+    size_t in, buf;
+    if (__builtin_mul_overflow(env.coll->inCount(count, env.n), es, &in) ||
+        __builtin_mul_overflow(env.coll->inplaceCount(count, env.n), es,
+                               &buf) ||
+        buf > SIZE_MAX - kAlign)
+      fatal(fmt::format(
+          "cannot allocate buffers for {}-byte messages of {} ranks: "
+          "their size does not fit in 64 bits (-e)",
+          largest, env.n));
+    maxIn = std::max(maxIn, in);
+    maxBuf = std::max(maxBuf, buf);
+  }
+  const size_t slot = roundUp(maxBuf, kAlign);
+  // The check's host buffers first (staging, reference, poison): a size the
+  // host cannot hold stops the run here with a message, not with
+  // std::bad_alloc.
+  if (opt.check) {
+    struct {
+      std::vector<unsigned char> *buf;
+      const char *what;
+    } host[] = {{&env.hostBuf, "staging"},
+                {&env.refBuf, "reference"},
+                {&env.poisonBuf, "poison"}};
+    for (auto &h : host) {
+      try {
+        h.buf->resize(slot);
+      } catch (const std::exception &) { // bad_alloc, length_error
+        fatal(fmt::format("cannot allocate {} bytes of host memory for the "
+                          "check's {} buffer (messages up to {} bytes; a "
+                          "smaller -e, or -c 0, needs less)",
+                          slot, h.what, largest));
+      }
+    }
   }
   env.send.assign(env.n, nullptr);
   env.recv.assign(env.n, nullptr);
@@ -181,19 +216,19 @@ void allocateBuffers(Env &env) {
   if (!opt.check) return;
   const size_t cap = opt.checkMem ? opt.checkMem
                                   : env.cuda ? kCheckMemCuda : kCheckMemHost;
-  const size_t slot = roundUp(maxBuf, kAlign);
-  const size_t want = (2 * (size_t)opt.calls + 1) * slot;
-  env.arenaBytes = std::max(std::min(cap, want), 3 * slot);
-  if (3 * slot > cap)
+  size_t want = 0, least = 0;
+  if (__builtin_mul_overflow(2 * (size_t)opt.calls + 1, slot, &want))
+    want = SIZE_MAX;
+  if (__builtin_mul_overflow(3, slot, &least))
+    least = SIZE_MAX;
+  env.arenaBytes = std::max(std::min(cap, want), least);
+  if (least > cap)
     fmt::print("# note      : the largest rows need 3 buffers of {} bytes per "
                "rank (K = 1), more than --check-mem {}\n", slot, cap);
   for (int r : env.local)
     if ((rc = cclMemAlloc(env.comms[r], &env.arena[r], env.arenaBytes)) != cclSuccess)
       fatal(cclError("cclMemAlloc", r, rc) + " (back-to-back check buffers, " +
             std::to_string(env.arenaBytes) + " bytes; see --check-mem and -k)");
-  env.hostBuf.resize(slot);
-  env.refBuf.resize(slot);
-  env.poisonBuf.resize(slot);
 }
 
 void closeAll(Env &env) {

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,15 @@ std::string applyPlanDefaults(Options &opt, const Target &t) {
               std::to_string(opt.maxBytes) +
               " bytes: the nccl-tests defaults (-b 32M -e 32M) clipped to "
               "the plan's largest message (-b/-e to choose)\n";
+    // Rows above max_bytes are skipped: the buffers need not hold them.
+    if (opt.maxBytes > plan->max_bytes) {
+      opt.bufferBytes = plan->max_bytes;
+      note += "# sizes     : rows above the plan's largest message (" +
+              std::to_string(plan->max_bytes) +
+              " bytes) are skipped; the "
+              "buffers are sized for it, not for -e " +
+              std::to_string(opt.maxBytes) + "\n";
+    }
   }
   return note;
 }
@@ -523,7 +533,7 @@ void silenceStdout() {
 
 }  // namespace
 
-int main(int argc, char **argv) {
+static int perfMain(int argc, char **argv) {
   // Launched as one rank of a job? Known before the options, so that only
   // rank 0 reports their errors.
   Launch launch = detectLaunch();
@@ -575,4 +585,15 @@ int main(int argc, char **argv) {
   closeAll(env);
   std::fflush(stdout);
   return ok ? 0 : 1;
+}
+
+// Every allocation of a size the user chose is checked where it happens
+// (allocateBuffers); this is the last word for any other: a message and
+// exit status 1, never an abort.
+int main(int argc, char **argv) {
+  try {
+    return perfMain(argc, argv);
+  } catch (const std::bad_alloc &) {
+    fatalHere("out of host memory (std::bad_alloc)");
+  }
 }

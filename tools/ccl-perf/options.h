@@ -33,6 +33,10 @@ struct Options {
   // Whether -g (or --devices), -b and -e were given: otherwise main.cc picks
   // defaults that the plan can run.
   bool nranksSet = false, minBytesSet = false, maxBytesSet = false;
+  // Not a flag: the largest message a row can run, which the buffers are
+  // sized for: -e, or the plan's max_bytes when that is smaller (set by
+  // main.cc; 0: -e).
+  size_t bufferBytes = 0;
   int graphLaunches = 0;  // -G: 0 = eager
   std::vector<DType> dtypes{DType::Float32};
   std::vector<Op> ops{Op::Sum};
