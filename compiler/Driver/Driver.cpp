@@ -77,7 +77,8 @@ void ccl::buildCclPipeline(PassManager &pm, const CompileOptions &options,
 }
 
 bool ccl::parseIntList(StringRef text, std::vector<int64_t> &out,
-                       std::string &error) {
+                       std::string &error, int64_t lowest, int64_t highest,
+                       int64_t *outside) {
   out.clear();
   SmallVector<StringRef> parts;
   text.split(parts, ',', -1, /*KeepEmpty=*/false);
@@ -100,9 +101,23 @@ bool ccl::parseIntList(StringRef text, std::vector<int64_t> &out,
       error = ("range '" + p + "' is empty").str();
       return false;
     }
-    for (int64_t v = a; v <= b; ++v)
-      if (!llvm::is_contained(out, v))
-        out.push_back(v);
+    for (int64_t v : {a, b})
+      if (v < lowest || v > highest) {
+        if (outside)
+          *outside = v;
+        error = std::to_string(v) + " is outside " + std::to_string(lowest) +
+                ".." + std::to_string(highest);
+        return false;
+      }
+    for (int64_t v = a;; ++v) {
+      if (llvm::is_contained(out, v)) {
+        error = std::to_string(v) + " is listed twice";
+        return false;
+      }
+      out.push_back(v);
+      if (v == b)
+        break;
+    }
   }
   return true;
 }

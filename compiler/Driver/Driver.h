@@ -19,10 +19,26 @@
 
 namespace ccl {
 
-/// How far cclc goes, in pipeline order.
 /// How far cclc goes, in pipeline order. `Sched` prints the schedule as a
 /// readable table, `Kernel` the same stage as kernel-level MLIR.
 enum class EmitLevel { AST, CCL, Sched, Kernel, LLVM, Asm, SO };
+
+/// Limits of the options that multiply cclc's work; docs/compiler.md
+/// ("Limits") has the measurements behind them.
+///
+/// The most ranks cclc compiles for (`--nranks`): verification time and
+/// memory grow as about N^4 (the verifier's vector clocks). At 64 ranks a
+/// stdlib algorithm takes from seconds to minutes and up to a few GB; the
+/// ring and the all-pairs AllReduce took 6 and 10 GB at 128.
+constexpr int64_t kMaxNranks = 64;
+/// The most copies of each algorithm (`--instances`): each takes at least
+/// one thread block of each rank, and a rank has at most 132 (ccl-verify's
+/// max-blocks-per-rank).
+constexpr int64_t kMaxInstances = 128;
+/// The most tiles per chunk (`--tiles`): tiles are unrolled in the block
+/// programs, so the operations to verify and compile grow with them (the
+/// ring at 8 ranks: 21 s with 64 tiles, over 200 s and 4 GB with 256).
+constexpr int64_t kMaxTiles = 64;
 
 struct CompileOptions {
   std::vector<std::string> targets{"host"};
@@ -77,9 +93,15 @@ void registerCclDialects(mlir::DialectRegistry &registry);
 bool compileSource(mlir::MLIRContext &ctx, const llvm::MemoryBuffer &source,
                    const CompileOptions &options, llvm::raw_ostream &os);
 
-/// Parses a LIST argument: comma-separated values and ranges ("2..8").
+/// Parses a LIST argument: comma-separated values and ranges ("2..8"),
+/// each value in lowest..highest (checked before a range is expanded, so
+/// "1..1000000000000" fails at once) and listed once. On error returns
+/// false with `error` ("'x' is not an integer or a range a..b", "range
+/// '5..2' is empty", "0 is outside 1..64" (and the value in `*outside` when
+/// given), "3 is listed twice").
 bool parseIntList(llvm::StringRef text, std::vector<int64_t> &out,
-                  std::string &error);
+                  std::string &error, int64_t lowest = INT64_MIN,
+                  int64_t highest = INT64_MAX, int64_t *outside = nullptr);
 
 } // namespace ccl
 

@@ -137,14 +137,22 @@ static bool parseList(StringRef text, ArrayRef<StringRef> allowed,
                   .str();
       return false;
     }
-    if (!llvm::is_contained(out, p.str()))
-      out.push_back(p.str());
+    if (llvm::is_contained(out, p.str())) {
+      error = ("--" + what + ": '" + p + "' is listed twice").str();
+      return false;
+    }
+    out.push_back(p.str());
   }
   if (out.empty()) {
     error = ("empty " + what + " list").str();
     return false;
   }
   return true;
+}
+
+/// "-o" or "--emit": the option as it is spelled on the command line.
+static std::string spelling(const cl::Option &o) {
+  return (o.ArgStr.size() == 1 ? "-" : "--") + o.ArgStr.str();
 }
 
 int main(int argc, char **argv) {
@@ -169,6 +177,16 @@ int main(int argc, char **argv) {
       "] [--op=sum] [--emit=ast|ccl|sched|llvm|asm|so]\n"
       "       [-D name=value] [--no-verify]\n";
   cl::ParseCommandLineOptions(argc, argv, overview);
+  // Each option once: a second value would silently replace the first (-D
+  // and -I are lists; a name given twice to -D is checked below).
+  for (const cl::Option *o : std::initializer_list<const cl::Option *>{
+           &outputFile, &targets, &nranks, &dtypes, &redops, &emit,
+           &channelKind, &crossCallSync, &kernels, &instances, &tiles,
+           &noVerify, &maxBytes, &runtimeLib, &printSelectionOpt,
+           &verifyDiagnostics, &splitInputFile})
+    if (o->getNumOccurrences() > 1)
+      return fail(spelling(*o) + " is given " + Twine(o->getNumOccurrences()) +
+                  " times; give it once");
 
   ccl::CompileOptions options;
   options.argv0 = argv[0];
@@ -176,8 +194,11 @@ int main(int argc, char **argv) {
   options.verify = !noVerify;
   if (channelKind != "memory" && channelKind != "port")
     return fail("--channel must be memory or port, not '" + channelKind + "'");
-  if (instances < 1 || instances > 1024)
-    return fail("--instances must be in 1..1024");
+  if (instances < 1 || instances > ccl::kMaxInstances)
+    return fail("--instances: " + Twine(instances) + " is outside 1.." +
+                Twine(ccl::kMaxInstances) +
+                " (every instance takes a thread block of each rank, and a "
+                "rank has at most 132)");
   options.channel = channelKind;
   if (crossCallSync != "ack" && crossCallSync != "none")
     return fail("--cross-call-sync must be ack or none, not '" + crossCallSync +
@@ -187,8 +208,11 @@ int main(int argc, char **argv) {
     return fail("--kernels must be shared or per-rank, not '" + kernels + "'");
   options.kernels = kernels;
   options.instances = instances;
-  if (tiles < 1 || tiles > 1024)
-    return fail("--tiles must be in 1..1024");
+  if (tiles < 1 || tiles > ccl::kMaxTiles)
+    return fail("--tiles: " + Twine(tiles) + " is outside 1.." +
+                Twine(ccl::kMaxTiles) +
+                " (every tile repeats the operations the verifier and the "
+                "code generator handle; see docs/compiler.md, \"Limits\")");
   options.tiles = tiles;
   options.runtimeLib = runtimeLib;
   std::string error;
@@ -197,11 +221,16 @@ int main(int argc, char **argv) {
     return fail(error);
   if (llvm::is_contained(options.targets, "gfx942"))
     return fail("target gfx942 is not implemented yet");
-  if (!ccl::parseIntList(nranks, options.nranks, error))
+  int64_t badRanks = 0;
+  if (!ccl::parseIntList(nranks, options.nranks, error, 1, ccl::kMaxNranks,
+                         &badRanks)) {
+    if (badRanks > ccl::kMaxNranks)
+      error += " (cclc compiles for at most " +
+               std::to_string(ccl::kMaxNranks) +
+               " ranks: verification time and memory grow as the fourth "
+               "power of the rank count; see docs/compiler.md, \"Limits\")";
     return fail("--nranks: " + error);
-  for (int64_t n : options.nranks)
-    if (n < 1 || n > 1024)
-      return fail("--nranks: " + Twine(n) + " is outside 1..1024");
+  }
   SmallVector<StringRef> dtypeNames, redopNames;
   for (const ccl::DTypeInfo &d : ccl::kDTypes)
     dtypeNames.push_back(d.name);
@@ -232,6 +261,10 @@ int main(int argc, char **argv) {
     int64_t v;
     if (name.empty() || value.getAsInteger(10, v))
       return fail("-D expects name=integer, not '" + d + "'");
+    if (options.defines.count(name))
+      return fail("-D " + name + " is given twice (" +
+                  Twine(options.defines.lookup(name)) + " and " + value +
+                  "); give it once");
     options.defines[name] = v;
   }
   for (const std::string &d : includeDirs)

@@ -168,7 +168,8 @@ def main(argv):
             base = list(flags)
             if not any(f.startswith("--emit=") for f in flags):
                 base.insert(0, "--emit=ccl")
-            if not verified:
+            # (cclc takes each option once.)
+            if not verified and "--no-verify" not in flags:
                 base.append("--no-verify")
             nxt = all_blocks[k + 1] if k + 1 < len(all_blocks) else None
 
