@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/Evaluator.h"
+#include "compiler/frontend/Source.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -24,6 +25,13 @@ namespace eval {
 LogicalResult Evaluator::load(const ast::File &file, bool isMain,
                               llvm::StringSet<> &seen) {
   for (const auto &imp : file.imports) {
+    // Only .ccl files: an import never reads (or echoes, in a diagnostic)
+    // a file that is not a program.
+    if (!llvm::StringRef(imp.path).ends_with(".ccl"))
+      return emitError(fileLoc(&file, imp.loc))
+             << "cannot import '" << imp.path
+             << "': only .ccl files can be imported (the name must end in "
+                "'.ccl')";
     llvm::SmallString<256> path;
     bool found = false;
     std::vector<std::string> dirs;
@@ -47,14 +55,26 @@ LogicalResult Evaluator::load(const ast::File &file, bool isMain,
     llvm::SmallString<256> real;
     if (llvm::sys::fs::real_path(path, real))
       real = path;
+    // A link named .ccl to a file that is not: refused the same way.
+    if (!real.str().ends_with(".ccl"))
+      return emitError(fileLoc(&file, imp.loc))
+             << "cannot import '" << imp.path << "': it is a link to '" << real
+             << "', and only .ccl files can be imported";
     if (!seen.insert(real).second)
       continue; // imported already (or an import cycle): nothing new
-    auto buffer = llvm::MemoryBuffer::getFile(path);
+    // Read with the limits of any source file (Source.h): bounded, and
+    // text; what is wrong is said at the import.
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> buffer = readSourceFile(path, error);
+    NotText notText;
+    if (buffer && !checkSourceText(buffer->getBuffer(), notText)) {
+      error = notText.message;
+      buffer.reset();
+    }
     if (!buffer)
       return emitError(fileLoc(&file, imp.loc))
-             << "cannot read imported file '" << path
-             << "': " << buffer.getError().message();
-    auto parsed = parseSource(ctx, (*buffer)->getBuffer(), path);
+             << "imported file '" << path << "' " << error;
+    auto parsed = parseSource(ctx, buffer->getBuffer(), path);
     if (!parsed)
       return failure();
     owned.push_back(std::move(parsed));

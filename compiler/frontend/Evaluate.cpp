@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/Evaluator.h"
+#include "compiler/frontend/Source.h"
 
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/FileSystem.h"
@@ -28,6 +29,15 @@ constexpr const char *kPreludePath = "stdlib/collectives.ccl";
 
 std::unique_ptr<ast::File> ccl::parseSource(MLIRContext *ctx, StringRef source,
                                             StringRef path) {
+  // Not text (the ANTLR lexer would stop at the first bad byte with an
+  // internal error): said at the first bad byte. cclc shows no source line
+  // that is not text.
+  NotText notText;
+  if (!checkSourceText(source, notText)) {
+    emitError(FileLineColLoc::get(ctx, path, notText.line, notText.column))
+        << path << " " << notText.message;
+    return nullptr;
+  }
   std::vector<ast::Diagnostic> diags;
   auto file = ast::parse(source.str(), path.str(), diags);
   for (const auto &d : diags)

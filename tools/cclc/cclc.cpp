@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Driver/Driver.h"
+#include "compiler/frontend/Source.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -155,6 +156,31 @@ static std::string spelling(const cl::Option &o) {
   return (o.ArgStr.size() == 1 ? "-" : "--") + o.ArgStr.str();
 }
 
+/// Whether a diagnostic at `loc` may show its source line: only a line of
+/// .ccl text (or of standard input). MLIR's handler would otherwise print a
+/// line of any file a location names, and a line of a binary file as it
+/// is. cclc refuses imports that are not .ccl text before reading them;
+/// this covers the main file.
+static bool showsSource(mlir::Location loc, const SourceMgr &sm) {
+  auto file = loc->findInstanceOf<mlir::FileLineColLoc>();
+  if (!file)
+    return true;
+  StringRef name = file.getFilename().getValue();
+  if (!name.ends_with(".ccl") && name != "<stdin>")
+    return false;
+  for (unsigned i = 1; i <= sm.getNumBuffers(); ++i) {
+    const MemoryBuffer *buffer = sm.getMemoryBuffer(i);
+    if (buffer->getBufferIdentifier() != name)
+      continue;
+    StringRef rest = buffer->getBuffer();
+    for (unsigned line = 1; line < file.getLine() && !rest.empty(); ++line)
+      rest = rest.split('\n').second;
+    ccl::NotText notText;
+    return ccl::checkSourceText(rest.split('\n').first, notText);
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(cat);
@@ -277,15 +303,17 @@ int main(int argc, char **argv) {
     return fail("--emit=so needs an output file: -o NAME.so");
   options.output = outputFile;
 
-  std::string errorMessage;
-  auto input = mlir::openInputFile(inputFile, &errorMessage);
+  // The input, read with a bound (compiler/frontend/Source.h).
+  std::unique_ptr<MemoryBuffer> input = ccl::readSourceFile(inputFile, error);
   if (!input)
-    return fail(errorMessage);
+    return fail((inputFile == "-" ? std::string("standard input")
+                                  : inputFile.getValue()) +
+                " " + error);
   std::unique_ptr<ToolOutputFile> output;
   if (textual) {
-    output = mlir::openOutputFile(outputFile, &errorMessage);
+    output = mlir::openOutputFile(outputFile, &error);
     if (!output)
-      return fail(errorMessage);
+      return fail(error);
   }
   raw_ostream &os = output ? output->os() : outs();
 
@@ -307,6 +335,23 @@ int main(int argc, char **argv) {
       return handler.verify();
     }
     mlir::SourceMgrDiagnosticHandler handler(sm, &ctx);
+    // A diagnostic in a file that is not .ccl, or at a line that is not
+    // text: without its source line.
+    mlir::ScopedDiagnosticHandler filter(
+        &ctx, [&](mlir::Diagnostic &d) -> mlir::LogicalResult {
+          bool all = showsSource(d.getLocation(), sm);
+          for (mlir::Diagnostic &note : d.getNotes())
+            all &= showsSource(note.getLocation(), sm);
+          if (all)
+            return mlir::failure(); // the SourceMgr handler prints it
+          handler.emitDiagnostic(d.getLocation(), d.str(), d.getSeverity(),
+                                 showsSource(d.getLocation(), sm));
+          for (mlir::Diagnostic &note : d.getNotes())
+            handler.emitDiagnostic(note.getLocation(), note.str(),
+                                   note.getSeverity(),
+                                   showsSource(note.getLocation(), sm));
+          return mlir::success();
+        });
     return mlir::success(ccl::compileSource(ctx, ref, options, out));
   };
   mlir::LogicalResult result =
