@@ -1,6 +1,7 @@
 //===- Driver.cpp - the cclc compilation pipeline --------------------------===//
 
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/Output.h"
 #include "compiler/Driver/SchedulePrinter.h"
 
 #include "compiler/Conversion/CclToLLVM.h"
@@ -244,9 +245,20 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
   fo.nranks = options.nranks;
   fo.defines = options.defines;
   fo.includeDirs = options.includeDirs;
+  std::vector<FrontendOptions::ImportedFile> imported;
+  fo.importedFiles = &imported;
   OwningOpRef<ModuleOp> module = evaluate(&ctx, *file, fo);
   if (!module)
     return false;
+  // cclc refused outputs over its input; the imports are known now.
+  for (const std::string &out : outputFiles(options))
+    for (const FrontendOptions::ImportedFile &in : imported)
+      if (sameFile(out, in.realPath)) {
+        emitError(in.importedAt)
+            << "cclc would write " << out << " over " << in.realPath
+            << ", which this program imports; choose another -o";
+        return false;
+      }
   if (module->getOps<AlgorithmOp>().empty()) {
     emitError(module->getLoc()) << "no algorithm in " << path;
     return false;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Driver/Codegen.h"
+#include "compiler/Driver/Output.h"
 #include "compiler/Driver/Tools.h"
 
 #include "ccl/plan.h"
@@ -479,24 +480,38 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
     return false;
   }
 
+  // The library and its header are written under temporary names next to
+  // them and renamed into place when both are complete (Output.h).
+  OutputFile library, header;
+  if (!prepareOutput(options.output, library, error))
+    return false;
+  if (!prepareOutput(headerPath(options.output), header, error)) {
+    discardOutput(library);
+    return false;
+  }
   std::vector<std::string> temps;
   auto cleanup = [&] {
     for (const std::string &t : temps)
       sys::fs::remove(t);
   };
+  auto fail = [&] {
+    cleanup();
+    discardOutput(library);
+    discardOutput(header);
+    return false;
+  };
   std::string path;
   if (!writeTemp("cclc-plan", "o", planObj, path, error))
-    return false;
+    return fail();
   temps.push_back(path);
-  std::vector<std::string> args{"-shared", "-o", options.output,
-                                "--soname=" + sys::path::filename(options.output).str(),
-                                "-z", "noexecstack", "--build-id", path};
+  // Linked to the temporary name, named for the final one.
+  std::string soname = "--soname=" + sys::path::filename(options.output).str();
+  std::vector<std::string> args{"-shared", "-o",          library.temp, soname,
+                                "-z",      "noexecstack", "--build-id", path};
   for (const TargetArtifacts &art : artifacts)
     if (!art.object.empty()) {
-      if (!writeTemp("cclc-kernels", "o", art.object, path, error)) {
-        cleanup();
-        return false;
-      }
+      if (!writeTemp("cclc-kernels", "o", art.object, path, error))
+        return fail();
       temps.push_back(path);
       args.push_back(path);
     }
@@ -507,25 +522,33 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
     args.push_back(std::string("-L") + libdir);
   args.push_back("--as-needed");
   args.push_back("-lc");
-  bool ok = runTool(lld, args, error);
+  if (!runTool(lld, args, error))
+    return fail();
   cleanup();
-  if (!ok)
-    return false;
 
   // A header with the entry points, next to the library.
-  SmallString<256> header(options.output);
-  sys::path::replace_extension(header, "h");
   std::string guard = "CCL_GENERATED_" +
                       sys::path::stem(options.output).upper() + "_H";
   for (char &ch : guard)
     if (!isalnum(static_cast<unsigned char>(ch)))
       ch = '_';
-  std::error_code ec;
-  raw_fd_ostream hs(header, ec);
-  if (ec) {
-    error = "cannot write " + header.str().str() + ": " + ec.message();
+  {
+    std::error_code ec;
+    raw_fd_ostream hs(header.temp, ec);
+    if (!ec) {
+      hs << headerText(plan, guard);
+      hs.close();
+      ec = hs.error();
+      hs.clear_error();
+    }
+    if (ec) {
+      error = "cannot write " + header.path + ": " + ec.message();
+      return fail();
+    }
+  }
+  if (!commitOutput(library, error)) {
+    discardOutput(header);
     return false;
   }
-  hs << headerText(plan, guard);
-  return true;
+  return commitOutput(header, error);
 }

@@ -74,6 +74,9 @@ LogicalResult Evaluator::load(const ast::File &file, bool isMain,
     if (!buffer)
       return emitError(fileLoc(&file, imp.loc))
              << "imported file '" << path << "' " << error;
+    if (options.importedFiles)
+      options.importedFiles->push_back(
+          {real.str().str(), fileLoc(&file, imp.loc)});
     auto parsed = parseSource(ctx, buffer->getBuffer(), path);
     if (!parsed)
       return failure();

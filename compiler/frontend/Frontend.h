@@ -26,6 +26,13 @@ struct FrontendOptions {
   int64_t maxSteps = int64_t(1) << 22;
   /// Directories searched for `import "..."` after the importing file's own.
   std::vector<std::string> includeDirs;
+  /// When set, receives every file an import read (so that the driver can
+  /// refuse to write its outputs over one).
+  struct ImportedFile {
+    std::string realPath;
+    mlir::Location importedAt; // the first `import` that read it
+  };
+  std::vector<ImportedFile> *importedFiles = nullptr;
 };
 
 /// Parses `source`; syntax errors become MLIR diagnostics at

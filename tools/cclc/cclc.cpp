@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/Output.h"
 #include "compiler/frontend/Source.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -303,19 +304,33 @@ int main(int argc, char **argv) {
     return fail("--emit=so needs an output file: -o NAME.so");
   options.output = outputFile;
 
+  // The outputs: never an input, never one file twice.
+  std::vector<std::string> outputs = ccl::outputFiles(options);
+  if (outputs.size() == 2 && ccl::sameFile(outputs[0], outputs[1]))
+    return fail("-o " + outputFile +
+                ": the library and its header would both be " + outputs[1] +
+                " (the header is the -o name with the extension .h); name "
+                "the library NAME.so");
+  if (inputFile != "-")
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (ccl::sameFile(outputs[i], inputFile))
+        return fail((i == 0 ? "-o " + outputs[i]
+                            : "the header " + outputs[i] +
+                                  " (the -o name with the extension .h)") +
+                    " would overwrite the input file " + inputFile);
+
   // The input, read with a bound (compiler/frontend/Source.h).
   std::unique_ptr<MemoryBuffer> input = ccl::readSourceFile(inputFile, error);
   if (!input)
     return fail((inputFile == "-" ? std::string("standard input")
                                   : inputFile.getValue()) +
                 " " + error);
-  std::unique_ptr<ToolOutputFile> output;
-  if (textual) {
-    output = mlir::openOutputFile(outputFile, &error);
-    if (!output)
-      return fail(error);
-  }
-  raw_ostream &os = output ? output->os() : outs();
+  // Text levels with -o FILE are kept in memory and written at the end
+  // (through a temporary file); standard output is streamed.
+  const bool toFile = textual && outputFile != "-";
+  std::string text;
+  raw_string_ostream textStream(text);
+  raw_ostream &os = toFile ? static_cast<raw_ostream &>(textStream) : outs();
 
   mlir::DialectRegistry registry;
   ccl::registerCclDialects(registry);
@@ -363,7 +378,7 @@ int main(int argc, char **argv) {
                      : process(std::move(input), os);
   if (mlir::failed(result))
     return 1;
-  if (output)
-    output->keep();
+  if (toFile && !ccl::writeOutputFile(outputFile, textStream.str(), error))
+    return fail(error);
   return 0;
 }
