@@ -15,6 +15,7 @@
 #include "mlir/Support/ToolUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -24,6 +25,10 @@
 #include "ccl/types.h"
 #include "llvm/Config/llvm-config.h"
 #include "tools/support/size.h"
+
+#include <exception>
+#include <new>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -182,8 +187,28 @@ static bool showsSource(mlir::Location loc, const SourceMgr &sm) {
   return true;
 }
 
+static int compileMain(int argc, char **argv);
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // Out of memory anywhere (LLVM's new handler reports it here): a message
+  // and exit status 1, not an abort.
+  install_bad_alloc_error_handler([](void *, const char *reason, bool) {
+    static const char msg[] = "cclc: error: out of memory\n";
+    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)reason;
+    ::_exit(1);
+  });
+  try {
+    return compileMain(argc, argv);
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory");
+  } catch (const std::exception &e) {
+    return fail(Twine("internal error: ") + e.what());
+  }
+}
+
+static int compileMain(int argc, char **argv) {
   cl::HideUnrelatedOptions(cat);
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "cclc " << CCL_VERSION_STRING << " (plan ABI "
