@@ -22,8 +22,10 @@
 // (pipeline_check.h). A comment line `// fuzz: channel=port tiles=2
 // instances=2` sets the pipeline's options.
 //
-// CCL_FUZZ_VERBOSE=1 prints the diagnostics and passes; CCL_FUZZ_STRICT=1
-// reports known bugs. Build and run with scripts/fuzz.sh --fuzzer mlir.
+// Known bugs (knownParseFailures() below, knownPipelineFailures() in
+// pipeline_check.cc) are not reported. CCL_FUZZ_VERBOSE=1 prints the
+// diagnostics and passes; CCL_FUZZ_STRICT=1 reports known bugs. Build and
+// run with scripts/fuzz.sh --fuzzer mlir.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +42,19 @@ using namespace ccl::fuzz;
 namespace {
 
 constexpr size_t kMaxInputBytes = 32768;
+
+/// Known parse bugs (the errors a parse that succeeds emits), not reported
+/// unless CCL_FUZZ_STRICT=1; reproducers in test/fuzz/regressions/mlir/.
+const std::vector<std::string> &knownParseFailures() {
+  static const std::vector<std::string> known = {
+      // Upstream MLIR 22: a lone '@' or '.' right after a pretty dialect
+      // attribute (#ccl.chunk<...>@) is dropped after the lexer's error
+      // (at_after_dialect_attr.mlir, dot_after_dialect_attr.mlir).
+      "@ identifier expected to start with letter or '_'",
+      "expected three consecutive dots for an ellipsis",
+  };
+  return known;
+}
 
 mlir::MLIRContext &context() { return reusedContext(setUpContext, 1024); }
 
@@ -71,6 +86,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!module && diags.errors == 0)
       bug("parsing failed without an error diagnostic");
     if (module && diags.errors != 0) {
+      if (allKnown(diags.messages, knownParseFailures()))
+        return 0;
       for (const std::string &e : diags.messages)
         llvm::errs() << "error: " << e << "\n";
       bug("parsing succeeded but emitted an error diagnostic");
