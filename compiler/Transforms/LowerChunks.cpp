@@ -313,7 +313,11 @@ public:
                                                      : SmallVector<verify::Loc>(),
                                    dstLocs))))
         return failure();
-      replacePlaced(op, t, wait, src);
+      if (inst.isPlaced())
+        replacePlaced(op, t, wait, src);
+      else
+        recordLanePart(op, t, wait, src);
+      position.erase(op);
       op->erase();
     }
     // Everything else still unplaced runs on its lane's block, after the
@@ -329,7 +333,11 @@ public:
       if (failed(orderAfterPlaced(op, op, cast<InstructionOp>(op).getExecRank(),
                                   block[op], reads, writes)))
         return failure();
+      Placed part{op, position.lookup(op), {}, {}};
+      verify::footprint(op, part.reads, part.writes);
+      laneParts.push_back(std::move(part));
     }
+    orderPlacedAfterLanes();
     return success();
   }
 
@@ -471,6 +479,7 @@ private:
   };
   void collectPlaced() {
     placed.clear();
+    laneParts.clear();
     position.clear();
     size_t i = 0;
     for (Operation &op : algo.getBody().front()) {
@@ -511,6 +520,72 @@ private:
     }
     it = placed.erase(it);
     placed.insert(it, parts.begin(), parts.end());
+  }
+
+  /// Unplaced chunk-level operation `op` was lowered into transfer `t` (and
+  /// `wait`) on its lane's blocks: its parts, at its position, with what
+  /// each does on its own rank (as replacePlaced records them), for
+  /// orderPlacedAfterLanes.
+  void recordLanePart(Operation *op, const Transfer &t, Operation *wait,
+                      ChunkRefAttr src) {
+    const size_t at = position.lookup(op);
+    laneParts.push_back(Placed{t.put, at, refLocs(src), {}});
+    if (t.consume) {
+      Placed p{t.consume, at, {}, {}};
+      verify::footprint(t.consume, p.reads, p.writes);
+      laneParts.push_back(std::move(p));
+    } else if (wait) {
+      laneParts.push_back(Placed{wait, at, {}, refLocs(t.landing)});
+    }
+  }
+
+  /// A placed operation that touches chunks an earlier unplaced operation
+  /// of its rank touched (one of them writing) runs after it: the verifier
+  /// of the global level has unplaced operations in program order with the
+  /// placed ones, but their lanes run on blocks of their own. Unless the
+  /// two are on one block, the lane's block releases a semaphore after the
+  /// unplaced operation's part, and the placed operation acquires it.
+  void orderPlacedAfterLanes() {
+    auto touches = [](ArrayRef<verify::Loc> a, ArrayRef<verify::Loc> b) {
+      return llvm::any_of(
+          a, [&](const verify::Loc &l) { return llvm::is_contained(b, l); });
+    };
+    for (const Placed &p : placed) {
+      auto later = cast<InstructionOp>(p.op);
+      for (const Placed &u : laneParts) {
+        if (u.position >= p.position)
+          continue;
+        auto lane = cast<InstructionOp>(u.op);
+        if (lane.getExecRank() != later.getExecRank() ||
+            lane.getThreadBlock() == later.getThreadBlock())
+          continue;
+        if (touches(u.writes, p.reads) || touches(u.writes, p.writes) ||
+            touches(u.reads, p.writes))
+          order(u.op, lane.getThreadBlock(), p.op, later.getThreadBlock(),
+                later.getExecRank());
+      }
+    }
+  }
+
+  /// Orders `after` (on block `afterTb`) after `before` (on block
+  /// `beforeTb`), two operations of rank `rank`, with a new semaphore:
+  /// released after `before`, acquired before `after`.
+  void order(Operation *before, int64_t beforeTb, Operation *after,
+             int64_t afterTb, int64_t rank) {
+    std::string name;
+    for (int i = 0; name.empty() || algo.lookupDeclaration(name); ++i)
+      name = llvm::formatv("order_{0}_{1}", rank, semaphores++).str();
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(&algo.getBody().front(),
+                        algo.declarationSlot(AlgorithmOp::Decl::Semaphore));
+    SemaphoreOp::create(b, before->getLoc(), name, rank);
+    auto sym = FlatSymbolRefAttr::get(b.getContext(), name);
+    b.setInsertionPointAfter(before);
+    ReleaseOp::create(b, before->getLoc(), sym, b.getI64IntegerAttr(beforeTb),
+                      nullptr);
+    b.setInsertionPoint(after);
+    AcquireOp::create(b, after->getLoc(), sym, b.getI64IntegerAttr(afterTb),
+                      nullptr);
   }
 
   /// The placed operations before `op` in program order that touch chunks
@@ -566,25 +641,14 @@ private:
       }
       if (dep.getThreadBlock() == tb && dep.getGroupSize() == 1)
         continue; // program order on the block
-      std::string name;
-      for (int i = 0; name.empty() || algo.lookupDeclaration(name); ++i)
-        name = llvm::formatv("order_{0}_{1}", rank, semaphores++).str();
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPoint(&algo.getBody().front(),
-                          algo.declarationSlot(AlgorithmOp::Decl::Semaphore));
-      SemaphoreOp::create(b, p->op->getLoc(), name, rank);
-      auto sym = FlatSymbolRefAttr::get(b.getContext(), name);
-      b.setInsertionPointAfter(p->op);
-      ReleaseOp::create(b, p->op->getLoc(), sym,
-                        b.getI64IntegerAttr(dep.getThreadBlock()), nullptr);
-      b.setInsertionPoint(part);
-      AcquireOp::create(b, part->getLoc(), sym, b.getI64IntegerAttr(tb),
-                        nullptr);
+      order(p->op, dep.getThreadBlock(), part, tb, rank);
     }
     return success();
   }
 
   std::vector<Placed> placed;
+  /// The parts of the lowered unplaced operations (orderPlacedAfterLanes).
+  std::vector<Placed> laneParts;
   llvm::DenseMap<Operation *, size_t> position;
   int64_t semaphores = 0;
 

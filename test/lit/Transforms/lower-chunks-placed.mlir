@@ -65,3 +65,30 @@ ccl.algorithm @placed_into_scratch_n2 attributes {name = "placed_into_scratch", 
   ccl.copy <"output"[0] [0 : 1]> = <"stage"[0] [0 : 1]>
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>]
 }
+
+// -----
+
+// A placed operation after an unplaced one that touches its chunk on its
+// rank: the unplaced copy runs on its lane's block (tb 1 of both ranks),
+// so the placed copy on tb 0 of rank 1 acquires a semaphore that tb 1
+// releases after the wait that lands the chunk. (It used to read tmp[1]
+// with nothing ordering it after the put: a data race the kernel-level
+// verification reported as an internal compiler error; found by
+// //test/fuzz:ccl_opt_fuzzer.)
+
+// CHECK-LABEL: ccl.algorithm @placed_after_unplaced_n2
+// CHECK:         ccl.semaphore @order_1_0 rank 1
+// CHECK:         ccl.put @mem_0_1_b1 tb 1 <"tmp"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+// CHECK-NEXT:    ccl.signal @mem_0_1_b1 tb 1
+// CHECK-NEXT:    ccl.wait @mem_0_1_b1 tb 1
+// CHECK-NEXT:    ccl.release @order_1_0 tb 1
+// CHECK-NEXT:    ccl.acquire @order_1_0 tb 0
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[1] [0 : 1]> = <"tmp"[1] [0 : 1]>
+ccl.algorithm @placed_after_unplaced_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<Broadcast>, name = "placed_after_unplaced", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @tmp slots 1
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy <"tmp"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[1] [0 : 1]> = <"tmp"[1] [0 : 1]>
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+}
