@@ -270,6 +270,7 @@ public:
       }
       Transfer t;
       Operation *wait = nullptr;
+      SmallVector<Operation *, 3> send; // after t.put, on the source's rank
       t.landing = landing;
       t.from = from;
       t.to = to;
@@ -290,9 +291,9 @@ public:
         bool port = kind == ChannelKind::Port;
         t.put = PutOp::create(b, loc, ch, tb0, nullptr, landing, src,
                               UnitAttr(), UnitAttr(), nullptr, nullptr);
-        SignalOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
+        send.push_back(SignalOp::create(b, loc, ch, tb0, nullptr, UnitAttr()));
         if (port)
-          FlushOp::create(b, loc, ch, tb0, nullptr);
+          send.push_back(FlushOp::create(b, loc, ch, tb0, nullptr));
         wait = WaitOp::create(b, loc, ch, tb0, nullptr, UnitAttr());
         if (isa<ReduceOp>(op))
           t.consume = ReduceOp::create(b, loc, tb0, nullptr, dst, landing,
@@ -302,6 +303,12 @@ public:
                                      nullptr, nullptr, nullptr);
       }
       transfers.push_back(t);
+      if (wait && !t.consume)
+        landedBy[wait] = refLocs(landing);
+      if (inst.isPlaced()) {
+        send.insert(send.begin(), t.put);
+        hoistSend(send, from, tb, refLocs(src), ch);
+      }
       // Each half runs after the placed operations of its own rank that
       // touch the chunks it reads or writes (docs/semantics.md, ordering
       // rule 9), which may be on other thread blocks.
@@ -480,6 +487,7 @@ private:
   void collectPlaced() {
     placed.clear();
     laneParts.clear();
+    landedBy.clear();
     position.clear();
     size_t i = 0;
     for (Operation &op : algo.getBody().front()) {
@@ -520,6 +528,41 @@ private:
     }
     it = placed.erase(it);
     placed.insert(it, parts.begin(), parts.end());
+  }
+
+  /// The sending half (`send`: the put, then its signal and flush) of a
+  /// placed chunk-level operation runs on block `tb` of the source's rank
+  /// `rank` as early as that block allows: before the block's operations
+  /// between its program position and the last one that writes what it
+  /// reads (`reads`) or sends on its channel `ch`. The verifier of the
+  /// global level runs the operation on its destination's rank, where the
+  /// receiving half stays: the source's rank only has to have written the
+  /// data. At the operation's own position, the put would also wait for
+  /// whatever the block waits for before it, which can be the receiving
+  /// rank's later signals (a cyclic wait the program does not have).
+  void hoistSend(ArrayRef<Operation *> send, int64_t rank, int64_t tb,
+                 ArrayRef<verify::Loc> reads, FlatSymbolRefAttr ch) {
+    Operation *before = nullptr;
+    for (Operation *o = send.front()->getPrevNode(); o; o = o->getPrevNode()) {
+      auto other = dyn_cast<InstructionOp>(o);
+      if (!other || !other.isPlaced() || other.getExecRank() != rank ||
+          other.getThreadBlock() != tb)
+        continue;
+      if (o->getAttrOfType<FlatSymbolRefAttr>("channel") == ch)
+        break; // the channel's earlier signals come first
+      SmallVector<verify::Loc> r, w;
+      verify::footprint(o, r, w);
+      if (auto it = landedBy.find(o); it != landedBy.end())
+        llvm::append_range(w, it->second);
+      if (llvm::any_of(w, [&](const verify::Loc &l) {
+            return llvm::is_contained(reads, l);
+          }))
+        break;
+      before = o;
+    }
+    if (before)
+      for (Operation *op : send)
+        op->moveBefore(before);
   }
 
   /// Unplaced chunk-level operation `op` was lowered into transfer `t` (and
@@ -649,6 +692,9 @@ private:
   std::vector<Placed> placed;
   /// The parts of the lowered unplaced operations (orderPlacedAfterLanes).
   std::vector<Placed> laneParts;
+  /// The wait of each lowered transfer that lands in place, with the
+  /// chunks the put wrote (hoistSend).
+  llvm::DenseMap<Operation *, SmallVector<verify::Loc>> landedBy;
   llvm::DenseMap<Operation *, size_t> position;
   int64_t semaphores = 0;
 

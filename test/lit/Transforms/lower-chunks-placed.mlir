@@ -92,3 +92,29 @@ ccl.algorithm @placed_after_unplaced_n2 attributes {chunks = 1 : i64, collective
   ccl.copy tb 0 <"output"[1] [0 : 1]> = <"tmp"[1] [0 : 1]>
   ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
 }
+
+// -----
+
+// The put of a placed chunk-level operation runs on its block of the
+// source's rank as early as what it reads allows: rank 1's put comes before
+// its wait for rank 0's signal, which rank 0 sends only after it received
+// the chunk. (At the copy's position the put came after that wait: a cyclic
+// wait the program does not have, which the kernel-level verification
+// reported as an internal compiler error; found by
+// //test/fuzz:ccl_opt_fuzzer.)
+
+// CHECK-LABEL: ccl.algorithm @send_early_n2
+// CHECK:         ccl.put @mem_1_0_b0 tb 0 <"xfer"[0] [0 : 1]> = <"input"[1] [0 : 1]>
+// CHECK-NEXT:    ccl.signal @mem_1_0_b0 tb 0
+// CHECK-NEXT:    ccl.wait @m_0_1 tb 0
+// CHECK-NEXT:    ccl.wait @mem_1_0_b0 tb 0
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"xfer"[0] [0 : 1]>
+// CHECK-NEXT:    ccl.signal @m_0_1 tb 0
+ccl.algorithm @send_early_n2 attributes {name = "send_early", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @m_0_1 memory 0 -> 1
+  ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
+  ccl.wait @m_0_1 tb 0
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[1] [0 : 1]>
+  ccl.signal @m_0_1 tb 0
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>]
+}
