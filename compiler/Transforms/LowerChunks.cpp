@@ -77,10 +77,12 @@ public:
       : algo(algo), kind(kind), maxBlocks(maxBlocks), b(algo.getContext()) {}
 
   /// Splits the unplaced operations into lanes: operations that touch a
-  /// common chunk (transitively) share a lane, operations of different
-  /// lanes are independent. Each lane gets its own thread block (modulo
-  /// maxBlocks) after the blocks the program placed itself. Returns the
-  /// number of lanes.
+  /// common chunk or use a common channel end (transitively) share a lane,
+  /// operations of different lanes are independent. Each lane gets its own
+  /// thread block (modulo maxBlocks) after the blocks the program placed
+  /// itself, unless it uses a channel end that a placed operation owns: it
+  /// then runs on that operation's block. Returns the number of lanes with
+  /// blocks of their own.
   int64_t assignLanes(ArrayRef<Operation *> ops) {
     std::map<Operation *, Operation *> parent;
     std::function<Operation *(Operation *)> find = [&](Operation *x) {
@@ -90,13 +92,28 @@ public:
       return p = find(p);
     };
     std::map<std::tuple<std::string, int64_t, int64_t>, Operation *> last;
+    // A channel end (channel, rank) belongs to one block (docs/semantics.md,
+    // rule 5): unplaced operations on one end share a lane, and a lane that
+    // uses an end a placed operation owns runs on that operation's block.
+    using End = std::pair<std::string, int64_t>;
+    auto endOf = [](Operation *op) -> std::optional<End> {
+      auto ch = op->getAttrOfType<FlatSymbolRefAttr>("channel");
+      if (!ch)
+        return std::nullopt;
+      return End{ch.getValue().str(), cast<InstructionOp>(op).getExecRank()};
+    };
+    std::map<End, Operation *> lastOnEnd;
+    std::map<End, int64_t> placedEnd;
     int64_t placedBlocks = 0;
     for (Operation &op : algo.getBody().front()) {
       if (auto bar = dyn_cast<TbBarrierOp>(op))
         placedBlocks = std::max(placedBlocks, bar.getTbs().back() + 1);
-      if (auto inst = dyn_cast<InstructionOp>(op); inst && inst.isPlaced())
+      if (auto inst = dyn_cast<InstructionOp>(op); inst && inst.isPlaced()) {
         placedBlocks = std::max(placedBlocks,
                                 inst.getThreadBlock() + inst.getGroupSize());
+        if (auto e = endOf(&op))
+          placedEnd.try_emplace(*e, inst.getThreadBlock());
+      }
     }
     // With the chunk DAG (--ccl-chunk-dag), its edges link the lanes;
     // without it, any two operations touching a common slot do.
@@ -107,6 +124,12 @@ public:
         byId[*getDagId(op)] = op;
     for (Operation *op : ops) {
       find(op);
+      if (auto e = endOf(op)) {
+        auto it = lastOnEnd.find(*e);
+        if (it != lastOnEnd.end())
+          parent[find(op)] = find(it->second);
+        lastOnEnd[*e] = op;
+      }
       if (haveDag) {
         forEachDagDep(op, [&](int64_t id) {
           if (auto it = byId.find(id); it != byId.end())
@@ -127,9 +150,18 @@ public:
           last[key] = op;
         }
     }
+    std::map<Operation *, int64_t> pinned; // lane root -> placed block
+    for (Operation *op : ops)
+      if (auto e = endOf(op))
+        if (auto it = placedEnd.find(*e); it != placedEnd.end())
+          pinned.try_emplace(find(op), it->second);
     std::map<Operation *, int64_t> laneOfRoot;
     for (Operation *op : ops) {
       Operation *root = find(op);
+      if (auto p = pinned.find(root); p != pinned.end()) {
+        block[op] = p->second;
+        continue;
+      }
       auto it = laneOfRoot.find(root);
       if (it == laneOfRoot.end())
         it = laneOfRoot.emplace(root, laneOfRoot.size()).first;

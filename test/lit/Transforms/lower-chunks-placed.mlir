@@ -118,3 +118,26 @@ ccl.algorithm @send_early_n2 attributes {name = "send_early", collective = #ccl.
   ccl.signal @m_0_1 tb 0
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>]
 }
+
+// -----
+
+// An unplaced wait on a channel end that placed operations own (rank 0's
+// end of @m_1_0, on tb 0) runs on their block, not on a lane of its own:
+// each channel end belongs to one block. (It used to get block 1, and the
+// kernel-level verification reported the channel waited on by two blocks
+// as an internal compiler error; found by //test/fuzz:ccl_opt_fuzzer.)
+
+// CHECK-LABEL: ccl.algorithm @unplaced_wait_n2
+// CHECK:         ccl.wait @m_1_0 tb 0
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+// CHECK-NEXT:    ccl.wait @m_1_0 tb 0
+ccl.algorithm @unplaced_wait_n2 attributes {name = "unplaced_wait", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.channel @m_1_0 memory 1 -> 0
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.signal @m_1_0 tb 0
+  ccl.signal @m_1_0 tb 0
+  ccl.wait @m_1_0 tb 0
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.wait @m_1_0
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+}
