@@ -116,6 +116,9 @@ const char *cclGetErrorString(cclResult_t result) {
   case cclBootstrapError:
     return "cclBootstrapError: the ranks could not meet, or disagree about "
            "the job";
+  case cclResultIntMin_: // not results (they widen the enum to int)
+  case cclResultIntMax_:
+    break;
   }
   return "unknown cclResult_t";
 }

@@ -28,17 +28,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/frontend/Frontend.h"
+#include "test/fuzz/frontend_check.h"
 #include "test/fuzz/fuzz_util.h"
 #include "test/fuzz/pipeline_check.h"
 
 #include "ccl/Dialect/CclDialect.h"
 
-#include "mlir/IR/Verifier.h"
-
 #include <cstdint>
 #include <memory>
-#include <string>
 
 using namespace ccl::fuzz;
 
@@ -68,44 +65,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   mlir::MLIRContext &ctx = context();
   llvm::StringRef source(reinterpret_cast<const char *>(data), size);
-  static const std::string path = importDir() + "/fuzz.ccl";
-
-  std::unique_ptr<ccl::ast::File> file;
-  {
-    DiagnosticCounter diags(&ctx);
-    file = ccl::parseSource(&ctx, source, path);
-    if (!file && diags.errors == 0)
-      bug("parseSource failed without an error diagnostic");
-    if (file && diags.errors != 0)
-      bug("parseSource succeeded but emitted an error diagnostic");
-  }
+  std::unique_ptr<ccl::ast::File> file = parseChecked(ctx, source);
   if (!file)
     return 0;
-
-  ccl::FrontendOptions options;
-  options.nranks = {2, 3, 4};
-  options.defines["K"] = 2;
-  options.maxSteps = kMaxSteps;
-  options.includeDirs.push_back(importDir() + "/missing-include-dir");
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  {
-    DiagnosticCounter diags(&ctx);
-    module = ccl::evaluate(&ctx, *file, options);
-    if (!module && diags.errors == 0)
-      bug("evaluate failed without an error diagnostic");
-    if (module && diags.errors != 0)
-      bug("evaluate succeeded but emitted an error diagnostic");
-  }
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      evaluateChecked(ctx, *file, {2, 3, 4}, kMaxSteps);
   if (!module || module->getOps<ccl::AlgorithmOp>().empty())
     return 0;
-  {
-    DiagnosticCounter diags(&ctx, /*keep=*/true);
-    if (mlir::failed(mlir::verify(*module))) {
-      for (const std::string &e : diags.messages)
-        llvm::errs() << "verifier: " << e << "\n";
-      bug("evaluate built a module that fails the MLIR verifier");
-    }
-  }
   if (!withinLimits(*module, PipelineLimits()))
     return 0;
   compileBothWays(ctx, *module, pipelineOptionsFrom(source));
