@@ -26,6 +26,18 @@ using namespace ccl;
 
 namespace {
 
+/// Whether two operations that read and write these chunks conflict: one
+/// writes what the other reads or writes.
+bool conflict(ArrayRef<verify::Loc> readsA, ArrayRef<verify::Loc> writesA,
+              ArrayRef<verify::Loc> readsB, ArrayRef<verify::Loc> writesB) {
+  auto touches = [](ArrayRef<verify::Loc> a, ArrayRef<verify::Loc> b) {
+    return llvm::any_of(
+        a, [&](const verify::Loc &l) { return llvm::is_contained(b, l); });
+  };
+  return touches(writesA, readsB) || touches(writesA, writesB) ||
+         touches(readsA, writesB);
+}
+
 bool isChunkLevel(Operation *op) {
   if (auto c = dyn_cast<CopyOp>(op))
     return c.isCrossRank();
@@ -548,7 +560,17 @@ private:
         llvm::find_if(placed, [&](const Placed &p) { return p.op == op; });
     if (it == placed.end())
       return;
-    const size_t at = it->position;
+    SmallVector<Placed, 2> parts = partsOf(t, wait, src, it->position);
+    it = placed.erase(it);
+    placed.insert(it, parts.begin(), parts.end());
+  }
+
+  /// The parts of a lowered chunk-level operation at program position `at`,
+  /// with what each does on its own rank: the put reads the source; the
+  /// consuming operation (or, where the put lands in place, the wait) has
+  /// the data on the destination's rank.
+  SmallVector<Placed, 2> partsOf(const Transfer &t, Operation *wait,
+                                 ChunkRefAttr src, size_t at) {
     SmallVector<Placed, 2> parts;
     parts.push_back(Placed{t.put, at, refLocs(src), {}});
     if (t.consume) {
@@ -558,8 +580,7 @@ private:
     } else if (wait) {
       parts.push_back(Placed{wait, at, {}, refLocs(t.landing)});
     }
-    it = placed.erase(it);
-    placed.insert(it, parts.begin(), parts.end());
+    return parts;
   }
 
   /// The sending half (`send`: the put, then its signal and flush) of a
@@ -603,15 +624,7 @@ private:
   /// orderPlacedAfterLanes.
   void recordLanePart(Operation *op, const Transfer &t, Operation *wait,
                       ChunkRefAttr src) {
-    const size_t at = position.lookup(op);
-    laneParts.push_back(Placed{t.put, at, refLocs(src), {}});
-    if (t.consume) {
-      Placed p{t.consume, at, {}, {}};
-      verify::footprint(t.consume, p.reads, p.writes);
-      laneParts.push_back(std::move(p));
-    } else if (wait) {
-      laneParts.push_back(Placed{wait, at, {}, refLocs(t.landing)});
-    }
+    llvm::append_range(laneParts, partsOf(t, wait, src, position.lookup(op)));
   }
 
   /// A placed operation that touches chunks an earlier unplaced operation
@@ -621,10 +634,6 @@ private:
   /// two are on one block, the lane's block releases a semaphore after the
   /// unplaced operation's part, and the placed operation acquires it.
   void orderPlacedAfterLanes() {
-    auto touches = [](ArrayRef<verify::Loc> a, ArrayRef<verify::Loc> b) {
-      return llvm::any_of(
-          a, [&](const verify::Loc &l) { return llvm::is_contained(b, l); });
-    };
     for (const Placed &p : placed) {
       auto later = cast<InstructionOp>(p.op);
       for (const Placed &u : laneParts) {
@@ -634,8 +643,7 @@ private:
         if (lane.getExecRank() != later.getExecRank() ||
             lane.getThreadBlock() == later.getThreadBlock())
           continue;
-        if (touches(u.writes, p.reads) || touches(u.writes, p.writes) ||
-            touches(u.reads, p.writes))
+        if (conflict(u.reads, u.writes, p.reads, p.writes))
           order(u.op, lane.getThreadBlock(), p.op, later.getThreadBlock(),
                 later.getExecRank());
       }
@@ -673,18 +681,12 @@ private:
     auto it = position.find(op);
     if (it == position.end())
       return out;
-    auto touches = [](ArrayRef<verify::Loc> a, ArrayRef<verify::Loc> b) {
-      return llvm::any_of(a, [&](const verify::Loc &l) {
-        return llvm::is_contained(b, l);
-      });
-    };
     for (const Placed &p : placed) {
       if (p.position >= it->second)
         break;
-      bool conflict = touches(p.writes, reads) || touches(p.writes, writes) ||
-                      touches(p.reads, writes);
-      if (conflict && (llvm::any_of(reads, [&](auto &l) { return l.rank == rank; }) ||
-                       llvm::any_of(writes, [&](auto &l) { return l.rank == rank; })))
+      if (conflict(p.reads, p.writes, reads, writes) &&
+          (llvm::any_of(reads, [&](auto &l) { return l.rank == rank; }) ||
+           llvm::any_of(writes, [&](auto &l) { return l.rank == rank; })))
         out.push_back(&p);
     }
     return out;

@@ -2,16 +2,10 @@
 # report names rank, thread block, operation and source line; the run ends
 # within the timeout instead of hanging.
 set -euo pipefail
+source "$REPO/test/e2e/expect_timeout.sh"
 cclc "$REPO/stdlib/allreduce/allpairs_ll.ccl" --target=host --nranks=2 --dtype=float32 -o "$WORK/ap.so"
-set +e
-start=$(date +%s)
-timeout 60 ccl-perf --lib "$WORK/ap.so" --algo allpairs_ll --target host -g 2 \
-    -b 1K -e 1K --skip-rank 1 --timeout-ms 1000 >"$WORK/out" 2>&1
-rc=$?
-set -e
-cat "$WORK/out"
-test "$rc" -eq 1
-test $(( $(date +%s) - start )) -lt 30
+expect_timeout "$WORK/out" ccl-perf --lib "$WORK/ap.so" --algo allpairs_ll --target host -g 2 \
+    -b 1K -e 1K --skip-rank 1 --timeout-ms 1000
 grep -q "rank 0 thread block 0 timed out after 1\.[0-9][0-9] s in reduce_packets at .*allpairs_ll.ccl:15:20" "$WORK/out"
 
 # Eight ranks of the Simple ring, rank 5 never launches. Whichever rank
@@ -19,13 +13,6 @@ grep -q "rank 0 thread block 0 timed out after 1\.[0-9][0-9] s in reduce_packets
 # of that rank that pairs with the wait (file:line:col), and rank 5 as the
 # rank that has not made the call the others wait for.
 cclc "$REPO/stdlib/allreduce/ring.ccl" --target=host --nranks=8 --dtype=float32 -o "$WORK/ring.so"
-set +e
-start=$(date +%s)
-timeout 60 ccl-perf --lib "$WORK/ring.so" --algo ring --target host -g 8 \
-    -b 1K -e 1K -n 1 -w 0 --skip-rank 5 --timeout-ms 1000 >"$WORK/out8" 2>&1
-rc=$?
-set -e
-cat "$WORK/out8"
-test "$rc" -eq 1
-test $(( $(date +%s) - start )) -lt 30
+expect_timeout "$WORK/out8" ccl-perf --lib "$WORK/ring.so" --algo ring --target host -g 8 \
+    -b 1K -e 1K -n 1 -w 0 --skip-rank 5 --timeout-ms 1000
 grep -q "timed out after 1\.[0-9][0-9] s in wait at .*ring.ccl:[0-9]*:[0-9]* (algorithm ring): waited for signal [0-9]* on its channel from rank [0-7] (its [a-z_]* at .*ring.ccl:[0-9]*:[0-9]*), [0-9]* had arrived (rank 5 queued [0-9]* calls on this communicator, the others [0-9]*: it has not made the call the others wait for)" "$WORK/out8"

@@ -10,6 +10,7 @@
 # one, and only the last call would hang (the verifier rejects the program
 # for that: a call must produce the signals it consumes).
 set -euo pipefail
+source "$REPO/test/e2e/expect_timeout.sh"
 cat > "$WORK/dropped.ccl" <<'CCL'
 algorithm dropped implements AllReduce chunks(nranks) {
   scratch recv[2 * nranks - 2];
@@ -38,15 +39,8 @@ algorithm dropped implements AllReduce chunks(nranks) {
 }
 CCL
 cclc "$WORK/dropped.ccl" --no-verify --target=host --nranks=3 --dtype=float32 -o "$WORK/d.so"
-set +e
-start=$(date +%s)
-timeout 60 ccl-perf --lib "$WORK/d.so" --algo dropped --target host -g 3 \
-    -b 1K -e 1K -n 1 -w 0 -k 1 --timeout-ms 1000 >"$WORK/out" 2>&1
-rc=$?
-set -e
-cat "$WORK/out"
-test "$rc" -eq 1
-test $(( $(date +%s) - start )) -lt 30
+expect_timeout "$WORK/out" ccl-perf --lib "$WORK/d.so" --algo dropped --target host -g 3 \
+    -b 1K -e 1K -n 1 -w 0 -k 1 --timeout-ms 1000
 grep -q "rank 2 thread block 0 timed out after 1\.[0-9][0-9] s in wait at .*dropped.ccl:21:24 (algorithm dropped): waited for signal 4 on its channel from rank 1 (which signals it only 3 times per call, fewer than this rank waits on it), 3 had arrived; the communicator is aborted" "$WORK/out"
 
 # Likewise a semaphore acquired once more than it is released: block 0 of
@@ -65,11 +59,6 @@ algorithm sem implements AllReduce chunks(1) {
 }
 CCL
 cclc "$WORK/sem.ccl" --no-verify --target=host --nranks=2 --dtype=float32 -o "$WORK/s.so"
-set +e
-timeout 60 ccl-perf --lib "$WORK/s.so" --algo sem --target host -g 2 \
-    -b 1K -e 1K -n 1 -w 0 -c 0 --timeout-ms 500 >"$WORK/out2" 2>&1
-rc=$?
-set -e
-cat "$WORK/out2"
-test "$rc" -eq 1
+expect_timeout "$WORK/out2" ccl-perf --lib "$WORK/s.so" --algo sem --target host -g 2 \
+    -b 1K -e 1K -n 1 -w 0 -c 0 --timeout-ms 500
 grep -q "rank 1 thread block 0 timed out after 0\.[0-9][0-9] s in acquire at .*sem.ccl:8:9 (algorithm sem): waited for release 2 of the semaphore, 1 had happened" "$WORK/out2"

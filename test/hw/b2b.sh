@@ -28,12 +28,8 @@ mode=${1:-}
 case "$mode" in
 build)
   set -e
-  ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-  OUT=${2:-$ROOT/.carry/b2b}
-  case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
-  cd "$ROOT"
-  scripts/build.sh >/dev/null
-  rm -rf "$OUT"
+  source "$(dirname "$0")/prepare.sh"
+  hw_prepare b2b "${2:-}"
   mkdir -p "$OUT/lib"
   cp out/bin/ccl-perf out/lib/libcclrt.so "$OUT/"
   cp test/hw/b2b.sh test/hw/port.sh out/bin/ccl-run "$OUT/"

@@ -29,12 +29,8 @@ mode=${1:-}
 case "$mode" in
 build)
   set -e
-  ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-  OUT=${2:-$ROOT/.carry/bundle}
-  case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
-  cd "$ROOT"
-  scripts/build.sh >/dev/null
-  mkdir -p "$OUT"
+  source "$(dirname "$0")/prepare.sh"
+  hw_prepare bundle "${2:-}"
   flags=(--nranks=2,4 --dtype=float32,float16,bfloat16 --op=sum,prod,max,min --max-bytes=16M)
   start=$SECONDS
   out/bin/cclc stdlib/stdlib.ccl --target=sm_90 "${flags[@]}" -o "$OUT/libccl_stdlib.so"

@@ -28,13 +28,8 @@ mode=${1:-}
 case "$mode" in
 build)
   set -e
-  ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-  OUT=${2:-$ROOT/.carry/two}
-  case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
-  cd "$ROOT"
-  scripts/build.sh >/dev/null
-  rm -rf "$OUT"
-  mkdir -p "$OUT"
+  source "$(dirname "$0")/prepare.sh"
+  hw_prepare two "${2:-}"
   start=$SECONDS
   out/bin/cclc stdlib/stdlib.ccl --target=sm_90 --nranks=2 \
       --dtype=float32,bfloat16 --op=sum --max-bytes=1G -o "$OUT/libccl_stdlib.so"
