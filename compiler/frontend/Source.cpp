@@ -2,8 +2,12 @@
 
 #include "compiler/frontend/Source.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/Errno.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -73,72 +77,38 @@ std::unique_ptr<MemoryBuffer> readSourceFile(StringRef path,
 }
 
 bool checkSourceText(StringRef text, NotText &bad) {
-  size_t line = 1, column = 1;
-  auto hex = [](unsigned char c) {
-    const char *digits = "0123456789abcdef";
-    return std::string("0x") + digits[c >> 4] + digits[c & 15];
-  };
-  // Records the first bad byte, at `offset`, of the character at line,
-  // column; `what` opens the message.
-  auto fail = [&](size_t offset, const std::string &what) {
-    bad.offset = offset;
-    bad.line = line;
-    bad.column = column;
-    bad.message = what + " at byte offset " + std::to_string(offset) +
-                  ", line " + std::to_string(line) + ", column " +
-                  std::to_string(column) + ")";
-    return false;
-  };
-  const auto *p = reinterpret_cast<const unsigned char *>(text.data());
-  const size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    unsigned char c = p[i];
-    if (c == 0)
-      return fail(i, "is not text (NUL byte");
-    if (c < 0x80) {
-      ++i;
-      if (c == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-      continue;
-    }
-    // The length of the sequence and the range of its second byte
-    // (Unicode 15, table 3-7: no overlong forms, no surrogates, nothing
-    // above U+10FFFF).
-    size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0)
-        lo = 0xA0;
-      if (c == 0xED)
-        hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0)
-        lo = 0x90;
-      if (c == 0xF4)
-        hi = 0x8F;
-    } else {
-      return fail(i, "is not UTF-8 text (invalid byte " + hex(c));
-    }
-    for (size_t k = 1; k < len; ++k) {
-      unsigned char lowest = k == 1 ? lo : 0x80, highest = k == 1 ? hi : 0xBF;
-      if (i + k >= n || p[i + k] < lowest || p[i + k] > highest) {
-        // The byte that breaks the sequence (or its lead byte at the end).
-        size_t at = i + k < n ? i + k : i;
-        return fail(at, "is not UTF-8 text (invalid byte " + hex(p[at]));
-      }
-    }
-    i += len;
-    ++column;
+  // LLVM's check stops at the first byte of the first invalid sequence
+  // (overlong forms, surrogates and code points above U+10FFFF included).
+  const auto *begin = reinterpret_cast<const UTF8 *>(text.data());
+  const UTF8 *stop = begin;
+  const size_t invalid = isLegalUTF8String(&stop, begin + text.size())
+                             ? StringRef::npos
+                             : size_t(stop - begin);
+  const size_t nul = text.find('\0');
+  const size_t offset = std::min(nul, invalid);
+  if (offset == StringRef::npos)
+    return true;
+  StringRef before = text.take_front(offset);
+  StringRef lineSoFar = before.substr(before.rfind('\n') + 1);
+  bad.offset = offset;
+  bad.line = 1 + before.count('\n');
+  // Columns count characters: every byte but UTF-8 continuation bytes.
+  bad.column = 1 + llvm::count_if(lineSoFar, [](char c) {
+                 return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+               });
+  std::string what;
+  if (offset == nul) {
+    what = "is not text (NUL byte";
+  } else {
+    what = "is not UTF-8 text (invalid byte " +
+           llvm::utohexstr(static_cast<unsigned char>(text[offset]),
+                           /*LowerCase=*/true, /*Width=*/2);
+    what.insert(what.size() - 2, "0x");
   }
-  return true;
+  bad.message = what + " at byte offset " + std::to_string(offset) + ", line " +
+                std::to_string(bad.line) + ", column " +
+                std::to_string(bad.column) + ")";
+  return false;
 }
 
 } // namespace ccl

@@ -38,7 +38,8 @@ std::unique_ptr<llvm::MemoryBuffer> readSourceFile(llvm::StringRef path,
 
 /// Where `text` stops being text, for checkSourceText.
 struct NotText {
-  /// The first bad byte: its offset from the start of the file (from 0),
+  /// The first bad byte (of an invalid UTF-8 sequence: its first byte): its
+  /// offset from the start of the file (from 0),
   /// and its line and column (from 1; columns count characters).
   size_t offset = 0, line = 0, column = 0;
   /// Follows the file's name: "is not UTF-8 text (invalid byte 0xNN at

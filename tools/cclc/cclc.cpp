@@ -167,7 +167,7 @@ static std::string spelling(const cl::Option &o) {
 /// line of any file a location names, and a line of a binary file as it
 /// is. cclc refuses imports that are not .ccl text before reading them;
 /// this covers the main file.
-static bool showsSource(mlir::Location loc, const SourceMgr &sm) {
+static bool showsSource(mlir::Location loc, SourceMgr &sm) {
   auto file = loc->findInstanceOf<mlir::FileLineColLoc>();
   if (!file)
     return true;
@@ -178,9 +178,10 @@ static bool showsSource(mlir::Location loc, const SourceMgr &sm) {
     const MemoryBuffer *buffer = sm.getMemoryBuffer(i);
     if (buffer->getBufferIdentifier() != name)
       continue;
-    StringRef rest = buffer->getBuffer();
-    for (unsigned line = 1; line < file.getLine() && !rest.empty(); ++line)
-      rest = rest.split('\n').second;
+    SMLoc at = sm.FindLocForLineAndColumn(i, file.getLine(), 1);
+    if (!at.isValid())
+      return true;
+    StringRef rest(at.getPointer(), buffer->getBufferEnd() - at.getPointer());
     ccl::NotText notText;
     return ccl::checkSourceText(rest.split('\n').first, notText);
   }
