@@ -88,13 +88,15 @@ public:
   ChunkLowering(AlgorithmOp algo, ChannelKind kind, int64_t maxBlocks)
       : algo(algo), kind(kind), maxBlocks(maxBlocks), b(algo.getContext()) {}
 
-  /// Splits the unplaced operations into lanes: operations that touch a
-  /// common chunk or use a common channel end (transitively) share a lane,
-  /// operations of different lanes are independent. Each lane gets its own
-  /// thread block (modulo maxBlocks) after the blocks the program placed
-  /// itself, unless it uses a channel end that a placed operation owns: it
-  /// then runs on that operation's block. Returns the number of lanes with
-  /// blocks of their own.
+  /// Splits the unplaced copies and reduces into lanes: operations that
+  /// touch a common chunk (transitively) share a lane, operations of
+  /// different lanes are independent (their order is that of the chunks
+  /// they touch, docs/semantics.md rule 9). Each lane gets its own thread
+  /// block (modulo maxBlocks) after the blocks the program placed itself.
+  /// Any other unplaced operation (a signal, wait, put, acquire, ... without
+  /// `tb`) orders what follows it on its block, not only what touches its
+  /// chunks: it stays on block 0, where the verifier of the global level
+  /// runs it, in program order. Returns the number of lanes.
   int64_t assignLanes(ArrayRef<Operation *> ops) {
     std::map<Operation *, Operation *> parent;
     std::function<Operation *(Operation *)> find = [&](Operation *x) {
@@ -104,29 +106,18 @@ public:
       return p = find(p);
     };
     std::map<std::tuple<std::string, int64_t, int64_t>, Operation *> last;
-    // A channel end (channel, rank) belongs to one block (docs/semantics.md,
-    // rule 5): unplaced operations on one end share a lane, and a lane that
-    // uses an end a placed operation owns runs on that operation's block.
-    using End = std::pair<std::string, int64_t>;
-    auto endOf = [](Operation *op) -> std::optional<End> {
-      auto ch = op->getAttrOfType<FlatSymbolRefAttr>("channel");
-      if (!ch)
-        return std::nullopt;
-      return End{ch.getValue().str(), cast<InstructionOp>(op).getExecRank()};
-    };
-    std::map<End, Operation *> lastOnEnd;
-    std::map<End, int64_t> placedEnd;
     int64_t placedBlocks = 0;
     for (Operation &op : algo.getBody().front()) {
       if (auto bar = dyn_cast<TbBarrierOp>(op))
         placedBlocks = std::max(placedBlocks, bar.getTbs().back() + 1);
-      if (auto inst = dyn_cast<InstructionOp>(op); inst && inst.isPlaced()) {
+      if (auto inst = dyn_cast<InstructionOp>(op); inst && inst.isPlaced())
         placedBlocks = std::max(placedBlocks,
                                 inst.getThreadBlock() + inst.getGroupSize());
-        if (auto e = endOf(&op))
-          placedEnd.try_emplace(*e, inst.getThreadBlock());
-      }
     }
+    // Block 0 holds the unplaced operations that are not copies or
+    // reduces: the lanes start after it.
+    if (llvm::any_of(ops, [](Operation *op) { return !isa<CopyOp, ReduceOp>(op); }))
+      placedBlocks = std::max<int64_t>(placedBlocks, 1);
     // With the chunk DAG (--ccl-chunk-dag), its edges link the lanes;
     // without it, any two operations touching a common slot do.
     bool haveDag = hasDag(ops);
@@ -136,12 +127,8 @@ public:
         byId[*getDagId(op)] = op;
     for (Operation *op : ops) {
       find(op);
-      if (auto e = endOf(op)) {
-        auto it = lastOnEnd.find(*e);
-        if (it != lastOnEnd.end())
-          parent[find(op)] = find(it->second);
-        lastOnEnd[*e] = op;
-      }
+      if (!isa<CopyOp, ReduceOp>(op))
+        continue; // block 0, below
       if (haveDag) {
         forEachDagDep(op, [&](int64_t id) {
           if (auto it = byId.find(id); it != byId.end())
@@ -162,18 +149,13 @@ public:
           last[key] = op;
         }
     }
-    std::map<Operation *, int64_t> pinned; // lane root -> placed block
-    for (Operation *op : ops)
-      if (auto e = endOf(op))
-        if (auto it = placedEnd.find(*e); it != placedEnd.end())
-          pinned.try_emplace(find(op), it->second);
     std::map<Operation *, int64_t> laneOfRoot;
     for (Operation *op : ops) {
-      Operation *root = find(op);
-      if (auto p = pinned.find(root); p != pinned.end()) {
-        block[op] = p->second;
+      if (!isa<CopyOp, ReduceOp>(op)) {
+        block[op] = 0;
         continue;
       }
+      Operation *root = find(op);
       auto it = laneOfRoot.find(root);
       if (it == laneOfRoot.end())
         it = laneOfRoot.emplace(root, laneOfRoot.size()).first;
@@ -250,12 +232,17 @@ public:
     }
     if (!chunkLevel && !unplaced)
       return success();
-    SmallVector<Operation *> laneOps;
+    SmallVector<Operation *> laneOps, dataOps;
     for (Operation &op : body)
-      if (auto inst = dyn_cast<InstructionOp>(op); inst && !inst.isPlaced())
+      if (auto inst = dyn_cast<InstructionOp>(op); inst && !inst.isPlaced()) {
         laneOps.push_back(&op);
-    if (assignLanes(laneOps) > maxBlocks && hasDag(laneOps))
-      orderByPriority(laneOps);
+        if (isa<CopyOp, ReduceOp>(op))
+          dataOps.push_back(&op);
+      }
+    // Only the lanes' operations are reordered (the others keep their
+    // program order on block 0).
+    if (assignLanes(laneOps) > maxBlocks && hasDag(dataOps))
+      orderByPriority(dataOps);
     // (After the reordering: the transfers are lowered in program order.)
     SmallVector<Operation *> chunkOps;
     for (Operation &op : body)

@@ -121,11 +121,12 @@ ccl.algorithm @send_early_n2 attributes {name = "send_early", collective = #ccl.
 
 // -----
 
-// An unplaced wait on a channel end that placed operations own (rank 0's
-// end of @m_1_0, on tb 0) runs on their block, not on a lane of its own:
-// each channel end belongs to one block. (It used to get block 1, and the
-// kernel-level verification reported the channel waited on by two blocks
-// as an internal compiler error; found by //test/fuzz:ccl_opt_fuzzer.)
+// An unplaced operation that is not a copy or a reduce (here a wait) stays
+// on block 0, in program order, where the verifier of the global level has
+// it; only unplaced copies and reduces get lanes. (The wait used to get a
+// lane block of its own, and the kernel-level verification reported the
+// channel end waited on by two blocks as an internal compiler error; found
+// by //test/fuzz:ccl_opt_fuzzer.)
 
 // CHECK-LABEL: ccl.algorithm @unplaced_wait_n2
 // CHECK:         ccl.wait @m_1_0 tb 0
@@ -140,4 +141,28 @@ ccl.algorithm @unplaced_wait_n2 attributes {name = "unplaced_wait", collective =
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.wait @m_1_0
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+}
+
+// -----
+
+// The same for an unplaced wait for an acknowledgement before a placed put:
+// on block 0 it still orders the put into the slot after the
+// acknowledgement of the previous call. (On a lane block it ordered
+// nothing: a write-after-read race between calls, reported as an internal
+// compiler error; found by //test/fuzz:ccl_opt_fuzzer.)
+
+// CHECK-LABEL: ccl.algorithm @unplaced_ack_n2
+// CHECK:         ccl.wait @a_1_0 tb 0
+// CHECK-NEXT:    ccl.put @c_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
+ccl.algorithm @unplaced_ack_n2 attributes {name = "unplaced_ack", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @recv slots 1
+  ccl.channel @c_0_1 memory 0 -> 1
+  ccl.channel @a_1_0 memory 1 -> 0 credit 1
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.wait @a_1_0
+  ccl.put @c_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
+  ccl.wait @c_0_1 tb 0
+  ccl.copy tb 0 <"output"[1] [0 : 1]> = <"recv"[1] [0 : 1]>
+  ccl.signal @a_1_0 tb 0
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
 }
