@@ -284,6 +284,37 @@ LogicalResult checkResources(AlgorithmOp algo, int64_t maxBlocks) {
   return success();
 }
 
+/// The most operations one verification runs, and the most operations
+/// times thread blocks (the width of its vector clocks). Memory and time
+/// grow faster than either: the ring at 32 ranks with 16 tiles (64,000
+/// operations on 1,024 blocks) took 19 s and 6 GB, at 64 ranks with 16 tiles
+/// (259,072 on 4,096) it ran out of 22 GB (docs/compiler.md, "Limits").
+constexpr int64_t kMaxVerifiedOps = int64_t(1) << 16;
+constexpr int64_t kMaxVerifiedWork = int64_t(1) << 28;
+
+/// Refuses an algorithm too large to verify, before the machine is built.
+LogicalResult checkSize(AlgorithmOp algo) {
+  int64_t ops = 0;
+  std::set<std::pair<int64_t, int64_t>> blocks;
+  algo.walk([&](InstructionOp inst) {
+    ++ops;
+    int64_t tb = inst.isPlaced() ? inst.getThreadBlock() : 0;
+    for (int64_t g = 0; g < std::max<int64_t>(inst.getGroupSize(), 1); ++g)
+      blocks.insert({inst.getExecRank(), tb + g});
+  });
+  int64_t width = std::max<int64_t>(blocks.size(), 1);
+  if (ops <= kMaxVerifiedOps && ops * width <= kMaxVerifiedWork)
+    return success();
+  algo.emitError("too large to verify: ")
+      << ops << " operations on " << width
+      << " thread blocks, more than cclc verifies (at most " << kMaxVerifiedOps
+      << " operations, and at most " << kMaxVerifiedWork
+      << " operations times thread blocks); the size grows with the rank "
+         "count and with cclc's --tiles and --instances: use fewer "
+         "(docs/compiler.md, \"Limits\")";
+  return failure();
+}
+
 /// The k-th wait matches the k-th signal (the k-th acquire the k-th release)
 /// only when each end belongs to one thread block.
 LogicalResult checkEnds(AlgorithmOp algo) {
@@ -422,8 +453,9 @@ namespace {
 
 LogicalResult verifyAlgorithm(AlgorithmOp algo, int64_t maxBlocks,
                               int64_t calls) {
-  if (failed(checkContract(algo)) || failed(checkResources(algo, maxBlocks)) ||
-      failed(checkEnds(algo)) || failed(checkPacketSlots(algo)))
+  if (failed(checkSize(algo)) || failed(checkContract(algo)) ||
+      failed(checkResources(algo, maxBlocks)) || failed(checkEnds(algo)) ||
+      failed(checkPacketSlots(algo)))
     return failure();
   if (algo.getScheduled() && failed(checkBlockBarriers(algo)))
     return failure();
@@ -439,6 +471,9 @@ struct HeldError {
   Location loc;
   std::string message;
   std::vector<std::pair<Location, std::string>> notes;
+  /// A limit of the target or of cclc (thread blocks per rank, size), not
+  /// an error of the program or of the compiler.
+  bool limit = false;
 };
 
 /// "2", "2 and 3", "2, 3 and 8".
@@ -492,8 +527,15 @@ struct CclVerifyPass : public ccl::impl::CclVerifyBase<CclVerifyPass> {
           return success();
         });
         DeclarationIndex index(algo);
-        if (succeeded(verifyAlgorithm(algo, maxBlocksPerRank, calls)))
+        // Options multiply a compiled form's thread blocks and operations
+        // (--instances, --tiles): its limits are the user's to meet.
+        bool limit =
+            compiled && (failed(checkSize(algo)) ||
+                         failed(checkResources(algo, maxBlocksPerRank)));
+        if (!limit && succeeded(verifyAlgorithm(algo, maxBlocksPerRank, calls)))
           continue;
+        if (held)
+          held->limit = limit;
       }
       if (!held)
         held = HeldError{algo.getLoc(), "verification failed", {}};
@@ -507,7 +549,12 @@ struct CclVerifyPass : public ccl::impl::CclVerifyBase<CclVerifyPass> {
     }
     for (auto &[nranks, err] : groups) {
       InFlightDiagnostic d = emitError(err.loc);
-      if (compiled)
+      if (compiled && err.limit)
+        d << "the compiled form of algorithm '"
+          << AlgorithmOp(algos.front()).getName()
+          << "' does not fit (cclc's --instances and --tiles multiply its "
+             "thread blocks and operations): ";
+      else if (compiled)
         d << "internal compiler error: the compiled form of algorithm '"
           << AlgorithmOp(algos.front()).getName()
           << "' fails verification although the program verified; this is a "
