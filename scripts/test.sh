@@ -48,6 +48,7 @@ asan_tests=(
   //test/e2e:host_allpairs_test //test/e2e:dropped_contribution_test
   //test/e2e:b2b_negative_test //test/e2e:simple_ring_test
   //test/e2e:port_channels_test //test/e2e:ib_transport_test
+  //test/e2e:rank_dependent_chunks_test
   //test/perf:perf_errors_test //test/perf:perf_b2b_test
   //test/perf:perf_multiprocess_test //test/perf:perf_collectives_test
 )

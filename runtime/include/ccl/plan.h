@@ -270,6 +270,9 @@ typedef struct ccl_plan {
   const char *algorithm;
   const char *collective; /* "AllReduce", ... */
   uint32_t inplace;
+  /* The smallest chunk count of the variants (an algorithm's chunks may
+   * depend on the rank count): scratch slots are sized with it, so they
+   * hold a chunk unit of every variant. */
   uint32_t chunks;
   uint32_t protocol; /* CCL_PROTO_* */
   /* Largest count * element size supported (scratch and staging are sized

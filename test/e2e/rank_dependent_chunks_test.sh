@@ -1,0 +1,24 @@
+# Algorithms whose chunk count depends on the rank count, compiled into one
+# library for several rank counts and run at each, on the host target, with
+# calls back to back: 0 wrong. ag_ring_wide has instances(64 / nranks):
+# 32 chunks at 2 ranks, 16 at 4, 8 at 8. The runtime sizes the scratch
+# slots of every variant with the plan's chunk count; it used to be the
+# first variant's (32), so the 4- and 8-rank kernels wrote past their
+# scratch (a segmentation fault on the host, wrong sums on 4 H200s). Also
+# in the order that never failed (largest rank count first) and for the
+# ReduceScatter and AllToAll of the same shape. (Under ASan in
+# scripts/test.sh: an overrun of a few bytes is a report.)
+set -euo pipefail
+for algo in allgather/ag_ring_wide reducescatter/rs_ring_wide alltoall/a2a_wide; do
+  name=${algo#*/}
+  for ranks in 2,4,8 8,4,2; do
+    cclc "$REPO/stdlib/$algo.ccl" --target=host --nranks=$ranks \
+        --dtype=float32 --op=sum --max-bytes=2M -o "$WORK/$name.so"
+    for g in 2 4 8; do
+      ccl-perf --lib "$WORK/$name.so" --algo "$name" --target host -g "$g" \
+          -b 1M -e 2M -f 2 -n 1 -w 1 --timeout-ms 60000 | tee "$WORK/$name-$g.txt"
+      grep -q "Out of bounds values : 0 OK" "$WORK/$name-$g.txt"
+      test "$(grep -cE '^ +[0-9]+ +[0-9]+ +float ' "$WORK/$name-$g.txt")" -eq 2
+    done
+  done
+done
