@@ -5,7 +5,7 @@
 #   test/hw/two_gpu.sh build [OUT]          here (toolchain; OUT: .carry/two)
 #   OUT/two_gpu.sh run [RESULTS] [PARTS]    on a machine with 2 GPUs
 #
-# build compiles stdlib/stdlib.ccl for sm_90 at 2 ranks, float32 and
+# build compiles stdlib/stdlib.ccl for sm_90 at 2, 4 and 8 ranks, float32 and
 # bfloat16, sum, up to 1 GiB per rank, and copies ccl-perf, ccl-run,
 # libcclrt and test/hw/ceiling.cu next to it.
 #
@@ -15,8 +15,13 @@
 #            bfloat16 in graphs
 #   ag rs a2a  AllGather, ReduceScatter, AllToAll float32, eager and
 #            graphs
+#   wide     AllGather, ReduceScatter, AllToAll in graphs with the wide
+#            algorithms forced at every size (CCL_ALGO: ag_ring_wide,
+#            rs_ring_wide, a2a_wide), sizes x16, NCCL beside them
 #   mp       AllReduce with one process per GPU (ccl-run -n 2), eager
 #            and graphs
+# Every part runs on all the machine's GPUs (NGPUS in the environment:
+# fewer).
 # Every row 4 B .. 1 GiB (x4; FACTOR=16 in the environment: x16), out of place and in place, checked with
 # K = 8 calls back to back (fewer where 1 GiB buffers do not fit
 # --check-mem), NCCL in the same run (--compare nccl; not in mp: ccl-perf
@@ -31,7 +36,7 @@ build)
   source "$(dirname "$0")/prepare.sh"
   hw_prepare two "${2:-}"
   start=$SECONDS
-  out/bin/cclc stdlib/stdlib.ccl --target=sm_90 --nranks=2 \
+  out/bin/cclc stdlib/stdlib.ccl --target=sm_90 --nranks=2,4,8 \
       --dtype=float32,bfloat16 --op=sum --max-bytes=1G -o "$OUT/libccl_stdlib.so"
   echo "two_gpu: compiled the bundle in $((SECONDS - start)) s"
   cp out/bin/ccl-perf out/bin/ccl-run out/lib/libcclrt.so test/hw/ceiling.cu \
@@ -42,8 +47,9 @@ build)
 run)
   HERE=$(cd "$(dirname "$0")" && pwd)
   RESULTS=${2:-$PWD/results}
-  PARTS=${3:-ceiling,ar,ag,rs,a2a,mp}
+  PARTS=${3:-ceiling,ar,ag,rs,a2a,wide,mp}
   FACTOR=${FACTOR:-4} # size step
+  NGPUS=${NGPUS:-$(nvidia-smi -L | grep -c '^GPU')}
   if [[ -n "${CCL_ALLOW_MULTICAST:-}" ]]; then
     echo "two_gpu: CCL_ALLOW_MULTICAST is set; unset it" >&2
     exit 2
@@ -79,27 +85,34 @@ run)
     record ceiling $? "$RESULTS/ceiling.txt" $((SECONDS - t))
   fi
   if part ar; then
-    perf allreduce-f32-eager --coll AllReduce -g 2 --compare nccl \
+    perf allreduce-f32-eager --coll AllReduce -g "$NGPUS" --compare nccl \
         --plot "$RESULTS/allreduce-f32-eager.png"
-    perf allreduce-f32-graph --coll AllReduce -g 2 -G 10 --compare nccl \
+    perf allreduce-f32-graph --coll AllReduce -g "$NGPUS" -G 10 --compare nccl \
         --plot "$RESULTS/allreduce-f32-graph.png"
-    perf allreduce-bf16-graph --coll AllReduce -g 2 -G 10 -d bfloat16 \
+    perf allreduce-bf16-graph --coll AllReduce -g "$NGPUS" -G 10 -d bfloat16 \
         --compare nccl
   fi
   for c in ag:AllGather rs:ReduceScatter a2a:AllToAll; do
     part "${c%%:*}" || continue
     n=$(tr '[:upper:]' '[:lower:]' <<<"${c#*:}")
-    perf "$n-f32-eager" --coll "${c#*:}" -g 2 --compare nccl
-    perf "$n-f32-graph" --coll "${c#*:}" -g 2 -G 10 --compare nccl \
+    perf "$n-f32-eager" --coll "${c#*:}" -g "$NGPUS" --compare nccl
+    perf "$n-f32-graph" --coll "${c#*:}" -g "$NGPUS" -G 10 --compare nccl \
         --plot "$RESULTS/$n-f32-graph.png"
   done
+  if part wide; then
+    for c in AllGather:ag_ring_wide ReduceScatter:rs_ring_wide AllToAll:a2a_wide; do
+      n=$(tr '[:upper:]' '[:lower:]' <<<"${c%%:*}")
+      CCL_ALGO="$n=${c#*:}" FACTOR=16 perf "${c#*:}-f32-graph" \
+          --coll "${c%%:*}" -g "$NGPUS" -G 10 --compare nccl
+    done
+  fi
   if part mp; then
     t=$SECONDS
-    ccl-run -n 2 ccl-perf --lib "$lib" --coll AllReduce --target cuda \
+    ccl-run -n "$NGPUS" ccl-perf --lib "$lib" --coll AllReduce --target cuda \
         -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 >"$RESULTS/mp-allreduce-eager.txt" 2>&1
     record mp-allreduce-eager $? "$RESULTS/mp-allreduce-eager.txt" $((SECONDS - t))
     t=$SECONDS
-    ccl-run -n 2 ccl-perf --lib "$lib" --coll AllReduce --target cuda \
+    ccl-run -n "$NGPUS" ccl-perf --lib "$lib" --coll AllReduce --target cuda \
         -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 -G 10 >"$RESULTS/mp-allreduce-graph.txt" 2>&1
     record mp-allreduce-graph $? "$RESULTS/mp-allreduce-graph.txt" $((SECONDS - t))
   fi
