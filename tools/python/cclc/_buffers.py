@@ -291,7 +291,8 @@ class Buffer:
                        % type(obj).__name__, TypeError)
         self.device = "host"
         if writable and mv.readonly:
-            self._fail("the %s is read-only; the collective writes it" % type(obj).__name__)
+            self._fail("the %s object is read-only; the collective writes it (pass a "
+                       "writable buffer, or an output)" % type(obj).__name__)
         if not mv.c_contiguous:
             self._fail("the buffer is not C-contiguous (strides %s); pass a contiguous copy"
                        % (mv.strides,))

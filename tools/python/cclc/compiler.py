@@ -88,6 +88,8 @@ def compile(source, output=None, *, target="host", nranks=None, dtype=None, op=N
         outdir = workdir or tempfile.mkdtemp(prefix="cclc-")
         output = os.path.join(outdir, "lib%s.so" % stem)
     output = os.fspath(output)
+    if os.path.dirname(output):
+        os.makedirs(os.path.dirname(output), exist_ok=True)
 
     cmd = [binary, path, "-o", output]
     for flag, value in (("--target", target), ("--nranks", nranks), ("--dtype", dtype),

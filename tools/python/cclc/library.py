@@ -198,13 +198,13 @@ def _prepare(comm, collective, what, input, output, count, dtype, op):
     if count is None:
         count = sizes[0] if in_elems(1, n) == 1 else sizes[0] // n
         if in_elems(count, n) != sizes[0]:
-            raise ValueError("%s has %d elements; a %s on %d ranks takes %d times the count "
-                             "(pass count= to use part of it)" % (src.what, sizes[0], collective,
-                                                                  n, n))
+            raise ValueError("%s has %d %s elements; the input of %s on %d ranks is %d "
+                             "times the count (pass count= to use part of it)"
+                             % (src.what, sizes[0], t.name, _a(collective), n, n))
         if out_elems(count, n) != sizes[1]:
-            raise ValueError("%s has %d %s elements; a %s of %d elements per rank on %d ranks "
+            raise ValueError("%s has %d %s elements; %s of %d elements per rank on %d ranks "
                              "writes %d (pass count= to use part of the buffers)"
-                             % (dst.what, sizes[1], t.name, collective, count, n,
+                             % (dst.what, sizes[1], t.name, _a(collective), count, n,
                                 out_elems(count, n)))
     else:
         count = int(count)
@@ -213,10 +213,18 @@ def _prepare(comm, collective, what, input, output, count, dtype, op):
         for b, need, have in ((src, in_elems(count, n), sizes[0]),
                               (dst, out_elems(count, n), sizes[1])):
             if have < need:
-                raise ValueError("%s has %d %s elements; a %s of count %d on %d ranks needs %d"
-                                 % (b.what, have, t.name, collective, count, n, need))
-    return [src] + ([dst] if dst is not src else []), src.pointer, dst.pointer, count, t, \
-        red_op(op)
+                raise ValueError("%s has %d %s elements; %s of count %d on %d ranks needs %d"
+                                 % (b.what, have, t.name, _a(collective), count, n, need))
+    try:
+        o = red_op(op)
+    except ValueError as e:
+        raise ValueError("%s: %s" % (what, e)) from None
+    return [src] + ([dst] if dst is not src else []), src.pointer, dst.pointer, count, t, o
+
+
+def _a(collective):
+    collective = collective or "AllReduce"
+    return ("an " if collective[0] in "AEIOU" else "a ") + collective
 
 
 def _untyped(b):
