@@ -19,6 +19,7 @@ command -v python3 >/dev/null || skip "no python3 on this machine (scripts/setup
 python3 -c 'import ensurepip' 2>/dev/null ||
   { echo "python3 has no ensurepip: install python3-venv (scripts/setup.sh does)" >&2; exit 1; }
 
+echo "python3: $(command -v python3) ($(python3 --version 2>&1))"
 venv=$WORK/venv
 # --system-site-packages: NumPy (python3-numpy) and PyTorch, where the
 # machine has them, are visible to the tests; the package and its build

@@ -104,7 +104,8 @@ class CompileTest(unittest.TestCase):
         so = cclc.compile(os.path.join(STDLIB, "allreduce", "allpairs_ll.ccl"),
                           os.path.join(WORK, "c1", "liballpairs_ll.so"), nranks=[2, 3])
         self.assertTrue(os.path.isfile(so))
-        header = open(so[:-3] + ".h").read()
+        with open(so[:-3] + ".h") as f:
+            header = f.read()
         self.assertIn("cclResult_t ccl_allpairs_ll(cclComm_t comm", header)
 
     def test_program_text_error_has_cclc_diagnostic(self):
