@@ -2,14 +2,16 @@
 # Installs what cclc needs to build and test, from Debian's packages:
 # LLVM/MLIR/clang/lld 22, clang 22's sanitizer and libFuzzer runtimes (for
 # scripts/fuzz.sh), Bazel 4 (bazel-bootstrap), ANTLR 4, CLI11, fmt,
-# rdma-core headers. Installs only what is missing; safe to run again.
+# rdma-core headers, python3-venv and NumPy (the Python package's test:
+# a fresh virtual environment, NumPy arrays). Installs only what is
+# missing; safe to run again.
 # CUDA is optional: without it the host target is used, and ptxas (cubin
 # output) is skipped.
 set -euo pipefail
 
 PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 lld-22
       libclang-rt-22-dev bazel-bootstrap antlr4 libantlr4-runtime-dev
-      libcli11-dev libfmt-dev libibverbs-dev)
+      libcli11-dev libfmt-dev libibverbs-dev python3-venv python3-numpy)
 
 missing=()
 for p in "${PKGS[@]}"; do
