@@ -37,9 +37,7 @@ void disableNvls() {
 
 // Whether `h` is libcclnccl.so itself (installed as libnccl.so.2, or named
 // by CCL_NCCL_LIBRARY): forwarding to ourselves would recurse forever.
-bool isShim(void *h) {
-  return dlsym(h, "cclncclShimVersion") != nullptr;
-}
+bool isShim(void *h) { return dlsym(h, "cclncclShimVersion") != nullptr; }
 
 Real load() {
   Real r;
@@ -260,7 +258,8 @@ void ensureShadows(const std::vector<ncclComm *> &comms) {
       q.comms[i]->shadow.real = out[i];
       q.comms[i]->shadow.state = Shadow::kReady;
     }
-    logLine(2, "shadow NCCL communicators of %zu ranks created (ncclCommInitAll)",
+    logLine(2,
+            "shadow NCCL communicators of %zu ranks created (ncclCommInitAll)",
             q.comms.size());
   }
   // Ranks of ncclCommInitRank: the real ncclCommInitRankConfig in one group.

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <unordered_set>
 
+#include "runtime/src/cuda_driver.h"
 #include "shim.h"
 
 // Found by real.cc's check that CCL_NCCL_LIBRARY is not the shim itself.
@@ -101,9 +102,9 @@ Bundle loadBundle() {
   void *h = dlopen(b.path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *e = dlerror();
-    b.error = format("the cclc bundle %s%s could not be loaded: %s",
-                     b.path.c_str(), env && *env ? " (CCL_NCCL_BUNDLE)" : "",
-                     e ? e : "?");
+    b.error =
+        format("the cclc bundle %s%s could not be loaded: %s", b.path.c_str(),
+               env && *env ? " (CCL_NCCL_BUNDLE)" : "", e ? e : "?");
     return b;
   }
   auto sym = [&](const char *name, auto *fn) {
@@ -163,26 +164,50 @@ namespace {
 
 // --- Types -----------------------------------------------------------------
 
-const char *const kTypeNames[] = {"int8",    "uint8",   "int32",
-                                  "uint32",  "int64",   "uint64",
-                                  "float16", "float32", "float64",
-                                  "bfloat16", "float8e4m3", "float8e5m2"};
+const char *const kTypeNames[] = {
+    "int8",    "uint8",   "int32",   "uint32",   "int64",      "uint64",
+    "float16", "float32", "float64", "bfloat16", "float8e4m3", "float8e5m2"};
 
 bool cclType(ncclDataType_t t, cclDataType_t *out) {
   switch (t) {
-  case ncclInt8: *out = cclInt8; return true;
-  case ncclUint8: *out = cclUint8; return true;
-  case ncclInt32: *out = cclInt32; return true;
-  case ncclUint32: *out = cclUint32; return true;
-  case ncclInt64: *out = cclInt64; return true;
-  case ncclUint64: *out = cclUint64; return true;
-  case ncclFloat16: *out = cclFloat16; return true;
-  case ncclFloat32: *out = cclFloat32; return true;
-  case ncclFloat64: *out = cclFloat64; return true;
-  case ncclBfloat16: *out = cclBfloat16; return true;
-  case ncclFloat8e4m3: *out = cclFloat8e4m3; return true;
-  case ncclFloat8e5m2: *out = cclFloat8e5m2; return true;
-  default: return false;
+  case ncclInt8:
+    *out = cclInt8;
+    return true;
+  case ncclUint8:
+    *out = cclUint8;
+    return true;
+  case ncclInt32:
+    *out = cclInt32;
+    return true;
+  case ncclUint32:
+    *out = cclUint32;
+    return true;
+  case ncclInt64:
+    *out = cclInt64;
+    return true;
+  case ncclUint64:
+    *out = cclUint64;
+    return true;
+  case ncclFloat16:
+    *out = cclFloat16;
+    return true;
+  case ncclFloat32:
+    *out = cclFloat32;
+    return true;
+  case ncclFloat64:
+    *out = cclFloat64;
+    return true;
+  case ncclBfloat16:
+    *out = cclBfloat16;
+    return true;
+  case ncclFloat8e4m3:
+    *out = cclFloat8e4m3;
+    return true;
+  case ncclFloat8e5m2:
+    *out = cclFloat8e5m2;
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -192,36 +217,57 @@ std::string typeName(ncclDataType_t t) {
 
 std::string opName(ncclRedOp_t op) {
   switch (op) {
-  case ncclSum: return "sum";
-  case ncclProd: return "prod";
-  case ncclMax: return "max";
-  case ncclMin: return "min";
-  case ncclAvg: return "avg";
-  default: return format("op %d", (int)op);
+  case ncclSum:
+    return "sum";
+  case ncclProd:
+    return "prod";
+  case ncclMax:
+    return "max";
+  case ncclMin:
+    return "min";
+  case ncclAvg:
+    return "avg";
+  default:
+    return format("op %d", (int)op);
   }
 }
 
 ncclResult_t toNccl(cclResult_t r) {
   switch (r) {
-  case cclSuccess: return ncclSuccess;
-  case cclInvalidArgument: return ncclInvalidArgument;
+  case cclSuccess:
+    return ncclSuccess;
+  case cclInvalidArgument:
+    return ncclInvalidArgument;
   case cclInvalidUsage:
-  case cclUnsupported: return ncclInvalidUsage;
+  case cclUnsupported:
+    return ncclInvalidUsage;
   case cclNoDevice:
-  case cclDriverError: return ncclUnhandledCudaError;
-  case cclRemoteError: return ncclRemoteError;
+  case cclDriverError:
+    return ncclUnhandledCudaError;
+  case cclRemoteError:
+    return ncclRemoteError;
   case cclTimeout:
   case cclSystemError:
-  case cclBootstrapError: return ncclSystemError;
-  default: return ncclInternalError;
+  case cclBootstrapError:
+    return ncclSystemError;
+  default:
+    return ncclInternalError;
   }
 }
 
 // --- Calls -----------------------------------------------------------------
 
 enum class Call {
-  AllReduce, AllGather, ReduceScatter, AlltoAll, Broadcast, Reduce,
-  Gather, Scatter, Send, Recv
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AlltoAll,
+  Broadcast,
+  Reduce,
+  Gather,
+  Scatter,
+  Send,
+  Recv
 };
 const char *callName(Call c) {
   static const char *const names[] = {
@@ -253,9 +299,9 @@ struct Op {
 };
 
 std::string describe(const Op &o) {
-  std::string s = format("rank %d/%d %s(count=%zu, %s", o.comm->rank,
-                         o.comm->nranks, callName(o.call), o.count,
-                         typeName(o.type).c_str());
+  std::string s =
+      format("rank %d/%d %s(count=%zu, %s", o.comm->rank, o.comm->nranks,
+             callName(o.call), o.count, typeName(o.type).c_str());
   if (reduces(o.call))
     s += ", " + opName(o.op);
   if (rooted(o.call))
@@ -283,18 +329,25 @@ Served tryServe(const Op &o, std::string *why, ncclResult_t *err) {
   }
   cclDataType_t t;
   if (!cclType(o.type, &t)) {
-    *err = fail(ncclInvalidArgument,
-                format("%s: invalid data type %d", describe(o).c_str(),
-                       (int)o.type));
+    *err = fail(ncclInvalidArgument, format("%s: invalid data type %d",
+                                            describe(o).c_str(), (int)o.type));
     return Served::kError;
   }
   cclRedOp_t op = cclSum;
   if (reduces(o.call)) {
     switch (o.op) {
-    case ncclSum: op = cclSum; break;
-    case ncclProd: op = cclProd; break;
-    case ncclMax: op = cclMax; break;
-    case ncclMin: op = cclMin; break;
+    case ncclSum:
+      op = cclSum;
+      break;
+    case ncclProd:
+      op = cclProd;
+      break;
+    case ncclMax:
+      op = cclMax;
+      break;
+    case ncclMin:
+      op = cclMin;
+      break;
     case ncclAvg:
       *why = "ncclAvg: the stdlib has no average";
       return Served::kForward;
@@ -346,8 +399,8 @@ Served tryServe(const Op &o, std::string *why, ncclResult_t *err) {
     *why = format("the stdlib does not serve it: %s", cclGetLastError());
     return Served::kForward;
   }
-  *err = fail(toNccl(r), format("%s: %s", describe(o).c_str(),
-                                cclGetLastError()));
+  *err =
+      fail(toNccl(r), format("%s: %s", describe(o).c_str(), cclGetLastError()));
   return Served::kError;
 }
 
@@ -418,14 +471,13 @@ ncclResult_t forwardOps(std::vector<Op> &ops) {
   auto end = REAL(ncclGroupEnd, &why);
   bool started = false;
   for (const Op &o : ops) {
-    logLine(2, "%s: forwarded to NCCL: %s", describe(o).c_str(),
-            o.why.c_str());
+    logLine(2, "%s: forwarded to NCCL: %s", describe(o).c_str(), o.why.c_str());
     Shadow &sh = o.comm->shadow;
     if (sh.state != Shadow::kReady) {
-      std::string msg = format("%s is forwarded to NCCL (%s), but forwarding "
-                               "is disabled: %s",
-                               describe(o).c_str(), o.why.c_str(),
-                               sh.why.c_str());
+      std::string msg =
+          format("%s is forwarded to NCCL (%s), but forwarding "
+                 "is disabled: %s",
+                 describe(o).c_str(), o.why.c_str(), sh.why.c_str());
       logLine(2, "%s: failed: forwarding is disabled", describe(o).c_str());
       keep(sh.error != ncclSuccess ? sh.error : ncclInvalidUsage, msg);
       continue;
@@ -522,6 +574,20 @@ struct PendingInit {
   ncclComm *comm;
   PackedId id;
 };
+
+// The CUDA device current on the calling thread (cudaSetDevice's), or -1
+// (none current, or the host target): the device of a rank created here.
+int currentDevice() {
+  if (hostMode())
+    return -1;
+  const cclrt::CudaDriver *d = cclrt::cudaDriver();
+  cclrt::CUcontext ctx = nullptr;
+  cclrt::CUdevice dev = -1;
+  if (!d || d->cuCtxGetCurrent(&ctx) != cclrt::CUDA_SUCCESS || !ctx ||
+      d->cuCtxGetDevice(&dev, nullptr) != cclrt::CUDA_SUCCESS)
+    return -1;
+  return (int)dev;
+}
 thread_local int groupDepth = 0;
 thread_local std::vector<Op> groupOps;
 thread_local std::vector<PendingInit> groupInits;
@@ -542,9 +608,8 @@ ncclResult_t enqueue(Op o) {
   if (r != ncclSuccess)
     return r;
   if (o.type < 0 || o.type >= ncclNumTypes)
-    return fail(ncclInvalidArgument,
-                format("%s: invalid data type %d", callName(o.call),
-                       (int)o.type));
+    return fail(ncclInvalidArgument, format("%s: invalid data type %d",
+                                            callName(o.call), (int)o.type));
   if (groupDepth > 0) {
     groupOps.push_back(std::move(o));
     return ncclSuccess;
@@ -561,6 +626,9 @@ ncclResult_t initRank(ncclComm *c, const PackedId &id) {
   c->realId = id.realId;
   cclConfig_t cfg = CCL_CONFIG_INITIALIZER;
   cfg.target = hostMode() ? cclTargetHost : cclTargetCuda;
+  // The device the application set (recorded at the call: inside a group
+  // the rank is made at ncclGroupEnd, in a thread of its own).
+  cfg.device = c->device;
   cclResult_t r =
       cclCommInitRankConfig(&c->ccl, c->nranks, id.ccl, c->rank, &cfg);
   if (r != cclSuccess) {
@@ -583,23 +651,22 @@ ncclResult_t initRank(ncclComm *c, const PackedId &id) {
 }
 
 ncclResult_t initRankConfig(ncclComm_t *out, int nranks, ncclUniqueId id,
-                            int rank, ncclConfig_t *config,
-                            const char *fn) {
+                            int rank, ncclConfig_t *config, const char *fn) {
   if (!out)
     return fail(ncclInvalidArgument, format("%s: comm is NULL", fn));
   *out = nullptr;
   if (nranks < 1 || rank < 0 || rank >= nranks)
     return fail(ncclInvalidArgument,
-                format("%s: rank %d of %d ranks is invalid", fn, rank,
-                       nranks));
+                format("%s: rank %d of %d ranks is invalid", fn, rank, nranks));
   PackedId pid;
   ncclResult_t r = unpackId(id, &pid);
   if (r != ncclSuccess)
-    return fail(r, format("%s(rank %d of %d): %s", fn, rank, nranks,
-                          lastError()));
+    return fail(r,
+                format("%s(rank %d of %d): %s", fn, rank, nranks, lastError()));
   auto c = std::make_unique<ncclComm>();
   c->rank = rank;
   c->nranks = nranks;
+  c->device = currentDevice();
   if (config) {
     if (config->magic != 0xcafebeef || config->size > sizeof(ncclConfig_t))
       return fail(ncclInvalidArgument,
@@ -676,15 +743,24 @@ ncclResult_t endGroup() {
 
 const char *errorString(ncclResult_t r) {
   switch (r) {
-  case ncclSuccess: return "no error";
-  case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
-  case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
-  case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
-  case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
-  case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
-  case ncclRemoteError: return "remote process exited or there was a network error";
-  case ncclInProgress: return "NCCL operation in progress";
-  default: return "unknown result code";
+  case ncclSuccess:
+    return "no error";
+  case ncclUnhandledCudaError:
+    return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+  case ncclSystemError:
+    return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+  case ncclInternalError:
+    return "internal error - please report this issue to the NCCL developers";
+  case ncclInvalidArgument:
+    return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+  case ncclInvalidUsage:
+    return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+  case ncclRemoteError:
+    return "remote process exited or there was a network error";
+  case ncclInProgress:
+    return "NCCL operation in progress";
+  default:
+    return "unknown result code";
   }
 }
 
@@ -698,8 +774,8 @@ ncclResult_t destroy(ncclComm *c, bool abort, const char *fn) {
   if (c->ccl) {
     cclResult_t cr = abort ? cclCommAbort(c->ccl) : cclCommDestroy(c->ccl);
     if (cr != cclSuccess)
-      first = fail(toNccl(cr), format("%s(rank %d): %s", fn, c->rank,
-                                      cclGetLastError()));
+      first = fail(toNccl(cr),
+                   format("%s(rank %d): %s", fn, c->rank, cclGetLastError()));
   }
   {
     std::lock_guard<std::mutex> lock(c->shadow.mu);
@@ -708,11 +784,11 @@ ncclResult_t destroy(ncclComm *c, bool abort, const char *fn) {
       auto f = abort ? REAL(ncclCommAbort, &why) : REAL(ncclCommDestroy, &why);
       ncclResult_t rr = f ? f(c->shadow.real) : ncclSystemError;
       if (rr != ncclSuccess && first == ncclSuccess)
-        first = fail(rr, format("%s(rank %d): the shadow NCCL communicator: "
-                                "%s",
-                                fn, c->rank,
-                                f ? realLastError(nullptr).c_str()
-                                  : why.c_str()));
+        first =
+            fail(rr, format("%s(rank %d): the shadow NCCL communicator: "
+                            "%s",
+                            fn, c->rank,
+                            f ? realLastError(nullptr).c_str() : why.c_str()));
     }
   }
   if (c->clique) {
@@ -749,18 +825,18 @@ ncclResult_t onShadow(ncclComm *comm, const char *fn, const std::string &what,
     return r;
   ensureShadows({comm});
   if (comm->shadow.state != Shadow::kReady) {
-    logLine(2, "rank %d/%d %s: forwarded to NCCL (%s): failed: forwarding "
-               "is disabled",
+    logLine(2,
+            "rank %d/%d %s: forwarded to NCCL (%s): failed: forwarding "
+            "is disabled",
             comm->rank, comm->nranks, fn, what.c_str());
     return fail(comm->shadow.error != ncclSuccess ? comm->shadow.error
                                                   : ncclInvalidUsage,
                 format("%s(rank %d) is forwarded to NCCL (%s), but "
                        "forwarding is disabled: %s",
-                       fn, comm->rank, what.c_str(),
-                       comm->shadow.why.c_str()));
+                       fn, comm->rank, what.c_str(), comm->shadow.why.c_str()));
   }
-  logLine(2, "rank %d/%d %s: forwarded to NCCL (%s)", comm->rank,
-          comm->nranks, fn, what.c_str());
+  logLine(2, "rank %d/%d %s: forwarded to NCCL (%s)", comm->rank, comm->nranks,
+          fn, what.c_str());
   r = f(comm->shadow.real);
   if (r != ncclSuccess)
     return fail(r, format("%s(rank %d) (forwarded): the real NCCL failed: "
@@ -805,10 +881,10 @@ API ncclResult_t ncclMemAlloc(void **ptr, size_t size) {
       return fail(ncclInvalidArgument, "ncclMemAlloc: ptr is NULL");
     if (hostMode()) {
       *ptr = size ? malloc(size) : nullptr;
-      return size && !*ptr ? fail(ncclSystemError,
-                                  format("ncclMemAlloc: malloc(%zu) failed",
-                                         size))
-                           : ncclSuccess;
+      return size && !*ptr
+                 ? fail(ncclSystemError,
+                        format("ncclMemAlloc: malloc(%zu) failed", size))
+                 : ncclSuccess;
     }
     std::string why;
     auto f = REAL(ncclMemAlloc, &why);
@@ -891,9 +967,9 @@ API ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev,
                                  const int *devlist) {
   return guard("ncclCommInitAll", [&]() -> ncclResult_t {
     if (!comms || ndev < 1)
-      return fail(ncclInvalidArgument,
-                  format("ncclCommInitAll: comms %p, ndev %d", (void *)comms,
-                         ndev));
+      return fail(
+          ncclInvalidArgument,
+          format("ncclCommInitAll: comms %p, ndev %d", (void *)comms, ndev));
     const Bundle &b = bundle();
     std::vector<cclComm_t> cc(ndev, nullptr);
     cclResult_t cr = cclCommInitAllInProcess(
@@ -974,8 +1050,7 @@ API ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
     if (comm->shadow.state == Shadow::kReady) {
       std::string why;
       auto f = REAL(ncclCommRevoke, &why);
-      return f ? f(comm->shadow.real, revokeFlags)
-               : fail(ncclSystemError, why);
+      return f ? f(comm->shadow.real, revokeFlags) : fail(ncclSystemError, why);
     }
     return ncclSuccess;
   });
@@ -989,8 +1064,8 @@ API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
     *newcomm = nullptr;
     ncclComm_t out = nullptr;
     ncclResult_t r = onShadow(
-        comm, "ncclCommSplit",
-        "the new communicator is a forwarded one", [&](ncclComm_t real) {
+        comm, "ncclCommSplit", "the new communicator is a forwarded one",
+        [&](ncclComm_t real) {
           std::string why;
           auto f = REAL(ncclCommSplit, &why);
           return f ? f(real, color, key, &out, config) : ncclSystemError;
@@ -1016,8 +1091,8 @@ API ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList,
         [&](ncclComm_t real) {
           std::string why;
           auto f = REAL(ncclCommShrink, &why);
-          return f ? f(real, excludeRanksList, excludeRanksCount, &out,
-                       config, shrinkFlags)
+          return f ? f(real, excludeRanksList, excludeRanksCount, &out, config,
+                       shrinkFlags)
                    : ncclSystemError;
         });
     if (r != ncclSuccess)
@@ -1191,14 +1266,13 @@ API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff,
                                         size_t size, ncclWindow_t *win,
                                         int winFlags) {
   return guard("ncclCommWindowRegister", [&]() -> ncclResult_t {
-    return onShadow(comm, "ncclCommWindowRegister",
-                    "symmetric windows are the real NCCL's",
-                    [&](ncclComm_t real) {
-                      std::string why;
-                      auto f = REAL(ncclCommWindowRegister, &why);
-                      return f ? f(real, buff, size, win, winFlags)
-                               : ncclSystemError;
-                    });
+    return onShadow(
+        comm, "ncclCommWindowRegister", "symmetric windows are the real NCCL's",
+        [&](ncclComm_t real) {
+          std::string why;
+          auto f = REAL(ncclCommWindowRegister, &why);
+          return f ? f(real, buff, size, win, winFlags) : ncclSystemError;
+        });
   });
 }
 
@@ -1219,14 +1293,13 @@ API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar,
                                           ncclScalarResidence_t residence,
                                           ncclComm_t comm) {
   return guard("ncclRedOpCreatePreMulSum", [&]() -> ncclResult_t {
-    return onShadow(comm, "ncclRedOpCreatePreMulSum",
-                    "PreMulSum operators are the real NCCL's",
-                    [&](ncclComm_t real) {
-                      std::string why;
-                      auto f = REAL(ncclRedOpCreatePreMulSum, &why);
-                      return f ? f(op, scalar, datatype, residence, real)
-                               : ncclSystemError;
-                    });
+    return onShadow(
+        comm, "ncclRedOpCreatePreMulSum",
+        "PreMulSum operators are the real NCCL's", [&](ncclComm_t real) {
+          std::string why;
+          auto f = REAL(ncclRedOpCreatePreMulSum, &why);
+          return f ? f(op, scalar, datatype, residence, real) : ncclSystemError;
+        });
   });
 }
 
@@ -1242,20 +1315,19 @@ API ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
   });
 }
 
-#define COLL(...)                                                              \
-  guard(__func__, [&] { return enqueue(Op{__VA_ARGS__}); })
+#define COLL(...) guard(__func__, [&] { return enqueue(Op{__VA_ARGS__}); })
 
 API ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
                             ncclDataType_t datatype, ncclRedOp_t op, int root,
                             ncclComm_t comm, cudaStream_t stream) {
-  return COLL(Call::Reduce, sendbuff, recvbuff, count, datatype, op, root,
-              comm, stream, {});
+  return COLL(Call::Reduce, sendbuff, recvbuff, count, datatype, op, root, comm,
+              stream, {});
 }
 
 API ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype,
                            int root, ncclComm_t comm, cudaStream_t stream) {
-  return COLL(Call::Broadcast, buff, buff, count, datatype, ncclSum, root,
-              comm, stream, {});
+  return COLL(Call::Broadcast, buff, buff, count, datatype, ncclSum, root, comm,
+              stream, {});
 }
 
 API ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff,
@@ -1269,8 +1341,8 @@ API ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff,
                                size_t count, ncclDataType_t datatype,
                                ncclRedOp_t op, ncclComm_t comm,
                                cudaStream_t stream) {
-  return COLL(Call::AllReduce, sendbuff, recvbuff, count, datatype, op, 0,
-              comm, stream, {});
+  return COLL(Call::AllReduce, sendbuff, recvbuff, count, datatype, op, 0, comm,
+              stream, {});
 }
 
 API ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
@@ -1284,8 +1356,8 @@ API ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
 API ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff,
                                size_t sendcount, ncclDataType_t datatype,
                                ncclComm_t comm, cudaStream_t stream) {
-  return COLL(Call::AllGather, sendbuff, recvbuff, sendcount, datatype,
-              ncclSum, 0, comm, stream, {});
+  return COLL(Call::AllGather, sendbuff, recvbuff, sendcount, datatype, ncclSum,
+              0, comm, stream, {});
 }
 
 API ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff,
@@ -1302,11 +1374,11 @@ API ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
               comm, stream, {});
 }
 
-API ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff,
-                             size_t count, ncclDataType_t datatype, int root,
-                             ncclComm_t comm, cudaStream_t stream) {
-  return COLL(Call::Scatter, sendbuff, recvbuff, count, datatype, ncclSum,
-              root, comm, stream, {});
+API ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
+                             ncclDataType_t datatype, int root, ncclComm_t comm,
+                             cudaStream_t stream) {
+  return COLL(Call::Scatter, sendbuff, recvbuff, count, datatype, ncclSum, root,
+              comm, stream, {});
 }
 
 API ncclResult_t ncclSend(const void *sendbuff, size_t count,
@@ -1316,9 +1388,8 @@ API ncclResult_t ncclSend(const void *sendbuff, size_t count,
               comm, stream, {});
 }
 
-API ncclResult_t ncclRecv(void *recvbuff, size_t count,
-                          ncclDataType_t datatype, int peer, ncclComm_t comm,
-                          cudaStream_t stream) {
+API ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype,
+                          int peer, ncclComm_t comm, cudaStream_t stream) {
   return COLL(Call::Recv, nullptr, recvbuff, count, datatype, ncclSum, peer,
               comm, stream, {});
 }
@@ -1331,8 +1402,7 @@ API ncclResult_t ncclGroupStart() {
 API ncclResult_t ncclGroupEnd() {
   return guard("ncclGroupEnd", []() -> ncclResult_t {
     if (groupDepth == 0)
-      return fail(ncclInvalidUsage,
-                  "ncclGroupEnd: not inside ncclGroupStart");
+      return fail(ncclInvalidUsage, "ncclGroupEnd: not inside ncclGroupStart");
     if (--groupDepth > 0)
       return ncclSuccess;
     return endGroup();
@@ -1357,8 +1427,8 @@ API ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo) {
 
 // The profiling names (PMPI style): the same functions.
 #define PNCCL(name)                                                            \
-  extern "C" __attribute__((visibility("default"), alias(#name)))             \
-  decltype(name) p##name;
+  extern "C" __attribute__((visibility("default"),                             \
+                            alias(#name))) decltype(name) p##name;
 PNCCL(ncclMemAlloc)
 PNCCL(ncclMemFree)
 PNCCL(ncclGetVersion)

@@ -45,8 +45,8 @@ struct Bundle {
                           cclComm_t, cclStream_t) = nullptr;
   cclResult_t (*broadcast)(const void *, void *, size_t, cclDataType_t, int,
                            cclComm_t, cclStream_t) = nullptr;
-  cclResult_t (*reduce)(const void *, void *, size_t, cclDataType_t,
-                        cclRedOp_t, int, cclComm_t, cclStream_t) = nullptr;
+  cclResult_t (*reduce)(const void *, void *, size_t, cclDataType_t, cclRedOp_t,
+                        int, cclComm_t, cclStream_t) = nullptr;
 };
 const Bundle &bundle();
 
@@ -110,8 +110,8 @@ struct ncclComm {
   uint64_t magic = kMagic;
   static constexpr uint64_t kMagic = 0x63636c6e63636c31ull; // "ccl nccl1"
   int rank = 0, nranks = 0, device = -1;
-  cclComm_t ccl = nullptr; // the cclc communicator; nullptr: forward only
-  std::string noCclWhy;    // why there is none
+  cclComm_t ccl = nullptr;  // the cclc communicator; nullptr: forward only
+  std::string noCclWhy;     // why there is none
   bool pendingInit = false; // created inside a group, made at ncclGroupEnd
   std::string initError;    // that init failed
   ncclResult_t initResult = ncclSuccess;
