@@ -255,6 +255,7 @@ void ensureShadows(const std::vector<ncclComm *> &comms) {
       continue;
     }
     for (size_t i = 0; i < q.comms.size(); i++) {
+      registerRealComm(out[i]);
       q.comms[i]->shadow.real = out[i];
       q.comms[i]->shadow.state = Shadow::kReady;
     }
@@ -299,6 +300,7 @@ void ensureShadows(const std::vector<ncclComm *> &comms) {
                      realLastError(nullptr).c_str()));
       continue;
     }
+    registerRealComm(c->shadow.real);
     c->shadow.state = Shadow::kReady;
     logLine(2, "rank %d/%d: shadow NCCL communicator created", c->rank,
             c->nranks);

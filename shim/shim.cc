@@ -160,6 +160,25 @@ bool liveComm(const ncclComm *c) {
   return registry().count(c) != 0;
 }
 
+thread_local int insideReal = 0;
+
+namespace {
+std::unordered_set<const void *> &realComms() {
+  static auto *r = new std::unordered_set<const void *>;
+  return *r;
+}
+} // namespace
+
+void registerRealComm(const void *real) {
+  std::lock_guard<std::mutex> lock(registryMu);
+  realComms().insert(real);
+}
+bool isRealComm(const void *comm) {
+  std::lock_guard<std::mutex> lock(registryMu);
+  return registry().count(static_cast<const ncclComm *>(comm)) == 0 &&
+         realComms().count(comm) != 0;
+}
+
 namespace {
 
 // --- Types -----------------------------------------------------------------
@@ -808,7 +827,11 @@ ncclResult_t destroy(ncclComm *c, bool abort, const char *fn) {
 // exception leaves the library.
 template <typename F> ncclResult_t guard(const char *fn, F &&f) {
   try {
-    return f();
+    ncclResult_t r = f();
+    // CCL_NCCL_LOG=3: every entry point the application called, served by
+    // the shim (collectives: the level-2 line says which side).
+    logLine(3, "%s: %s", fn, errorString(r));
+    return r;
   } catch (const std::exception &e) {
     return fail(ncclInternalError, format("%s: %s", fn, e.what()));
   } catch (...) {
@@ -860,6 +883,7 @@ ncclComm *forwardOnly(ncclComm_t real, const std::string &why) {
   c->noCclWhy = why;
   c->shadow.state = Shadow::kReady;
   c->shadow.real = real;
+  registerRealComm(real);
   registerComm(c.get());
   return c.release();
 }
@@ -876,6 +900,11 @@ using namespace cclnccl;
 #define API extern "C" __attribute__((visibility("default")))
 
 API ncclResult_t ncclMemAlloc(void **ptr, size_t size) {
+  if (realOwnCall(nullptr)) { // the real NCCL's own call (shim.h)
+    std::string why;
+    auto f = REAL(ncclMemAlloc, &why);
+    return f ? f(ptr, size) : ncclSystemError;
+  }
   return guard("ncclMemAlloc", [&]() -> ncclResult_t {
     if (!ptr)
       return fail(ncclInvalidArgument, "ncclMemAlloc: ptr is NULL");
@@ -896,6 +925,11 @@ API ncclResult_t ncclMemAlloc(void **ptr, size_t size) {
 }
 
 API ncclResult_t ncclMemFree(void *ptr) {
+  if (realOwnCall(nullptr)) { // the real NCCL's own call (shim.h)
+    std::string why;
+    auto f = REAL(ncclMemFree, &why);
+    return f ? f(ptr) : ncclSystemError;
+  }
   return guard("ncclMemFree", [&]() -> ncclResult_t {
     if (hostMode()) {
       free(ptr);
@@ -911,6 +945,11 @@ API ncclResult_t ncclMemFree(void *ptr) {
 }
 
 API ncclResult_t ncclGetVersion(int *version) {
+  if (realOwnCall(nullptr)) { // the real NCCL's own call (shim.h)
+    std::string why;
+    auto f = REAL(ncclGetVersion, &why);
+    return f ? f(version) : ncclSystemError;
+  }
   if (!version)
     return fail(ncclInvalidArgument, "ncclGetVersion: version is NULL");
   *version = NCCL_VERSION_CODE; // the nccl.h the shim was built against
@@ -918,6 +957,11 @@ API ncclResult_t ncclGetVersion(int *version) {
 }
 
 API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId) {
+  if (realOwnCall(nullptr)) { // the real NCCL's own call (shim.h)
+    std::string why;
+    auto f = REAL(ncclGetUniqueId, &why);
+    return f ? f(uniqueId) : ncclSystemError;
+  }
   return guard("ncclGetUniqueId", [&]() -> ncclResult_t {
     if (!uniqueId)
       return fail(ncclInvalidArgument, "ncclGetUniqueId: uniqueId is NULL");
@@ -1118,6 +1162,11 @@ API ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks,
 }
 
 API const char *ncclGetErrorString(ncclResult_t result) {
+  if (realOwnCall(nullptr)) { // the real NCCL's own call (shim.h)
+    std::string why;
+    if (auto f = REAL(ncclGetErrorString, &why))
+      return f(result);
+  }
   return errorString(result);
 }
 
@@ -1135,6 +1184,11 @@ API void ncclResetDebugInit() {
 
 API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm,
                                        ncclResult_t *asyncError) {
+  if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
+    std::string why;
+    auto f = REAL(ncclCommGetAsyncError, &why);
+    return f ? f(comm, asyncError) : ncclSystemError;
+  }
   return guard("ncclCommGetAsyncError", [&]() -> ncclResult_t {
     ncclResult_t r = checkComm(comm, "ncclCommGetAsyncError");
     if (r != ncclSuccess)
@@ -1217,6 +1271,11 @@ struct RegHandle {
 
 API ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff,
                                   size_t size, void **handle) {
+  if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
+    std::string why;
+    auto f = REAL(ncclCommRegister, &why);
+    return f ? f(comm, buff, size, handle) : ncclSystemError;
+  }
   return guard("ncclCommRegister", [&]() -> ncclResult_t {
     ncclResult_t r = checkComm(comm, "ncclCommRegister");
     if (r != ncclSuccess)
@@ -1240,6 +1299,11 @@ API ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff,
 }
 
 API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle) {
+  if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
+    std::string why;
+    auto f = REAL(ncclCommDeregister, &why);
+    return f ? f(comm, handle) : ncclSystemError;
+  }
   return guard("ncclCommDeregister", [&]() -> ncclResult_t {
     ncclResult_t r = checkComm(comm, "ncclCommDeregister");
     if (r != ncclSuccess)
@@ -1277,6 +1341,11 @@ API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff,
 }
 
 API ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+  if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
+    std::string why;
+    auto f = REAL(ncclCommWindowDeregister, &why);
+    return f ? f(comm, win) : ncclSystemError;
+  }
   return guard("ncclCommWindowDeregister", [&]() -> ncclResult_t {
     return onShadow(comm, "ncclCommWindowDeregister",
                     "symmetric windows are the real NCCL's",
@@ -1333,6 +1402,11 @@ API ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype,
 API ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff,
                                size_t count, ncclDataType_t datatype, int root,
                                ncclComm_t comm, cudaStream_t stream) {
+  if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
+    std::string why;
+    auto f = REAL(ncclBroadcast, &why);
+    return f ? f(sendbuff, recvbuff, count, datatype, root, comm, stream) : ncclSystemError;
+  }
   return COLL(Call::Broadcast, sendbuff, recvbuff, count, datatype, ncclSum,
               root, comm, stream, {});
 }

@@ -62,8 +62,35 @@ const Real &real();
 // An entry point of the real NCCL (nullptr when none is loaded or it lacks
 // it; *why then says so).
 void *realSymbol(const char *name, std::string *why);
-template <typename F> F realFn(F, const char *name, std::string *why) {
-  return reinterpret_cast<F>(realSymbol(name, why));
+// Calls into the real NCCL made by the shim on this thread, still running.
+// libnccl.so.2 calls some of its own exported functions through the PLT
+// (ncclGetUniqueId, ncclCommGetAsyncError, ncclBroadcast, ncclMemAlloc,
+// ...), and under LD_PRELOAD those calls reach the shim: while this is
+// non-zero they are the real NCCL's own, and go straight back to it.
+extern thread_local int insideReal;
+template <typename F> struct RealCall;
+template <typename R, typename... A> struct RealCall<R (*)(A...)> {
+  R (*fn)(A...) = nullptr;
+  explicit operator bool() const { return fn != nullptr; }
+  R operator()(A... a) const {
+    struct Depth {
+      Depth() { ++insideReal; }
+      ~Depth() { --insideReal; }
+    } depth;
+    return fn(a...);
+  }
+};
+template <typename F>
+RealCall<F> realFn(F, const char *name, std::string *why) {
+  return RealCall<F>{reinterpret_cast<F>(realSymbol(name, why))};
+}
+// The real NCCL's communicators the shim made (shadows). A call with one of
+// them comes from the real NCCL (one of its threads) and goes back to it.
+void registerRealComm(const void *real);
+bool isRealComm(const void *comm);
+// Whether a call with `comm` (nullptr: none) is the real NCCL's own call.
+inline bool realOwnCall(const void *comm) {
+  return insideReal > 0 || (comm && isRealComm(comm));
 }
 #define REAL(fn, why) ::cclnccl::realFn(&fn, #fn, why)
 // The real NCCL's own message for its last failure (or "").

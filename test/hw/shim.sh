@@ -72,9 +72,12 @@ print("torch all_reduce:", "ok" if ok else "MISMATCH")
 dist.destroy_process_group()
 sys.exit(0 if ok else 1)
 PY
-    LD_PRELOAD=$here/libcclnccl.so timeout 300 python3 torch_allreduce.py > torch.log 2>&1
+    LD_PRELOAD=$here/libcclnccl.so CCL_NCCL_LOG=3 timeout 300 python3 torch_allreduce.py > torch.log 2>&1
     rc=$?
     cat torch.log
+    echo "NCCL functions PyTorch called (CCL_NCCL_LOG=3):"
+    grep -o 'cclnccl\[[0-9]*\]: \(rank [0-9/]* \)\?nccl[A-Za-z]*' torch.log |
+        grep -o 'nccl[A-Za-z]*$' | sort | uniq -c
     [ $rc = 0 ] && grep -q "torch all_reduce: ok" torch.log || bad "PyTorch all_reduce (exit $rc)"
     grep -q 'cclnccl\[' torch.log || bad "PyTorch: the shim was not loaded (no cclnccl log line)"
     grep -q 'ncclAllReduce(count=1048576, float32, sum): forwarded to NCCL' torch.log ||
