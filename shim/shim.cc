@@ -1405,7 +1405,8 @@ API ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff,
   if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
     std::string why;
     auto f = REAL(ncclBroadcast, &why);
-    return f ? f(sendbuff, recvbuff, count, datatype, root, comm, stream) : ncclSystemError;
+    return f ? f(sendbuff, recvbuff, count, datatype, root, comm, stream)
+             : ncclSystemError;
   }
   return COLL(Call::Broadcast, sendbuff, recvbuff, count, datatype, ncclSum,
               root, comm, stream, {});
