@@ -181,8 +181,8 @@ bool bundleAlgorithms(const std::string &path, std::vector<std::string> *out,
       eh->e_ident[EI_CLASS] != ELFCLASS64 ||
       eh->e_shentsize != sizeof(Elf64_Shdr) ||
       !inside(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr))) {
-    *why = format("%s: not a 64-bit ELF file with section headers",
-                  path.c_str());
+    *why =
+        format("%s: not a 64-bit ELF file with section headers", path.c_str());
   } else {
     const auto *sh = reinterpret_cast<const Elf64_Shdr *>(base + eh->e_shoff);
     bool found = false;
@@ -196,8 +196,7 @@ bool bundleAlgorithms(const std::string &path, std::vector<std::string> *out,
       found = true;
       const auto *sym =
           reinterpret_cast<const Elf64_Sym *>(base + sh[i].sh_offset);
-      const char *names =
-          reinterpret_cast<const char *>(base + strs.sh_offset);
+      const char *names = reinterpret_cast<const char *>(base + strs.sh_offset);
       for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); k++) {
         if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC ||
             sym[k].st_shndx == SHN_UNDEF || sym[k].st_name >= strs.sh_size)
@@ -226,8 +225,8 @@ std::string rankList(const std::set<int> &ranks) {
       hi++;
     s += s.empty() ? "" : ", ";
     s += hi > lo + 1 ? format("%d..%d", lo, hi)
-                     : hi > lo ? format("%d, %d", lo, hi)
-                               : format("%d", lo);
+         : hi > lo   ? format("%d, %d", lo, hi)
+                     : format("%d", lo);
   }
   return s;
 }
@@ -285,8 +284,7 @@ bool bundleServesRanks(int nranks, std::string *why) {
     return true;
   *why = format("the stdlib does not serve %d rank%s: the bundle's plans "
                 "are compiled for %s ranks",
-                nranks, nranks == 1 ? "" : "s",
-                rankList(served.ranks).c_str());
+                nranks, nranks == 1 ? "" : "s", rankList(served.ranks).c_str());
   return false;
 }
 
@@ -1116,8 +1114,8 @@ void splitReal(const std::vector<PendingSplit *> &splits) {
       problem = why;
       code = ncclSystemError;
     } else if (r != ncclSuccess) {
-      problem = format("the real ncclCommSplit failed: %s: %s",
-                       errorString(r), realLastError(nullptr).c_str());
+      problem = format("the real ncclCommSplit failed: %s: %s", errorString(r),
+                       realLastError(nullptr).c_str());
       code = r;
     } else if (forwarded(s) && !outs[i]) {
       problem = "the real ncclCommSplit made no communicator";

@@ -5,8 +5,7 @@
 # ranks: ncclCommInitAll, one thread with ncclCommInitRank in a group, a
 # thread per rank, and one process per rank under ccl-run; then calls the
 # stdlib does not serve, which are forwarded and fail clearly when no NCCL
-# is loadable and when NCCL is there but cannot run (no GPU); and
-# ncclCommSplit (split_check.c).
+# is loadable and when NCCL is there but cannot run (no GPU).
 set -euo pipefail
 source test/skip.sh
 root=$PWD
@@ -37,47 +36,10 @@ grep -q 'rank 0/2 ncclAllReduce(count=1, float32, sum): cclc (allpairs_ll)' log.
 grep -q 'rank 1/2 ncclAlltoAll(count=20000, int32): cclc (a2a_allpairs)' log.txt ||
   { cat log.txt; fail "no per-call line for the served AlltoAll"; }
 
+# Forwarded calls, no loadable NCCL.
 expect() {  # FILE TEXT
   grep -qF -- "$2" "$1" || { cat "$1"; fail "$1 lacks: $2"; }
 }
-
-# ncclCommSplit (split_check.c): 4 ranks split by rank % 2 (two 2-rank cclc
-# communicators), as one (4 ranks, keys reversed), with NCCL_SPLIT_NOCOLOR
-# and a 1-rank group, and into 1-rank groups (the stdlib has no 1-rank
-# kernels: forwarded, which fails without a usable NCCL), driven by a thread
-# per rank, by one thread (ncclCommInitAll; ncclCommInitRank in a group),
-# and by a process per rank; AllReduce and AllGather on each, back to back.
-split=$root/test/shim/split_check
-nonccl=/nonexistent/libnccl.so.2
-for mode in threads all group; do
-  CCL_NCCL_LIBRARY=$nonccl timeout 300 "$split" "$mode" 4 > "split-$mode.txt" 2>&1 ||
-    { cat "split-$mode.txt"; fail "split_check $mode 4"; }
-  expect "split-$mode.txt" "ok: $mode, 4 ranks split"
-  echo "ok: split_check $mode 4"
-done
-CCL_NCCL_LIBRARY=$nonccl timeout 300 "$split" all 5 > split-all5.txt 2>&1 ||
-  { cat split-all5.txt; fail "split_check all 5"; }
-expect split-all5.txt "ok: all, 5 ranks split"
-rm -f split-id.bin
-CCL_NCCL_LIBRARY=$nonccl timeout 300 "$dist/bin/ccl-run" -n 4 "$split" proc "$work/split-id.bin" > split-proc.txt 2>&1 ||
-  { cat split-proc.txt; fail "ccl-run -n 4 split_check"; }
-[ "$(grep -c '^ok: proc, 4 ranks split' split-proc.txt || true)" = 4 ] ||
-  { cat split-proc.txt; fail "ccl-run -n 4 split_check: not every rank passed"; }
-echo "ok: ccl-run -n 4 split_check"
-# The log says which side each new communicator is.
-CCL_NCCL_LIBRARY=$nonccl CCL_NCCL_LOG=2 timeout 300 "$split" threads 4 > split-log.txt 2>&1 ||
-  { cat split-log.txt; fail "split_check log run"; }
-expect split-log.txt "rank 1/4 ncclCommSplit(color=1, key=1): new communicator rank 0/2: cclc"
-expect split-log.txt "rank 2/4 ncclCommSplit(color=0, key=2): new communicator rank 1/2: cclc"
-expect split-log.txt "rank 0/4 ncclCommSplit(color=7, key=4): new communicator rank 3/4: cclc"
-expect split-log.txt "rank 0/4 ncclCommSplit(color=NCCL_SPLIT_NOCOLOR, key=0): no new communicator (NCCL_SPLIT_NOCOLOR)"
-expect split-log.txt "rank 1/4 ncclCommSplit(color=3, key=0): new communicator rank 0/2: cclc"
-expect split-log.txt "rank 2/4 ncclCommSplit(color=2, key=0): the new communicator is forwarded to NCCL (the stdlib does not serve 1 rank: the bundle's plans are compiled for 2..8 ranks), but: forwarding is disabled: no loadable NCCL: CCL_NCCL_LIBRARY=$nonccl"
-expect split-log.txt "rank 3/4 ncclCommSplit(color=5, key=0): failed"
-expect split-log.txt "rank 1/2 ncclAllReduce(count=1000, float32, sum): cclc ("
-expect split-log.txt "rank 3/4 ncclAllGather(count=20000, int32): cclc ("
-
-# Forwarded calls, no loadable NCCL.
 CCL_NCCL_LIBRARY=/nonexistent/libnccl.so.2 CCL_NCCL_LOG=2 NCCL_NVLS_ENABLE=1 \
   "$check" forward 2 > fwd-none.txt 2>&1 || { cat fwd-none.txt; fail "forward (no NCCL)"; }
 cat fwd-none.txt
@@ -109,13 +71,5 @@ else
   expect fwd-nogpu.txt "ncclSend/ncclRecv group: "
   expect fwd-nogpu.txt "is forwarded to NCCL (the stdlib has no point-to-point calls), but forwarding is disabled: creating the shadow NCCL communicators"
   expect fwd-nogpu.txt "forward: ok"
-  # A split's forwarded (1-rank) communicators fail the same way; the
-  # others are cclc ones and work.
-  for mode in threads all; do
-    timeout 300 "$split" "$mode" 4 > "split-nogpu-$mode.txt" 2>&1 ||
-      { cat "split-nogpu-$mode.txt"; fail "split_check $mode 4 (NCCL, no GPU)"; }
-    expect "split-nogpu-$mode.txt" "the new communicator is forwarded to NCCL (the stdlib does not serve 1 rank: the bundle's plans are compiled for 2..8 ranks), but: forwarding is disabled: creating the shadow NCCL communicator"
-    expect "split-nogpu-$mode.txt" "ok: $mode, 4 ranks split"
-  done
 fi
 echo "PASSED"

@@ -77,9 +77,7 @@ static int colorOf(int s, int r) {
     return r;
   }
 }
-static int keyOf(int s, int r) {
-  return s == 0 ? r : s == 1 ? N - r : 0;
-}
+static int keyOf(int s, int r) { return s == 0 ? r : s == 1 ? N - r : 0; }
 /* Whether the stdlib serves the new communicator of rank r in split s
  * (its bundle has kernels for 2..8 ranks). */
 static int servedSize(int size) { return size >= 2 && size <= 8; }
@@ -95,8 +93,7 @@ static int members(int s, int r, int *out, int *me) {
   for (int i = 1; i < m; i++)
     for (int j = i; j > 0; j--) {
       int a = out[j - 1], b = out[j];
-      if (keyOf(s, a) > keyOf(s, b) ||
-          (keyOf(s, a) == keyOf(s, b) && a > b)) {
+      if (keyOf(s, a) > keyOf(s, b) || (keyOf(s, a) == keyOf(s, b) && a > b)) {
         out[j - 1] = b;
         out[j] = a;
       }
@@ -149,8 +146,8 @@ static int expectComm(int which, int r) {
 /* Whether rank r's split `which` is forwarded (a group the stdlib does not
  * serve: 1 rank), which fails on a CPU. */
 static int expectFail(int which, int r) {
-  return which == 3 || (colorOf(which, r) != NCCL_SPLIT_NOCOLOR &&
-                        !expectComm(which, r));
+  return which == 3 ||
+         (colorOf(which, r) != NCCL_SPLIT_NOCOLOR && !expectComm(which, r));
 }
 
 /* Checks the new communicators' ranks and sizes (after the splits). */
@@ -173,8 +170,8 @@ static void checkComms(struct rankState *st) {
     NCCLCHECK(ncclCommUserRank(st->sub[s], &got));
     NCCLCHECK(ncclCommCount(st->sub[s], &n));
     if (got != me || n != size)
-      bad("rank %d split %d: new rank/size %d/%d, want %d/%d", st->rank, s,
-          got, n, me, size);
+      bad("rank %d split %d: new rank/size %d/%d, want %d/%d", st->rank, s, got,
+          n, me, size);
   }
 }
 
@@ -275,8 +272,7 @@ static void destroyAll(struct rankState *st) {
 static void runRank(struct rankState *st) {
   for (int s = 0; s < NSPLIT; s++) {
     ncclResult_t r = doSplit(st, s);
-    if (expectComm(s, st->rank) ||
-        colorOf(s, st->rank) == NCCL_SPLIT_NOCOLOR) {
+    if (expectComm(s, st->rank) || colorOf(s, st->rank) == NCCL_SPLIT_NOCOLOR) {
       if (r != ncclSuccess) {
         report(st, "split", r);
         bad("rank %d split %d failed (%d)", st->rank, s, r);
@@ -284,8 +280,8 @@ static void runRank(struct rankState *st) {
     } else { /* the mixed split's 1-rank group: forwarded, fails here */
       report(st, "mixed split", r);
       if (r == ncclSuccess || st->sub[s])
-        bad("rank %d split %d: the forwarded split succeeded (%d)", st->rank,
-            s, r);
+        bad("rank %d split %d: the forwarded split succeeded (%d)", st->rank, s,
+            r);
     }
   }
   doSplit(st, 3);
@@ -327,8 +323,8 @@ static void runOneThread(struct rankState *st) {
         ncclResult_t async = ncclSuccess;
         if (!*c || ncclCommGetAsyncError(*c, &async) != ncclSuccess ||
             async == ncclSuccess)
-          bad("rank %d split %d: the failed split's handle reports %d",
-              q, s, async);
+          bad("rank %d split %d: the failed split's handle reports %d", q, s,
+              async);
         if (*c)
           NCCLCHECK(ncclCommDestroy(*c));
         *c = NULL;
