@@ -3,11 +3,19 @@
 // real NCCL on a shadow communicator otherwise (docs/nccl-shim.md). No
 // function throws: every entry point catches at the boundary.
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 #include <thread>
 #include <unistd.h>
 #include <unordered_set>
@@ -135,6 +143,149 @@ const Bundle &bundle() {
     return loaded;
   }();
   return b;
+}
+
+// --- The rank counts the bundle serves ------------------------------------
+
+namespace {
+// The algorithms of the bundle at `path`: its exported functions
+// ccl_<algorithm> (the generated entry points), read from its dynamic
+// symbol table.
+bool bundleAlgorithms(const std::string &path, std::vector<std::string> *out,
+                      std::string *why) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *why = format("%s: %s", path.c_str(), strerror(errno));
+    return false;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+    *why = format("%s: not an ELF file (too small)", path.c_str());
+    close(fd);
+    return false;
+  }
+  const size_t size = (size_t)st.st_size;
+  void *map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) {
+    *why = format("%s: mmap: %s", path.c_str(), strerror(errno));
+    return false;
+  }
+  const auto *base = static_cast<const unsigned char *>(map);
+  const auto *eh = reinterpret_cast<const Elf64_Ehdr *>(base);
+  bool ok = false;
+  auto inside = [&](uint64_t off, uint64_t bytes) {
+    return off <= size && bytes <= size - off;
+  };
+  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh->e_shentsize != sizeof(Elf64_Shdr) ||
+      !inside(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr))) {
+    *why =
+        format("%s: not a 64-bit ELF file with section headers", path.c_str());
+  } else {
+    const auto *sh = reinterpret_cast<const Elf64_Shdr *>(base + eh->e_shoff);
+    bool found = false;
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+      if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum)
+        continue;
+      const Elf64_Shdr &strs = sh[sh[i].sh_link];
+      if (!inside(sh[i].sh_offset, sh[i].sh_size) ||
+          !inside(strs.sh_offset, strs.sh_size))
+        continue;
+      found = true;
+      const auto *sym =
+          reinterpret_cast<const Elf64_Sym *>(base + sh[i].sh_offset);
+      const char *names = reinterpret_cast<const char *>(base + strs.sh_offset);
+      for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); k++) {
+        if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC ||
+            sym[k].st_shndx == SHN_UNDEF || sym[k].st_name >= strs.sh_size)
+          continue;
+        const char *name = names + sym[k].st_name;
+        size_t len = strnlen(name, strs.sh_size - sym[k].st_name);
+        if (len > 4 && len < strs.sh_size - sym[k].st_name &&
+            strncmp(name, "ccl_", 4) == 0)
+          out->push_back(std::string(name + 4, len - 4));
+      }
+    }
+    ok = found;
+    if (!found)
+      *why = format("%s has no dynamic symbol table", path.c_str());
+  }
+  munmap(map, size);
+  return ok;
+}
+
+// "2..8", "2, 4, 8".
+std::string rankList(const std::set<int> &ranks) {
+  std::string s;
+  for (auto it = ranks.begin(); it != ranks.end();) {
+    int lo = *it, hi = lo;
+    while (++it != ranks.end() && *it == hi + 1)
+      hi++;
+    s += s.empty() ? "" : ", ";
+    s += hi > lo + 1 ? format("%d..%d", lo, hi)
+         : hi > lo   ? format("%d, %d", lo, hi)
+                     : format("%d", lo);
+  }
+  return s;
+}
+
+struct ServedRanks {
+  std::set<int> ranks; // the rank counts of its plans for our target
+  std::string error;   // why none is known
+};
+
+ServedRanks findServedRanks() {
+  ServedRanks s;
+  const Bundle &b = bundle(); // loading it registers its plans
+  if (!b.ok) {
+    s.error = b.error;
+    return s;
+  }
+  std::vector<std::string> algorithms;
+  std::string why;
+  if (!bundleAlgorithms(b.path, &algorithms, &why)) {
+    s.error = "the algorithms of the cclc bundle could not be read: " + why;
+    return s;
+  }
+  const uint32_t target = hostMode() ? CCL_TARGET_HOST : CCL_TARGET_NVPTX;
+  for (const std::string &a : algorithms) {
+    size_t n = 0;
+    if (cclPlanLookup(a.c_str(), nullptr, 0, &n) != cclSuccess || !n)
+      continue;
+    std::vector<const ccl_plan *> plans(n);
+    if (cclPlanLookup(a.c_str(), plans.data(), n, &n) != cclSuccess)
+      continue;
+    for (size_t i = 0; i < n && i < plans.size(); i++) {
+      const ccl_plan *p = plans[i];
+      if (!p || p->target != target || !p->variants)
+        continue;
+      for (uint32_t v = 0; v < p->num_variants; v++)
+        s.ranks.insert((int)p->variants[v].nranks);
+    }
+  }
+  if (s.ranks.empty())
+    s.error = format("the cclc bundle %s has no kernel for the %s target",
+                     b.path.c_str(), hostMode() ? "host" : "CUDA");
+  return s;
+}
+} // namespace
+
+// Whether the bundle has kernels for `nranks` ranks (a rank count one of its
+// plans was compiled for); *why says why not.
+bool bundleServesRanks(int nranks, std::string *why) {
+  static const ServedRanks served = findServedRanks();
+  if (!served.error.empty()) {
+    *why = served.error;
+    return false;
+  }
+  if (served.ranks.count(nranks))
+    return true;
+  *why = format("the stdlib does not serve %d rank%s: the bundle's plans "
+                "are compiled for %s ranks",
+                nranks, nranks == 1 ? "" : "s", rankList(served.ranks).c_str());
+  return false;
 }
 
 // --- Handles ---------------------------------------------------------------
@@ -638,7 +789,8 @@ ncclResult_t enqueue(Op o) {
 }
 
 // Makes the cclc side of rank `c` (blocking until every rank joined).
-ncclResult_t initRank(ncclComm *c, const PackedId &id) {
+ncclResult_t initRank(ncclComm *c, const PackedId &id,
+                      const char *fn = "ncclCommInitRank") {
   const Bundle &b = bundle(); // loaded first: its plans are then prepared
   c->realIdState = id.realState;
   c->hasRealId = id.realState == kRealIdPresent;
@@ -651,9 +803,9 @@ ncclResult_t initRank(ncclComm *c, const PackedId &id) {
   cclResult_t r =
       cclCommInitRankConfig(&c->ccl, c->nranks, id.ccl, c->rank, &cfg);
   if (r != cclSuccess) {
-    std::string msg = format("ncclCommInitRank(rank %d of %d): the cclc "
+    std::string msg = format("%s(rank %d of %d): the cclc "
                              "communicator could not be made: %s",
-                             c->rank, c->nranks, cclGetLastError());
+                             fn, c->rank, c->nranks, cclGetLastError());
     c->ccl = nullptr;
     if (hostMode())
       return fail(toNccl(r), msg);
@@ -708,9 +860,338 @@ ncclResult_t initRankConfig(ncclComm_t *out, int nranks, ncclUniqueId id,
   return ncclSuccess;
 }
 
+// --- Split -----------------------------------------------------------------
+
+const char *errorString(ncclResult_t r);
+
+// A new unique id of the shim (ncclGetUniqueId): the cclc id and, where a
+// real NCCL is loadable, a real one, packed.
+ncclResult_t makeUniqueId(ncclUniqueId *out, const char *fn) {
+  cclUniqueId cid;
+  cclResult_t cr = cclGetUniqueId(&cid);
+  if (cr != cclSuccess)
+    return fail(toNccl(cr),
+                format("%s: the cclc id: %s", fn, cclGetLastError()));
+  std::string why;
+  ncclUniqueId rid;
+  memset(&rid, 0, sizeof rid);
+  RealIdState state = kRealIdPresent;
+  if (auto f = REAL(ncclGetUniqueId, &why)) {
+    ncclResult_t r = f(&rid);
+    if (r != ncclSuccess) {
+      state = kRealIdFailed;
+      logLine(1,
+              "%s: the real ncclGetUniqueId failed (%s: %s): forwarded calls "
+              "will fail",
+              fn, errorString(r), realLastError(nullptr).c_str());
+    }
+  } else {
+    state = kRealIdNoNccl;
+  }
+  return packId(cid, &rid, state, out);
+}
+
+// Makes `c` a forward-only communicator: `real` is the real NCCL's (made by
+// the real ncclCommSplit / ncclCommShrink from the parent's shadow).
+void setForwardOnly(ncclComm *c, ncclComm_t real, const std::string &why) {
+  std::string w;
+  if (auto f = REAL(ncclCommUserRank, &w))
+    f(real, &c->rank);
+  if (auto f = REAL(ncclCommCount, &w))
+    f(real, &c->nranks);
+  if (auto f = REAL(ncclCommCuDevice, &w))
+    f(real, &c->device);
+  c->ccl = nullptr;
+  c->noCclWhy = why;
+  c->shadow.state = Shadow::kReady;
+  c->shadow.real = real;
+  registerRealComm(real);
+}
+
+// One rank's ncclCommSplit. Every rank of the parent takes part in two
+// all-gathers over the parent's cclc bootstrap: (color, key, rank), then
+// the unique id of each group the stdlib serves, made by the group's first
+// rank; each rank of such a group then makes its cclc communicator from it
+// (cclCommInitRankConfig, blocking until the group's ranks joined), with a
+// fresh real NCCL id for its shadow. When a group is not served (or the
+// parent has no cclc side), every rank of the parent joins the real
+// ncclCommSplit on the parent's shadow (NCCL's split is collective): the
+// forwarded groups with their color, the others with NCCL_SPLIT_NOCOLOR.
+struct PendingSplit {
+  ncclComm *parent = nullptr;
+  int color = 0, key = 0;
+  ncclComm *out = nullptr; // the new handle; nullptr: NCCL_SPLIT_NOCOLOR
+  // splitCcl's results.
+  bool cclDone = false;  // out was made from a cclc id
+  bool needReal = false; // a group is forwarded: the real split runs
+  int newRank = -1, newRanks = 0;
+  std::string why; // why out is forwarded
+  ncclResult_t result = ncclSuccess;
+  std::string error;
+};
+
+std::string describeSplit(const PendingSplit &s) {
+  return format("rank %d/%d ncclCommSplit(color=%s, key=%d)", s.parent->rank,
+                s.parent->nranks,
+                s.color == NCCL_SPLIT_NOCOLOR ? "NCCL_SPLIT_NOCOLOR"
+                                              : format("%d", s.color).c_str(),
+                s.key);
+}
+
+// The cclc part of a split (blocking: every rank of the parent calls it at
+// the same time). Sets s.result / s.error on failure.
+void splitCcl(PendingSplit &s) {
+  ncclComm *p = s.parent;
+  const std::string what = describeSplit(s);
+  auto failed = [&](ncclResult_t r, const std::string &msg) {
+    s.result = fail(r, msg);
+    s.error = msg;
+  };
+  if (!p->initError.empty())
+    return failed(ncclInvalidUsage,
+                  format("%s: the parent communicator's initialisation "
+                         "failed: %s",
+                         what.c_str(), p->initError.c_str()));
+  if (!p->ccl) {
+    s.needReal = true;
+    s.why = "the parent has no cclc communicator: " + p->noCclWhy;
+    return;
+  }
+  struct Entry {
+    int32_t color, key, rank;
+  };
+  Entry mine{s.color, s.key, p->rank};
+  std::vector<Entry> all(p->nranks);
+  cclResult_t cr =
+      cclBootstrapAllGather(p->ccl, &mine, all.data(), sizeof mine);
+  if (cr != cclSuccess)
+    return failed(toNccl(cr), format("%s: exchanging the ranks' colors and "
+                                     "keys failed: %s",
+                                     what.c_str(), cclGetLastError()));
+  // Each color's ranks, in (key, parent rank) order.
+  std::map<int, std::vector<Entry>> groups;
+  for (const Entry &e : all) {
+    if (e.color == NCCL_SPLIT_NOCOLOR)
+      continue;
+    if (e.color < 0)
+      return failed(ncclInvalidArgument,
+                    format("%s: rank %d passed color %d: a color is >= 0 or "
+                           "NCCL_SPLIT_NOCOLOR",
+                           what.c_str(), e.rank, e.color));
+    groups[e.color].push_back(e);
+  }
+  std::map<int, bool> served;
+  for (auto &g : groups) {
+    std::stable_sort(g.second.begin(), g.second.end(),
+                     [](const Entry &a, const Entry &b) {
+                       return a.key != b.key ? a.key < b.key : a.rank < b.rank;
+                     });
+    std::string why;
+    served[g.first] = bundleServesRanks((int)g.second.size(), &why);
+    if (!served[g.first])
+      s.needReal = true;
+    if (g.first == s.color)
+      s.why = why;
+  }
+  int leader = -1;
+  if (s.color != NCCL_SPLIT_NOCOLOR) {
+    const std::vector<Entry> &g = groups[s.color];
+    for (size_t i = 0; i < g.size(); i++)
+      if (g[i].rank == p->rank)
+        s.newRank = (int)i;
+    s.newRanks = (int)g.size();
+    leader = g[0].rank;
+  }
+  bool anyServed = false;
+  for (auto &g : served)
+    anyServed |= g.second;
+  if (!anyServed)
+    return;
+  // The ids, each made by the first rank of its served group.
+  struct IdMsg {
+    int32_t ok;
+    ncclUniqueId id;
+  };
+  IdMsg msg;
+  memset(&msg, 0, sizeof msg);
+  const bool mineServed = s.color != NCCL_SPLIT_NOCOLOR && served[s.color];
+  ncclResult_t idResult = ncclSuccess;
+  std::string idError;
+  if (mineServed && leader == p->rank) {
+    idResult = makeUniqueId(&msg.id, "ncclCommSplit");
+    if (idResult == ncclSuccess)
+      msg.ok = 1;
+    else
+      idError = lastError();
+  }
+  std::vector<IdMsg> ids(p->nranks);
+  cr = cclBootstrapAllGather(p->ccl, &msg, ids.data(), sizeof msg);
+  if (cr != cclSuccess)
+    return failed(toNccl(cr), format("%s: exchanging the new communicators' "
+                                     "unique ids failed: %s",
+                                     what.c_str(), cclGetLastError()));
+  if (!mineServed)
+    return;
+  if (idResult != ncclSuccess)
+    return failed(idResult, format("%s: %s", what.c_str(), idError.c_str()));
+  if (!ids[leader].ok)
+    return failed(ncclSystemError,
+                  format("%s: rank %d, the first of the new communicator, "
+                         "could not make its unique id",
+                         what.c_str(), leader));
+  PackedId pid;
+  ncclResult_t r = unpackId(ids[leader].id, &pid);
+  if (r != ncclSuccess)
+    return failed(r, format("%s: %s", what.c_str(), lastError()));
+  ncclComm *c = s.out;
+  c->rank = s.newRank;
+  c->nranks = s.newRanks;
+  c->device = p->device;
+  r = initRank(c, pid, "ncclCommSplit");
+  if (r != ncclSuccess)
+    return failed(r, lastError());
+  s.cclDone = true;
+}
+
+// The real ncclCommSplit of the splits that need it (one rank each; several
+// ranks driven by this thread: in one real group).
+void splitReal(const std::vector<PendingSplit *> &splits) {
+  std::vector<PendingSplit *> todo;
+  std::vector<ncclComm *> parents;
+  for (PendingSplit *s : splits)
+    if (s->result == ncclSuccess && s->needReal) {
+      todo.push_back(s);
+      parents.push_back(s->parent);
+    }
+  if (todo.empty())
+    return;
+  ensureShadows(parents);
+  std::string why;
+  auto split = REAL(ncclCommSplit, &why);
+  auto start = REAL(ncclGroupStart, &why);
+  auto end = REAL(ncclGroupEnd, &why);
+  // A rank whose new communicator is forwarded joins with its color, the
+  // others with NCCL_SPLIT_NOCOLOR.
+  auto forwarded = [](const PendingSplit *s) {
+    return s->color != NCCL_SPLIT_NOCOLOR && !s->cclDone;
+  };
+  std::vector<size_t> run;
+  for (size_t i = 0; i < todo.size(); i++)
+    if (todo[i]->parent->shadow.state == Shadow::kReady)
+      run.push_back(i);
+  std::vector<ncclComm_t> outs(todo.size(), nullptr);
+  std::vector<ncclResult_t> res(todo.size(), ncclSuccess);
+  ncclResult_t groupResult = ncclSuccess;
+  if (split && !run.empty()) {
+    const bool group = run.size() > 1 && start && end;
+    if (group)
+      groupResult = start();
+    for (size_t i : run) {
+      if (groupResult != ncclSuccess)
+        break;
+      PendingSplit *s = todo[i];
+      ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+      if (s->out)
+        cfg = s->out->config;
+      res[i] = split(s->parent->shadow.real,
+                     forwarded(s) ? s->color : NCCL_SPLIT_NOCOLOR, s->key,
+                     &outs[i], s->out && s->out->hasConfig ? &cfg : nullptr);
+    }
+    if (group && groupResult == ncclSuccess)
+      groupResult = end();
+  }
+  for (size_t i = 0; i < todo.size(); i++) {
+    PendingSplit *s = todo[i];
+    const std::string what = describeSplit(*s);
+    const Shadow &psh = s->parent->shadow;
+    ncclResult_t r = res[i] != ncclSuccess ? res[i] : groupResult;
+    std::string problem;
+    ncclResult_t code = ncclSuccess;
+    if (psh.state != Shadow::kReady) {
+      problem = "forwarding is disabled: " + psh.why;
+      code = psh.error != ncclSuccess ? psh.error : ncclInvalidUsage;
+    } else if (!split) {
+      problem = why;
+      code = ncclSystemError;
+    } else if (r != ncclSuccess) {
+      problem = format("the real ncclCommSplit failed: %s: %s", errorString(r),
+                       realLastError(nullptr).c_str());
+      code = r;
+    } else if (forwarded(s) && !outs[i]) {
+      problem = "the real ncclCommSplit made no communicator";
+      code = ncclInternalError;
+    }
+    if (!forwarded(s)) {
+      if (!problem.empty())
+        logLine(2,
+                "%s: the real ncclCommSplit (which every rank joins, since a "
+                "new communicator is forwarded): %s",
+                what.c_str(), problem.c_str());
+      continue;
+    }
+    if (!problem.empty()) {
+      std::string msg = format("%s: the new communicator is forwarded to "
+                               "NCCL (%s), but: %s",
+                               what.c_str(), s->why.c_str(), problem.c_str());
+      s->result = fail(code, msg);
+      s->error = msg;
+      continue;
+    }
+    setForwardOnly(s->out, outs[i],
+                   "made by the real ncclCommSplit: " + s->why);
+  }
+}
+
+// Logs what a split made, and returns its result.
+ncclResult_t finishSplit(PendingSplit &s) {
+  const std::string what = describeSplit(s);
+  if (s.result != ncclSuccess) {
+    logLine(2, "%s: failed", what.c_str());
+    setLastError(s.error);
+    return s.result;
+  }
+  if (!s.out)
+    logLine(2, "%s: no new communicator (NCCL_SPLIT_NOCOLOR)", what.c_str());
+  else if (s.cclDone)
+    logLine(2, "%s: new communicator rank %d/%d: cclc", what.c_str(),
+            s.out->rank, s.out->nranks);
+  else
+    logLine(2, "%s: new communicator rank %d/%d: forwarded to NCCL: %s",
+            what.c_str(), s.out->rank, s.out->nranks, s.why.c_str());
+  return ncclSuccess;
+}
+
+thread_local std::vector<PendingSplit> groupSplits;
+
+// Runs splits whose ranks this thread drives together (a group): the cclc
+// part of each in a thread of its own (its all-gathers block until every
+// rank of the parent takes part), then the real splits in one real group.
+void runSplits(std::vector<PendingSplit> &splits) {
+  if (splits.size() == 1) {
+    splitCcl(splits[0]);
+  } else {
+    std::vector<std::thread> threads;
+    for (PendingSplit &s : splits)
+      threads.emplace_back([&s] {
+        try {
+          splitCcl(s);
+        } catch (const std::exception &e) {
+          s.result = ncclInternalError;
+          s.error = format("ncclCommSplit: %s", e.what());
+        }
+      });
+    for (auto &t : threads)
+      t.join();
+  }
+  std::vector<PendingSplit *> all;
+  for (PendingSplit &s : splits)
+    all.push_back(&s);
+  splitReal(all);
+}
+
 // The outermost ncclGroupEnd: the communicators created in the group (each
 // in a thread of its own: cclCommInitRank blocks until all ranks joined),
-// then the calls.
+// the communicators split in it (the same), then the calls.
 ncclResult_t endGroup() {
   std::vector<PendingInit> inits;
   inits.swap(groupInits);
@@ -749,6 +1230,27 @@ ncclResult_t endGroup() {
     if (inits.size() > 1)
       for (ncclComm *c : clique->comms)
         c->clique = clique;
+  }
+  // Then the communicators split in the group (their parents may be some of
+  // the above).
+  std::vector<PendingSplit> splits;
+  splits.swap(groupSplits);
+  if (!splits.empty()) {
+    runSplits(splits);
+    for (PendingSplit &s : splits) {
+      ncclResult_t r = finishSplit(s);
+      if (s.out) {
+        s.out->pendingInit = false;
+        if (r != ncclSuccess) {
+          s.out->initError = s.error;
+          s.out->initResult = r;
+        }
+      }
+      if (r != ncclSuccess && first == ncclSuccess) {
+        first = r;
+        firstMsg = s.error;
+      }
+    }
   }
   ncclResult_t r = runOps(ops);
   if (r != ncclSuccess && first == ncclSuccess) {
@@ -873,17 +1375,7 @@ ncclResult_t onShadow(ncclComm *comm, const char *fn, const std::string &what,
 // shrink): forward-only.
 ncclComm *forwardOnly(ncclComm_t real, const std::string &why) {
   auto c = std::make_unique<ncclComm>();
-  std::string w;
-  if (auto f = REAL(ncclCommUserRank, &w))
-    f(real, &c->rank);
-  if (auto f = REAL(ncclCommCount, &w))
-    f(real, &c->nranks);
-  if (auto f = REAL(ncclCommCuDevice, &w))
-    f(real, &c->device);
-  c->noCclWhy = why;
-  c->shadow.state = Shadow::kReady;
-  c->shadow.real = real;
-  registerRealComm(real);
+  setForwardOnly(c.get(), real, why);
   registerComm(c.get());
   return c.release();
 }
@@ -965,28 +1457,7 @@ API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId) {
   return guard("ncclGetUniqueId", [&]() -> ncclResult_t {
     if (!uniqueId)
       return fail(ncclInvalidArgument, "ncclGetUniqueId: uniqueId is NULL");
-    cclUniqueId cid;
-    cclResult_t cr = cclGetUniqueId(&cid);
-    if (cr != cclSuccess)
-      return fail(toNccl(cr), format("ncclGetUniqueId: the cclc id: %s",
-                                     cclGetLastError()));
-    std::string why;
-    ncclUniqueId rid;
-    memset(&rid, 0, sizeof rid);
-    RealIdState state = kRealIdPresent;
-    if (auto f = REAL(ncclGetUniqueId, &why)) {
-      ncclResult_t r = f(&rid);
-      if (r != ncclSuccess) {
-        state = kRealIdFailed;
-        logLine(1,
-                "ncclGetUniqueId: the real ncclGetUniqueId failed (%s: %s): "
-                "forwarded calls will fail",
-                errorString(r), realLastError(nullptr).c_str());
-      }
-    } else {
-      state = kRealIdNoNccl;
-    }
-    return packId(cid, &rid, state, uniqueId);
+    return makeUniqueId(uniqueId, "ncclGetUniqueId");
   });
 }
 
@@ -1106,18 +1577,48 @@ API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
     if (!newcomm)
       return fail(ncclInvalidArgument, "ncclCommSplit: newcomm is NULL");
     *newcomm = nullptr;
-    ncclComm_t out = nullptr;
-    ncclResult_t r = onShadow(
-        comm, "ncclCommSplit", "the new communicator is a forwarded one",
-        [&](ncclComm_t real) {
-          std::string why;
-          auto f = REAL(ncclCommSplit, &why);
-          return f ? f(real, color, key, &out, config) : ncclSystemError;
-        });
+    ncclResult_t r = checkComm(comm, "ncclCommSplit");
     if (r != ncclSuccess)
       return r;
-    if (out)
-      *newcomm = forwardOnly(out, "made by ncclCommSplit (forwarded)");
+    PendingSplit s;
+    s.parent = comm;
+    s.color = color;
+    s.key = key;
+    std::unique_ptr<ncclComm> out;
+    if (color != NCCL_SPLIT_NOCOLOR) {
+      out = std::make_unique<ncclComm>();
+      out->device = comm->device;
+      if (config) {
+        if (config->magic != 0xcafebeef || config->size > sizeof(ncclConfig_t))
+          return fail(ncclInvalidArgument,
+                      "ncclCommSplit: config was not initialised with "
+                      "NCCL_CONFIG_INITIALIZER");
+        memcpy(&out->config, config, config->size);
+        out->hasConfig = true;
+      } else { // as NCCL: the parent's
+        out->config = comm->config;
+        out->hasConfig = comm->hasConfig;
+      }
+      s.out = out.get();
+    }
+    if (groupDepth > 0) { // made at ncclGroupEnd
+      if (out) {
+        out->pendingInit = true;
+        registerComm(out.get());
+        *newcomm = out.release();
+      }
+      groupSplits.push_back(std::move(s));
+      return ncclSuccess;
+    }
+    splitCcl(s);
+    splitReal({&s});
+    r = finishSplit(s);
+    if (r != ncclSuccess)
+      return r;
+    if (out) {
+      registerComm(out.get());
+      *newcomm = out.release();
+    }
     return ncclSuccess;
   });
 }
@@ -1493,7 +1994,7 @@ API ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo) {
                   "ncclGroupSimulateEnd: not inside ncclGroupStart");
     if (--groupDepth == 0) {
       groupOps.clear();
-      if (!groupInits.empty())
+      if (!groupInits.empty() || !groupSplits.empty())
         return endGroup();
     }
     return ncclSuccess;

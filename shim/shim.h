@@ -142,8 +142,10 @@ struct ncclComm {
   bool pendingInit = false; // created inside a group, made at ncclGroupEnd
   std::string initError;    // that init failed
   ncclResult_t initResult = ncclSuccess;
-  // How the shadow is made: from the real id, from a clique, or from the
-  // parent's shadow (ncclCommSplit / ncclCommShrink made it already).
+  // How the shadow is made: from the real id (a cclc communicator of
+  // ncclCommSplit has a fresh one, made at the split), from a clique, or
+  // from the parent's shadow (a forwarded ncclCommSplit / ncclCommShrink
+  // made it already).
   bool hasRealId = false;
   uint8_t realIdState = 0;
   ncclUniqueId realId{};
