@@ -314,6 +314,7 @@ bool liveComm(const ncclComm *c) {
 thread_local int insideReal = 0;
 
 namespace {
+std::atomic<size_t> realCommCount{0};
 std::unordered_set<const void *> &realComms() {
   static auto *r = new std::unordered_set<const void *>;
   return *r;
@@ -322,9 +323,13 @@ std::unordered_set<const void *> &realComms() {
 
 void registerRealComm(const void *real) {
   std::lock_guard<std::mutex> lock(registryMu);
-  realComms().insert(real);
+  if (realComms().insert(real).second)
+    realCommCount.fetch_add(1, std::memory_order_release);
 }
 bool isRealComm(const void *comm) {
+  // Without a shadow (every served call) no lock is taken.
+  if (realCommCount.load(std::memory_order_acquire) == 0)
+    return false;
   std::lock_guard<std::mutex> lock(registryMu);
   return registry().count(static_cast<const ncclComm *>(comm)) == 0 &&
          realComms().count(comm) != 0;
@@ -1392,11 +1397,7 @@ using namespace cclnccl;
 #define API extern "C" __attribute__((visibility("default")))
 
 API ncclResult_t ncclMemAlloc(void **ptr, size_t size) {
-  if (realOwnCall(nullptr)) { // the real NCCL's own call (shim.h)
-    std::string why;
-    auto f = REAL(ncclMemAlloc, &why);
-    return f ? f(ptr, size) : ncclSystemError;
-  }
+  RETURN_IF_REAL_OWN_CALL(nullptr, ncclMemAlloc, ptr, size);
   return guard("ncclMemAlloc", [&]() -> ncclResult_t {
     if (!ptr)
       return fail(ncclInvalidArgument, "ncclMemAlloc: ptr is NULL");
@@ -1417,11 +1418,7 @@ API ncclResult_t ncclMemAlloc(void **ptr, size_t size) {
 }
 
 API ncclResult_t ncclMemFree(void *ptr) {
-  if (realOwnCall(nullptr)) { // the real NCCL's own call (shim.h)
-    std::string why;
-    auto f = REAL(ncclMemFree, &why);
-    return f ? f(ptr) : ncclSystemError;
-  }
+  RETURN_IF_REAL_OWN_CALL(nullptr, ncclMemFree, ptr);
   return guard("ncclMemFree", [&]() -> ncclResult_t {
     if (hostMode()) {
       free(ptr);
@@ -1437,11 +1434,7 @@ API ncclResult_t ncclMemFree(void *ptr) {
 }
 
 API ncclResult_t ncclGetVersion(int *version) {
-  if (realOwnCall(nullptr)) { // the real NCCL's own call (shim.h)
-    std::string why;
-    auto f = REAL(ncclGetVersion, &why);
-    return f ? f(version) : ncclSystemError;
-  }
+  RETURN_IF_REAL_OWN_CALL(nullptr, ncclGetVersion, version);
   if (!version)
     return fail(ncclInvalidArgument, "ncclGetVersion: version is NULL");
   *version = NCCL_VERSION_CODE; // the nccl.h the shim was built against
@@ -1449,11 +1442,7 @@ API ncclResult_t ncclGetVersion(int *version) {
 }
 
 API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId) {
-  if (realOwnCall(nullptr)) { // the real NCCL's own call (shim.h)
-    std::string why;
-    auto f = REAL(ncclGetUniqueId, &why);
-    return f ? f(uniqueId) : ncclSystemError;
-  }
+  RETURN_IF_REAL_OWN_CALL(nullptr, ncclGetUniqueId, uniqueId);
   return guard("ncclGetUniqueId", [&]() -> ncclResult_t {
     if (!uniqueId)
       return fail(ncclInvalidArgument, "ncclGetUniqueId: uniqueId is NULL");
@@ -1685,11 +1674,7 @@ API void ncclResetDebugInit() {
 
 API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm,
                                        ncclResult_t *asyncError) {
-  if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
-    std::string why;
-    auto f = REAL(ncclCommGetAsyncError, &why);
-    return f ? f(comm, asyncError) : ncclSystemError;
-  }
+  RETURN_IF_REAL_OWN_CALL(comm, ncclCommGetAsyncError, comm, asyncError);
   return guard("ncclCommGetAsyncError", [&]() -> ncclResult_t {
     ncclResult_t r = checkComm(comm, "ncclCommGetAsyncError");
     if (r != ncclSuccess)
@@ -1731,34 +1716,33 @@ API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm,
   });
 }
 
-API ncclResult_t ncclCommCount(const ncclComm_t comm, int *count) {
-  ncclResult_t r = checkComm(comm, "ncclCommCount");
+namespace {
+// ncclCommCount, ncclCommCuDevice, ncclCommUserRank: one field of `comm`.
+ncclResult_t commField(const ncclComm *comm, int *out, int value,
+                       const char *fn, const char *what) {
+  ncclResult_t r = checkComm(comm, fn);
   if (r != ncclSuccess)
     return r;
-  if (!count)
-    return fail(ncclInvalidArgument, "ncclCommCount: count is NULL");
-  *count = comm->nranks;
+  if (!out)
+    return fail(ncclInvalidArgument, format("%s: %s is NULL", fn, what));
+  *out = value;
   return ncclSuccess;
+}
+} // namespace
+
+API ncclResult_t ncclCommCount(const ncclComm_t comm, int *count) {
+  return commField(comm, count, comm ? comm->nranks : 0, "ncclCommCount",
+                   "count");
 }
 
 API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device) {
-  ncclResult_t r = checkComm(comm, "ncclCommCuDevice");
-  if (r != ncclSuccess)
-    return r;
-  if (!device)
-    return fail(ncclInvalidArgument, "ncclCommCuDevice: device is NULL");
-  *device = comm->device;
-  return ncclSuccess;
+  return commField(comm, device, comm ? comm->device : 0, "ncclCommCuDevice",
+                   "device");
 }
 
 API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank) {
-  ncclResult_t r = checkComm(comm, "ncclCommUserRank");
-  if (r != ncclSuccess)
-    return r;
-  if (!rank)
-    return fail(ncclInvalidArgument, "ncclCommUserRank: rank is NULL");
-  *rank = comm->rank;
-  return ncclSuccess;
+  return commField(comm, rank, comm ? comm->rank : 0, "ncclCommUserRank",
+                   "rank");
 }
 
 namespace {
@@ -1772,11 +1756,7 @@ struct RegHandle {
 
 API ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff,
                                   size_t size, void **handle) {
-  if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
-    std::string why;
-    auto f = REAL(ncclCommRegister, &why);
-    return f ? f(comm, buff, size, handle) : ncclSystemError;
-  }
+  RETURN_IF_REAL_OWN_CALL(comm, ncclCommRegister, comm, buff, size, handle);
   return guard("ncclCommRegister", [&]() -> ncclResult_t {
     ncclResult_t r = checkComm(comm, "ncclCommRegister");
     if (r != ncclSuccess)
@@ -1800,11 +1780,7 @@ API ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff,
 }
 
 API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle) {
-  if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
-    std::string why;
-    auto f = REAL(ncclCommDeregister, &why);
-    return f ? f(comm, handle) : ncclSystemError;
-  }
+  RETURN_IF_REAL_OWN_CALL(comm, ncclCommDeregister, comm, handle);
   return guard("ncclCommDeregister", [&]() -> ncclResult_t {
     ncclResult_t r = checkComm(comm, "ncclCommDeregister");
     if (r != ncclSuccess)
@@ -1842,11 +1818,7 @@ API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff,
 }
 
 API ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
-  if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
-    std::string why;
-    auto f = REAL(ncclCommWindowDeregister, &why);
-    return f ? f(comm, win) : ncclSystemError;
-  }
+  RETURN_IF_REAL_OWN_CALL(comm, ncclCommWindowDeregister, comm, win);
   return guard("ncclCommWindowDeregister", [&]() -> ncclResult_t {
     return onShadow(comm, "ncclCommWindowDeregister",
                     "symmetric windows are the real NCCL's",
@@ -1903,12 +1875,8 @@ API ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype,
 API ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff,
                                size_t count, ncclDataType_t datatype, int root,
                                ncclComm_t comm, cudaStream_t stream) {
-  if (realOwnCall(comm)) { // the real NCCL's own call (shim.h)
-    std::string why;
-    auto f = REAL(ncclBroadcast, &why);
-    return f ? f(sendbuff, recvbuff, count, datatype, root, comm, stream)
-             : ncclSystemError;
-  }
+  RETURN_IF_REAL_OWN_CALL(comm, ncclBroadcast, sendbuff, recvbuff, count,
+                          datatype, root, comm, stream);
   return COLL(Call::Broadcast, sendbuff, recvbuff, count, datatype, ncclSum,
               root, comm, stream, {});
 }

@@ -92,6 +92,16 @@ bool isRealComm(const void *comm);
 inline bool realOwnCall(const void *comm) {
   return insideReal > 0 || (comm && isRealComm(comm));
 }
+// The first statement of an entry point libnccl.so.2 calls itself: such a
+// call goes back to the real FN with ARGS.
+#define RETURN_IF_REAL_OWN_CALL(comm, fn, ...)                                 \
+  do {                                                                         \
+    if (::cclnccl::realOwnCall(comm)) {                                        \
+      std::string realWhy;                                                     \
+      auto realF = REAL(fn, &realWhy);                                         \
+      return realF ? realF(__VA_ARGS__) : ncclSystemError;                     \
+    }                                                                          \
+  } while (0)
 #define REAL(fn, why) ::cclnccl::realFn(&fn, #fn, why)
 // The real NCCL's own message for its last failure (or "").
 std::string realLastError(void *realComm);

@@ -35,7 +35,7 @@ build)
   cp -L bazel-bin/shim/libcclnccl.so out/lib/libcclrt.so test/hw/shim.sh "$OUT/"
   chmod u+w "$OUT"/*
   cuda=${CUDA_HOME:-/usr/local/cuda}
-  gcc -O1 -std=c11 -DSHIM_CUDA -I"$cuda/include" test/shim/nccl_check.c \
+  gcc -O1 -std=c11 -DSHIM_CUDA -I. -I"$cuda/include" test/shim/nccl_check.c \
       -o "$OUT/nccl_check" -L"$OUT" -l:libcclnccl.so -L"$cuda/lib64" -lcudart \
       -Wl,-rpath,'$ORIGIN' -pthread
   rm -f "$OUT"/*.h

@@ -23,6 +23,7 @@
  *
  * Prints "ok: MODE ..." and exits 0 when every check passed. */
 #define _DEFAULT_SOURCE /* usleep */
+#include "test/shim/check_util.h"
 #include <nccl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -39,15 +40,6 @@
 static int failures;
 static pthread_mutex_t outMu = PTHREAD_MUTEX_INITIALIZER;
 
-#define NCCLCHECK(call)                                                        \
-  do {                                                                         \
-    ncclResult_t r_ = (call);                                                  \
-    if (r_ != ncclSuccess) {                                                   \
-      fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,        \
-              ncclGetErrorString(r_), ncclGetLastError(NULL));                 \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
 
 static void bad(const char *fmt, ...) {
   pthread_mutex_lock(&outMu);
@@ -379,35 +371,11 @@ int main(int argc, char **argv) {
   struct rankState st[MAXR];
   memset(st, 0, sizeof st);
   if (strcmp(mode, "proc") == 0) {
-    const char *re = getenv("CCL_RANK"), *ne = getenv("CCL_NRANKS");
-    if (!re || !ne) {
-      fprintf(stderr, "proc: CCL_RANK/CCL_NRANKS not set (run under "
-                      "ccl-run)\n");
-      return 2;
-    }
-    int rank = atoi(re);
-    N = atoi(ne);
+    int rank;
     ncclUniqueId id;
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", argv[2]);
-    if (rank == 0) {
-      NCCLCHECK(ncclGetUniqueId(&id));
-      FILE *f = fopen(tmp, "wb");
-      if (!f || fwrite(&id, sizeof id, 1, f) != 1 || fclose(f)) {
-        perror(tmp);
-        return 1;
-      }
-      rename(tmp, argv[2]);
-    } else {
-      FILE *f = NULL;
-      for (int t = 0; t < 6000 && !(f = fopen(argv[2], "rb")); t++)
-        usleep(10000);
-      if (!f || fread(&id, sizeof id, 1, f) != 1) {
-        fprintf(stderr, "no id in %s\n", argv[2]);
-        return 1;
-      }
-      fclose(f);
-    }
+    int rc = procRankAndId(argv[2], &rank, &N, &id);
+    if (rc)
+      return rc;
     if (N < 3 || N > MAXR || rank < 0 || rank >= N) {
       fprintf(stderr, "N must be 3..%d\n", MAXR);
       return 2;

@@ -9,19 +9,8 @@
 # ncclCommInitRank in a group) and by a process per rank under ccl-run;
 # AllReduce and AllGather on each new communicator, back to back, checked.
 set -euo pipefail
-source test/skip.sh
-root=$PWD
-dist=$root/tools/dist
+source test/shim/env.sh
 split=$root/test/shim/split_check
-export CCL_NCCL_TARGET=host
-export CCL_NCCL_BUNDLE=$root/stdlib/host/libccl_stdlib.so
-export LD_LIBRARY_PATH=$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-work=${TEST_TMPDIR:-$(mktemp -d)}
-cd "$work"
-fail() { echo "FAILED: $*"; exit 1; }
-expect() {  # FILE TEXT
-  grep -qF -- "$2" "$1" || { cat "$1"; fail "$1 lacks: $2"; }
-}
 
 # No loadable NCCL: the forwarded groups fail, saying why.
 nonccl=/nonexistent/libnccl.so.2
