@@ -451,10 +451,15 @@ LogicalResult ccl::verify::buildProgram(AlgorithmOp algo, Program &program) {
 
 namespace {
 
+/// Verifies `algo`. When it fails on a limit (its size, thread blocks per
+/// rank) rather than on its semantics, `*limit` is set.
 LogicalResult verifyAlgorithm(AlgorithmOp algo, int64_t maxBlocks,
-                              int64_t calls) {
-  if (failed(checkSize(algo)) || failed(checkContract(algo)) ||
-      failed(checkResources(algo, maxBlocks)) || failed(checkEnds(algo)) ||
+                              int64_t calls, bool *limit) {
+  if (failed(checkSize(algo)) || failed(checkResources(algo, maxBlocks))) {
+    *limit = true;
+    return failure();
+  }
+  if (failed(checkContract(algo)) || failed(checkEnds(algo)) ||
       failed(checkPacketSlots(algo)))
     return failure();
   if (algo.getScheduled() && failed(checkBlockBarriers(algo)))
@@ -529,10 +534,8 @@ struct CclVerifyPass : public ccl::impl::CclVerifyBase<CclVerifyPass> {
         DeclarationIndex index(algo);
         // Options multiply a compiled form's thread blocks and operations
         // (--instances, --tiles): its limits are the user's to meet.
-        bool limit =
-            compiled && (failed(checkSize(algo)) ||
-                         failed(checkResources(algo, maxBlocksPerRank)));
-        if (!limit && succeeded(verifyAlgorithm(algo, maxBlocksPerRank, calls)))
+        bool limit = false;
+        if (succeeded(verifyAlgorithm(algo, maxBlocksPerRank, calls, &limit)))
           continue;
         if (held)
           held->limit = limit;

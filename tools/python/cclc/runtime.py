@@ -249,22 +249,23 @@ class Comm:
     def abort(self):
         """cclCommAbort: stops the communicator's kernels, tells the other
         ranks, and destroys this handle."""
-        code = self._rt.cclCommAbort(self.handle)
-        if code == 0:
-            self._handle = None
-            self._release()
-        self._rt.check("cclCommAbort", code)
+        self._end("cclCommAbort", self._rt.cclCommAbort, self.handle)
 
     def destroy(self):
         """cclCommDestroy (waits for queued work; a destroyed handle stays
         destroyed, a second call does nothing)."""
         if self._handle is None:
             return
-        code = self._rt.cclCommDestroy(self._handle)
+        self._end("cclCommDestroy", self._rt.cclCommDestroy, self._handle)
+
+    def _end(self, name, fn, handle):
+        """Ends the handle with cclCommAbort or cclCommDestroy: on success
+        it is gone; a failure raises CclError."""
+        code = fn(handle)
         if code == 0:
             self._handle = None
             self._release()
-        self._rt.check("cclCommDestroy", code)
+        self._rt.check(name, code)
 
     def __enter__(self):
         return self
