@@ -16,9 +16,7 @@ fake=$REPO/test/runtime/fake_ibverbs/libibverbs.so.1
 [[ -f $fake ]] || { echo "FAILED: no test double at $fake"; exit 1; }
 export CCL_IBVERBS_LIB=$fake
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+. "$REPO/test/free_port.sh"
 # run N SPLIT TAG LIB ALGO ARGS...: N processes, rank r on host r / SPLIT,
 # output in $WORK/TAG.r; the environment of each rank from ENV_r (a
 # string of assignments) on top of the caller's. Returns 0 when all exit 0.
@@ -30,7 +28,7 @@ run() {
   for ((r = 0; r < n; r++)); do
     envr=ENV_$r
     env ${!envr:-} CCL_DEBUG=INFO CCL_HOST_ID=host$((r / split)) RANK=$r \
-      WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+      WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 MASTER_PORT=$((port - 1)) \
       timeout 300 ccl-perf --lib "$lib" --algo "$algo" "$@" > "$WORK/$tag.$r" 2>&1 &
     pids+=($!)
   done
@@ -137,7 +135,7 @@ fails drop "transport retry counter exceeded" \
 port=$(free_port)
 pids=()
 for r in 0 1 2; do
-  CCL_NET=ib CCL_HOST_ID=host$r RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+  CCL_NET=ib CCL_HOST_ID=host$r RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((port - 1)) \
     ccl-perf --lib "$lib" --algo ring_ce --target host \
       -b 64K -e 64K -n 5 -w 0 -c 0 --timeout-ms 60000 --proxy-delay 2=stall \
       > "$WORK/kill.$r" 2>&1 &

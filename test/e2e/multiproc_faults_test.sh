@@ -24,9 +24,7 @@ c++ -std=c++17 -O1 -I. -I"$REPO/out/include" \
   -Wl,-rpath,"$REPO/out/lib"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+. "$REPO/test/free_port.sh"
 shm_before=$(ls /dev/shm | wc -l)
 files_before=$(find "$TMPDIR" -maxdepth 1 | wc -l)
 

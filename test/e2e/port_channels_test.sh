@@ -51,9 +51,7 @@ done
 
 # The TCP transport between "hosts" on this machine. hosts N SPLIT LIB ALGO
 # CONNS ARGS...: N processes torchrun-style, rank r on host r / SPLIT.
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+. "$REPO/test/free_port.sh"
 hosts() {
   local n=$1 split=$2 lib=$3 algo=$4 conns=$5
   shift 5
@@ -61,7 +59,7 @@ hosts() {
   port=$(free_port)
   for ((r = 0; r < n; r++)); do
     CCL_HOST_ID=host$((r / split)) CCL_TCP_CONNECTIONS=$conns RANK=$r \
-      WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+      WORLD_SIZE=$n MASTER_ADDR=127.0.0.1 MASTER_PORT=$((port - 1)) \
       timeout 300 ccl-perf --lib "$lib" --algo "$algo" "$@" > "$WORK/tcp.$r" 2>&1 &
     pids+=($!)
   done
@@ -88,7 +86,7 @@ done
 cclc "$REPO/stdlib/allreduce/ring.ccl" --target=host --nranks=2 --dtype=float32 -o "$WORK/ring.so"
 port=$(free_port)
 for r in 0 1; do
-  CCL_HOST_ID=host$r RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+  CCL_HOST_ID=host$r RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((port - 1)) \
     timeout 120 ccl-perf --lib "$WORK/ring.so" --algo ring --target host -b 1K -e 1K \
     > "$WORK/mem.$r" 2>&1 &
 done
@@ -123,7 +121,7 @@ echo "ok: stalled proxy -> timeout report"
 port=$(free_port)
 pids=()
 for r in 0 1 2; do
-  RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+  RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((port - 1)) \
     ccl-perf --lib "$WORK/ring_ce.so" --algo ring_ce --target host \
       -b 64K -e 64K -n 5 -w 0 -c 0 --timeout-ms 60000 --proxy-delay 2=stall \
       > "$WORK/kill.$r" 2>&1 &

@@ -20,6 +20,7 @@
 #   never launches (the timeout reaches every rank, no hang).
 PERF=$1 LIB=$2 AP=$3 RING=$4 RING_OOP=$5 CCL_RUN=$6
 source "$(dirname "$0")/testlib.sh"
+source "$(dirname "$0")/../free_port.sh"
 WORK=${TEST_TMPDIR:-$(mktemp -d)}
 # A failed rendezvous must end the test, not hang it.
 export CCL_BOOTSTRAP_TIMEOUT_MS=30000
@@ -43,7 +44,7 @@ launch_by_hand() {
   local n=$1 port r t0=$SECONDS pids=()
   shift
   echo "+ $n ranks by hand: ccl-perf $*"
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  port=$(free_port)
   for ((r = 0; r < n; r++)); do
     CCL_COMM_ID=127.0.0.1:$port RANK=$r WORLD_SIZE=$n \
       timeout 300 "$PERF" "$@" >"$WORK/rank$r.out" 2>&1 &
