@@ -15,9 +15,10 @@
 #   in-process run (the outcomes of the ranks are gathered and merged);
 # - testar_racy with --delay on the reading rank: caught with K = 4, not
 #   with K = 1, as in-process;
-# - failures: -g against the job's rank count, --compare nccl, a rank that
-#   cannot load --lib (rank 0 reports that rank's message), a rank that
-#   never launches (the timeout reaches every rank, no hang).
+# - failures: -g against the job's rank count, --compare nccl on the host
+#   target, a rank that cannot load --lib (rank 0 reports that rank's
+#   message), a rank that never launches (the timeout reaches every rank,
+#   no hang).
 PERF=$1 LIB=$2 AP=$3 RING=$4 RING_OOP=$5 CCL_RUN=$6
 source "$(dirname "$0")/testlib.sh"
 source "$(dirname "$0")/../free_port.sh"
@@ -160,10 +161,11 @@ expect_rc 0
 launch 2 --lib "$AP" --algo allpairs_ll --target host --devices 0,0
 expect_rc 1
 expect_has "--devices is for one process that drives every rank"
-# NCCL runs in-process only, for now.
-launch 2 --lib "$AP" --algo allpairs_ll --compare nccl
+# NCCL needs the cuda target: each rank says so (no GPU here, or --target
+# host).
+launch 2 --lib "$AP" --algo allpairs_ll --compare nccl --target host
 expect_rc 1
-expect_has "--compare nccl is not supported yet with one process per rank"
+expect_has "--compare nccl needs the cuda target (--target host was given)"
 # Rank 2 cannot load the library: every rank stops, at once, and rank 0
 # prints rank 2's message.
 cat >"$WORK/lib_on_rank2.sh" <<EOF

@@ -111,7 +111,9 @@ class NcclBackend : public Backend {
   NcclBackend(Env &env, const nccl::Nccl *nc, std::vector<nccl::ncclComm_t> comms)
       : env_(env), nc_(nc), comms_(std::move(comms)) {}
   ~NcclBackend() override {
-    for (auto c : comms_) nc_->ncclCommDestroy(c);
+    for (auto c : comms_)
+      if (c)
+        nc_->ncclCommDestroy(c);
   }
   const char *label() const override { return "NCCL"; }
   bool launchAll(const std::vector<void *> &in, const std::vector<void *> &out,
@@ -121,7 +123,7 @@ class NcclBackend : public Backend {
     const int dt = kType[(int)t];
     nccl::ncclResult_t rc = nc_->ncclGroupStart();
     if (rc != 0) return fail("ncclGroupStart", -1, rc, err);
-    for (int r = 0; r < env_.n; r++) {
+    for (int r : env_.local) {
       void *s = env_.streams[r];
       nccl::ncclComm_t c = comms_[r];
       const char *what = "?";
@@ -161,7 +163,7 @@ class NcclBackend : public Backend {
     return true;
   }
   bool syncAll(std::string *err) override {
-    for (int r = 0; r < env_.n; r++) {
+    for (int r : env_.local) {
       if (!env_.setRank(r, err)) return false;
       if (!env_.cu(env_.drv->cuStreamSynchronize(env_.streams[r]),
                    "cuStreamSynchronize (NCCL)", r, err))

@@ -35,7 +35,8 @@ class Backend {
 // The library's entry point (ccl_<algo>, or with --coll the bundle's
 // cclAllReduce, ...) on env's communicator. `lib` must outlive it.
 std::unique_ptr<Backend> makeCclBackend(Env &env, const Library &lib);
-// NCCL on env's GPUs and streams, with a communicator of its own.
+// NCCL on env's GPUs and streams, with a communicator of its own: comms
+// indexed by rank, those of the ranks this process drives (env.local) set.
 std::unique_ptr<Backend> makeNcclBackend(Env &env, const nccl::Nccl *nc,
                                          std::vector<nccl::ncclComm_t> comms);
 

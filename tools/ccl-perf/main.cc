@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fmt/format.h>
 #include <memory>
 #include <new>
@@ -338,11 +339,49 @@ std::string launchMode(const Env &env) {
 
 // The sweep of NCCL on the same buffers and streams, over the (dtype, op)
 // pairs and sizes cclc ran (a like-for-like table).
-SweepResult sweepNccl(Env &env, const nccl::Nccl *nc, const RowFilter &filter) {
+// NCCL's communicators for the ranks this process drives, indexed by rank:
+// every rank of one process by ncclCommInitAll; with one process per rank,
+// rank 0's ncclGetUniqueId reaches the others through an exchange and each
+// joins with ncclCommInitRank on its own GPU (as applications do).
+std::vector<nccl::ncclComm_t> ncclComms(Env &env, const nccl::Nccl *nc) {
   std::vector<nccl::ncclComm_t> ncomms(env.n, nullptr);
-  nccl::ncclResult_t nr = nc->ncclCommInitAll(ncomms.data(), env.n, env.devices.data());
-  if (nr != 0) fatal("ncclCommInitAll failed: " + nc->errorText(nr));
-  fmt::print("#\n# NCCL {} from {} (NCCL_NVLS_ENABLE=0)\n", nc->versionString(), nc->path);
+  if (!env.multi) {
+    nccl::ncclResult_t nr =
+        nc->ncclCommInitAll(ncomms.data(), env.n, env.devices.data());
+    if (nr != 0)
+      fatal("ncclCommInitAll failed: " + nc->errorText(nr));
+    return ncomms;
+  }
+  nccl::ncclUniqueId id{};
+  std::string err;
+  if (env.me == 0) {
+    nccl::ncclResult_t nr = nc->ncclGetUniqueId(&id);
+    if (nr != 0)
+      err = "ncclGetUniqueId failed: " + nc->errorText(nr);
+  }
+  std::vector<std::string> ids;
+  if (!agree(env, err.empty(), &err,
+             std::string(id.internal, sizeof id.internal), &ids)) {
+    reportRunError(env, err);
+    exitFailed(env);
+  }
+  std::memcpy(id.internal, ids[0].data(), sizeof id.internal);
+  const int r = env.me;
+  if (env.setRank(r, &err)) {
+    nccl::ncclResult_t nr = nc->ncclCommInitRank(&ncomms[r], env.n, id, r);
+    if (nr != 0)
+      err = "ncclCommInitRank on rank " + std::to_string(r) +
+            " failed: " + nc->errorText(nr);
+  }
+  agreeOrExit(env, err);
+  return ncomms;
+}
+
+SweepResult sweepNccl(Env &env, const nccl::Nccl *nc, const RowFilter &filter) {
+  std::vector<nccl::ncclComm_t> ncomms = ncclComms(env, nc);
+  fmt::print("#\n# NCCL {} from {} (NCCL_NVLS_ENABLE=0{})\n",
+             nc->versionString(), nc->path,
+             env.multi ? "; ncclCommInitRank in each rank's process" : "");
   std::unique_ptr<Backend> nb = makeNcclBackend(env, nc, std::move(ncomms));
   std::string title = "NCCL " + std::string(env.coll->name) + " (" +
                       std::to_string(env.n) + " ranks" + launchMode(env) +
@@ -412,9 +451,8 @@ std::string tableTitle(const Env &env) {
 // job's rank count. Every rank has the same command line: rank 0 reports.
 void checkOneRankOptions(Options &opt, const Launch &launch) {
   const std::string mode = "one process per rank, launched by " + launch.launcher;
-  if (opt.compareNccl)
-    fatal("--compare nccl is not supported yet with one process per rank (launched by " +
-          launch.launcher + "); run ccl-perf without a launcher to compare with NCCL");
+  if (opt.compareNccl && opt.target == TargetChoice::Host)
+    fatal("--compare nccl needs the cuda target (--target host was given)");
   if (!opt.devices.empty())
     fatal("--devices is for one process that drives every rank; with one process "
           "per rank (launched by " + launch.launcher + ") each rank takes the GPU of "
@@ -463,11 +501,14 @@ std::string ranksNote(const Launch &launch, const Target &t) {
 // cclCommLoadRegisteredPlans. Only rank 0 writes to standard output.
 int runOneRank(Options opt, const Launch &launch) {
   checkOneRankOptions(opt, launch);
+  enforceNvlsRule(opt);
   std::string cudaWhy;
   const Gpus *gpus = opt.target != TargetChoice::Host ? probeGpus(&cudaWhy) : nullptr;
   if (opt.target == TargetChoice::Cuda && !gpus)
     fatalHere("--target cuda: no usable GPU: " + cudaWhy);
   Target target = chooseTarget(opt, gpus, cudaWhy, nullptr);
+  if (opt.compareNccl && !target.cuda)
+    fatalHere("--compare nccl needs the cuda target (" + target.why + ")");
 
   Env env;
   env.opt = opt;
@@ -507,11 +548,20 @@ int runOneRank(Options opt, const Launch &launch) {
   for (const std::string &line : rankLines) fmt::print("{}", line);
   agreeOrExit(env, caught([&] { allocateBuffers(env); }));
 
+  const nccl::Nccl *nc = nullptr;
+  if (opt.compareNccl)
+    agreeOrExit(env, caught([&] { nc = loadNcclFor(env); }));
+
+  RowFilter filter = planFilter(target.plan, variant);
   std::unique_ptr<Backend> cclc = makeCclBackend(env, lib);
-  SweepResult mine = sweep(env, *cclc, planFilter(target.plan, variant),
-                           tableTitle(env).c_str(), true);
-  bool ok = summarize(env, mine, nullptr);
-  if (env.me == 0) writeOutputs(env, mine, nullptr);
+  SweepResult mine = sweep(env, *cclc, filter, tableTitle(env).c_str(), true);
+  SweepResult theirs;
+  const bool ranNccl = nc && !mine.failed;
+  if (ranNccl)
+    theirs = sweepNccl(env, nc, filter);
+  bool ok = summarize(env, mine, ranNccl ? &theirs : nullptr);
+  if (env.me == 0)
+    writeOutputs(env, mine, ranNccl ? &theirs : nullptr);
   std::fflush(stdout);
   // No rank ends the job (a launcher ends the others when one exits
   // non-zero) before rank 0 has printed everything.

@@ -114,6 +114,8 @@ const Nccl *loadNccl(std::string *why) {
   if (!(sym(h, &n.ncclGetVersion, "ncclGetVersion", why) &&
         sym(h, &n.ncclCommInitAll, "ncclCommInitAll", why) &&
         sym(h, &n.ncclCommDestroy, "ncclCommDestroy", why) &&
+        sym(h, &n.ncclGetUniqueId, "ncclGetUniqueId", why) &&
+        sym(h, &n.ncclCommInitRank, "ncclCommInitRank", why) &&
         sym(h, &n.ncclAllReduce, "ncclAllReduce", why) &&
         sym(h, &n.ncclAllGather, "ncclAllGather", why) &&
         sym(h, &n.ncclReduceScatter, "ncclReduceScatter", why) &&

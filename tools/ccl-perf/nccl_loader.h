@@ -18,12 +18,20 @@ typedef int ncclResult_t;  // ncclSuccess == 0
 typedef struct ncclComm *ncclComm_t;
 enum { ncclFloat16 = 6, ncclFloat32 = 7, ncclBfloat16 = 9 };
 enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3 };
+// NCCL_UNIQUE_ID_BYTES = 128, passed by value.
+struct ncclUniqueId {
+  char internal[128];
+};
 
 struct Nccl {
   ncclResult_t (*ncclGetVersion)(int *version) = nullptr;
   ncclResult_t (*ncclCommInitAll)(ncclComm_t *comms, int ndev,
                                   const int *devlist) = nullptr;
   ncclResult_t (*ncclCommDestroy)(ncclComm_t comm) = nullptr;
+  // One process per rank: rank 0 makes the id, every rank joins with it.
+  ncclResult_t (*ncclGetUniqueId)(ncclUniqueId *id) = nullptr;
+  ncclResult_t (*ncclCommInitRank)(ncclComm_t *comm, int nranks,
+                                   ncclUniqueId id, int rank) = nullptr;
   ncclResult_t (*ncclAllReduce)(const void *sendbuff, void *recvbuff,
                                 size_t count, int datatype, int op,
                                 ncclComm_t comm, void *stream) = nullptr;
