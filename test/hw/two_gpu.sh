@@ -24,8 +24,8 @@
 # fewer).
 # Every row 4 B .. 1 GiB (x4; FACTOR=16 in the environment: x16), out of place and in place, checked with
 # K = 8 calls back to back (fewer where 1 GiB buffers do not fit
-# --check-mem), NCCL in the same run (--compare nccl; not in mp: ccl-perf
-# compares only with all ranks in one process). NCCL_NVLS_ENABLE=0; nothing
+# --check-mem), NCCL in the same run (--compare nccl; in mp NCCL joins with
+# ncclCommInitRank in the same processes). NCCL_NVLS_ENABLE=0; nothing
 # here creates multicast objects. Output per run in RESULTS (default
 # ./results), a line per run in RESULTS/summary.txt.
 set -uo pipefail
@@ -109,11 +109,11 @@ run)
   if part mp; then
     t=$SECONDS
     ccl-run -n "$NGPUS" ccl-perf --lib "$lib" --coll AllReduce --target cuda \
-        -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 >"$RESULTS/mp-allreduce-eager.txt" 2>&1
+        -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 --compare nccl >"$RESULTS/mp-allreduce-eager.txt" 2>&1
     record mp-allreduce-eager $? "$RESULTS/mp-allreduce-eager.txt" $((SECONDS - t))
     t=$SECONDS
     ccl-run -n "$NGPUS" ccl-perf --lib "$lib" --coll AllReduce --target cuda \
-        -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 -G 10 >"$RESULTS/mp-allreduce-graph.txt" 2>&1
+        -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 -G 10 --compare nccl >"$RESULTS/mp-allreduce-graph.txt" 2>&1
     record mp-allreduce-graph $? "$RESULTS/mp-allreduce-graph.txt" $((SECONDS - t))
   fi
   echo "results in $RESULTS; summary:"
