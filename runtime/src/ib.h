@@ -39,6 +39,14 @@
 
 namespace cclrt {
 
+// Sizes shared by ib.cc (setup) and ib_post.cc (posting).
+constexpr uint64_t kIbPiece = 1ull << 20; // puts above this are split
+constexpr int kIbSlots = 8;               // bounce slots of kIbPiece bytes
+constexpr uint32_t kIbSignalSlots = 4096; // source words of signals
+constexpr int kIbPollBatch = 16;          // completions per poll
+// CLOCK_MONOTONIC in nanoseconds (the transport's timeouts).
+uint64_t ibNowNs();
+
 // The entry points of libibverbs this transport uses (ibv_post_send and
 // ibv_poll_cq are inline in verbs.h: they call the context's ops).
 struct Verbs {
