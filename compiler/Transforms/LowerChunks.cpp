@@ -1,5 +1,11 @@
 //===- LowerChunks.cpp - chunk-level copy/reduce to one-sided ops ---------===//
+//
+// The pass. Which thread block an unplaced copy or reduce runs on, and the
+// order of unplaced operations, are LowerChunksLanes.cpp's.
+//
+//===----------------------------------------------------------------------===//
 
+#include "compiler/Transforms/LowerChunksLanes.h"
 #include "compiler/Transforms/Passes.h"
 #include "compiler/Transforms/VerifyMachine.h"
 
@@ -23,6 +29,7 @@ namespace ccl {
 
 using namespace mlir;
 using namespace ccl;
+using namespace ccl::lower_chunks;
 
 namespace {
 
@@ -44,18 +51,6 @@ bool isChunkLevel(Operation *op) {
   if (auto r = dyn_cast<ReduceOp>(op))
     return r.isCrossRank();
   return false;
-}
-
-/// True when the chunk DAG (--ccl-chunk-dag) numbered every operation.
-bool hasDag(ArrayRef<Operation *> ops) {
-  return llvm::all_of(ops, [](Operation *op) { return getDagId(op).has_value(); });
-}
-
-/// Calls `fn` with the dag_id of every operation `op` depends on.
-void forEachDagDep(Operation *op, llvm::function_ref<void(int64_t)> fn) {
-  for (DagEdge kind : kDagEdges)
-    for (int64_t id : getDagEdges(op, kind))
-      fn(id);
 }
 
 /// One chunk-level copy/reduce after lowering: the source's put into the
@@ -88,135 +83,6 @@ public:
   ChunkLowering(AlgorithmOp algo, ChannelKind kind, int64_t maxBlocks)
       : algo(algo), kind(kind), maxBlocks(maxBlocks), b(algo.getContext()) {}
 
-  /// Splits the unplaced copies and reduces into lanes: operations that
-  /// touch a common chunk (transitively) share a lane, operations of
-  /// different lanes are independent (their order is that of the chunks
-  /// they touch, docs/semantics.md rule 9). Each lane gets its own thread
-  /// block (modulo maxBlocks) after the blocks the program placed itself.
-  /// Any other unplaced operation (a signal, wait, put, acquire, ... without
-  /// `tb`) orders what follows it on its block, not only what touches its
-  /// chunks: it stays on block 0, where the verifier of the global level
-  /// runs it, in program order. Returns the number of lanes.
-  int64_t assignLanes(ArrayRef<Operation *> ops) {
-    std::map<Operation *, Operation *> parent;
-    std::function<Operation *(Operation *)> find = [&](Operation *x) {
-      Operation *&p = parent[x];
-      if (!p || p == x)
-        return p = x;
-      return p = find(p);
-    };
-    std::map<std::tuple<std::string, int64_t, int64_t>, Operation *> last;
-    int64_t placedBlocks = 0;
-    for (Operation &op : algo.getBody().front()) {
-      if (auto bar = dyn_cast<TbBarrierOp>(op))
-        placedBlocks = std::max(placedBlocks, bar.getTbs().back() + 1);
-      if (auto inst = dyn_cast<InstructionOp>(op); inst && inst.isPlaced())
-        placedBlocks = std::max(placedBlocks,
-                                inst.getThreadBlock() + inst.getGroupSize());
-    }
-    // Block 0 holds the unplaced operations that are not copies or
-    // reduces: the lanes start after it.
-    if (llvm::any_of(ops, [](Operation *op) { return !isa<CopyOp, ReduceOp>(op); }))
-      placedBlocks = std::max<int64_t>(placedBlocks, 1);
-    // With the chunk DAG (--ccl-chunk-dag), its edges link the lanes;
-    // without it, any two operations touching a common slot do.
-    bool haveDag = hasDag(ops);
-    std::map<int64_t, Operation *> byId;
-    if (haveDag)
-      for (Operation *op : ops)
-        byId[*getDagId(op)] = op;
-    for (Operation *op : ops) {
-      find(op);
-      if (!isa<CopyOp, ReduceOp>(op))
-        continue; // block 0, below
-      if (haveDag) {
-        forEachDagDep(op, [&](int64_t id) {
-          if (auto it = byId.find(id); it != byId.end())
-            parent[find(op)] = find(it->second);
-        });
-        continue;
-      }
-      auto inst = cast<InstructionOp>(op);
-      SmallVector<ChunkRefAttr> refs(inst.getReadRefs());
-      llvm::append_range(refs, inst.getWrittenRefs());
-      for (ChunkRefAttr r : refs)
-        for (int64_t i = 0; i < r.getCount(); ++i) {
-          auto key = std::make_tuple(r.getBuffer().str(), r.getRank(),
-                                     r.getIndex() + i);
-          auto it = last.find(key);
-          if (it != last.end())
-            parent[find(op)] = find(it->second);
-          last[key] = op;
-        }
-    }
-    std::map<Operation *, int64_t> laneOfRoot;
-    for (Operation *op : ops) {
-      if (!isa<CopyOp, ReduceOp>(op)) {
-        block[op] = 0;
-        continue;
-      }
-      Operation *root = find(op);
-      auto it = laneOfRoot.find(root);
-      if (it == laneOfRoot.end())
-        it = laneOfRoot.emplace(root, laneOfRoot.size()).first;
-      block[op] = placedBlocks + it->second % maxBlocks;
-    }
-    return laneOfRoot.size();
-  }
-
-  /// When several lanes share a thread block (more lanes than max-blocks),
-  /// program order would run one lane's whole chain before the next lane
-  /// starts on that block. Instead, order the operations by priority:
-  /// depth in the chunk DAG (longest chain of dependencies before the
-  /// operation), then reverse depth (longest chain after it, the critical
-  /// path first), then program order. Every dependency goes from a smaller
-  /// depth to a larger one, so this is a valid program order with the same
-  /// meaning; the transfers are lowered in it, so every wait still follows
-  /// its send and the result is deadlock free. `ops` are the unplaced
-  /// operations, numbered by the chunk DAG; only a program made of them
-  /// alone, contiguous, is reordered.
-  void orderByPriority(ArrayRef<Operation *> ops) {
-    Block &body = algo.getBody().front();
-    size_t insts = llvm::count_if(
-        body, [](Operation &op) { return isa<InstructionOp, TbBarrierOp>(op); });
-    if (ops.size() < 2 || insts != ops.size())
-      return; // placed operations too: keep the program's order
-    for (size_t i = 1; i < ops.size(); ++i)
-      if (ops[i]->getPrevNode() != ops[i - 1])
-        return;
-    std::map<int64_t, size_t> index;
-    for (size_t i = 0; i < ops.size(); ++i)
-      index[*getDagId(ops[i])] = i;
-    std::vector<SmallVector<size_t>> preds(ops.size());
-    for (size_t i = 0; i < ops.size(); ++i)
-      forEachDagDep(ops[i], [&](int64_t id) {
-        if (auto it = index.find(id); it != index.end() && it->second < i)
-          preds[i].push_back(it->second);
-      });
-    // Program order is topological (an edge points to an earlier op).
-    std::vector<int64_t> depth(ops.size(), 0), rdepth(ops.size(), 0);
-    for (size_t i = 0; i < ops.size(); ++i)
-      for (size_t p : preds[i])
-        depth[i] = std::max(depth[i], depth[p] + 1);
-    for (size_t i = ops.size(); i-- > 0;)
-      for (size_t p : preds[i])
-        rdepth[p] = std::max(rdepth[p], rdepth[i] + 1);
-    SmallVector<size_t> order(ops.size());
-    for (size_t i = 0; i < order.size(); ++i)
-      order[i] = i;
-    llvm::stable_sort(order, [&](size_t a, size_t b) {
-      return std::make_tuple(depth[a], -rdepth[a], a) <
-             std::make_tuple(depth[b], -rdepth[b], b);
-    });
-    Operation *after = ops.back()->getNextNode();
-    for (size_t i : order) {
-      if (after)
-        ops[i]->moveBefore(after);
-      else
-        ops[i]->moveBefore(&body, body.end());
-    }
-  }
-
   /// Lowers every chunk-level operation into transfers (those whose index
   /// is in `forceSlot` through a transfer slot even where they could land
   /// directly) and records them in `transfers`.
@@ -241,8 +107,9 @@ public:
       }
     // Only the lanes' operations are reordered (the others keep their
     // program order on block 0).
-    if (assignLanes(laneOps) > maxBlocks && hasDag(dataOps))
-      orderByPriority(dataOps);
+    if (assignLanes(algo, laneOps, maxBlocks, block) > maxBlocks &&
+        hasDag(dataOps))
+      orderByPriority(algo, dataOps);
     // (After the reordering: the transfers are lowered in program order.)
     SmallVector<Operation *> chunkOps;
     for (Operation &op : body)

@@ -1,0 +1,143 @@
+//===- LowerChunksLanes.cpp - thread blocks of unplaced chunk operations --===//
+//
+// Part of ccl-lower-chunks (LowerChunks.cpp): the lanes of unplaced copies
+// and reduces, the block each gets, and their order by priority.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Transforms/LowerChunksLanes.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <functional>
+#include <tuple>
+
+using namespace mlir;
+using namespace ccl;
+using namespace ccl::lower_chunks;
+
+bool ccl::lower_chunks::hasDag(ArrayRef<Operation *> ops) {
+  return llvm::all_of(ops,
+                      [](Operation *op) { return getDagId(op).has_value(); });
+}
+
+void ccl::lower_chunks::forEachDagDep(Operation *op,
+                                      llvm::function_ref<void(int64_t)> fn) {
+  for (DagEdge kind : kDagEdges)
+    for (int64_t id : getDagEdges(op, kind))
+      fn(id);
+}
+
+int64_t ccl::lower_chunks::assignLanes(AlgorithmOp algo,
+                                       ArrayRef<Operation *> ops,
+                                       int64_t maxBlocks,
+                                       std::map<Operation *, int64_t> &block) {
+  std::map<Operation *, Operation *> parent;
+  std::function<Operation *(Operation *)> find = [&](Operation *x) {
+    Operation *&p = parent[x];
+    if (!p || p == x)
+      return p = x;
+    return p = find(p);
+  };
+  std::map<std::tuple<std::string, int64_t, int64_t>, Operation *> last;
+  int64_t placedBlocks = 0;
+  for (Operation &op : algo.getBody().front()) {
+    if (auto bar = dyn_cast<TbBarrierOp>(op))
+      placedBlocks = std::max(placedBlocks, bar.getTbs().back() + 1);
+    if (auto inst = dyn_cast<InstructionOp>(op); inst && inst.isPlaced())
+      placedBlocks =
+          std::max(placedBlocks, inst.getThreadBlock() + inst.getGroupSize());
+  }
+  // Block 0 holds the unplaced operations that are not copies or
+  // reduces: the lanes start after it.
+  if (llvm::any_of(ops,
+                   [](Operation *op) { return !isa<CopyOp, ReduceOp>(op); }))
+    placedBlocks = std::max<int64_t>(placedBlocks, 1);
+  // With the chunk DAG (--ccl-chunk-dag), its edges link the lanes;
+  // without it, any two operations touching a common slot do.
+  bool haveDag = hasDag(ops);
+  std::map<int64_t, Operation *> byId;
+  if (haveDag)
+    for (Operation *op : ops)
+      byId[*getDagId(op)] = op;
+  for (Operation *op : ops) {
+    find(op);
+    if (!isa<CopyOp, ReduceOp>(op))
+      continue; // block 0, below
+    if (haveDag) {
+      forEachDagDep(op, [&](int64_t id) {
+        if (auto it = byId.find(id); it != byId.end())
+          parent[find(op)] = find(it->second);
+      });
+      continue;
+    }
+    auto inst = cast<InstructionOp>(op);
+    SmallVector<ChunkRefAttr> refs(inst.getReadRefs());
+    llvm::append_range(refs, inst.getWrittenRefs());
+    for (ChunkRefAttr r : refs)
+      for (int64_t i = 0; i < r.getCount(); ++i) {
+        auto key =
+            std::make_tuple(r.getBuffer().str(), r.getRank(), r.getIndex() + i);
+        auto it = last.find(key);
+        if (it != last.end())
+          parent[find(op)] = find(it->second);
+        last[key] = op;
+      }
+  }
+  std::map<Operation *, int64_t> laneOfRoot;
+  for (Operation *op : ops) {
+    if (!isa<CopyOp, ReduceOp>(op)) {
+      block[op] = 0;
+      continue;
+    }
+    Operation *root = find(op);
+    auto it = laneOfRoot.find(root);
+    if (it == laneOfRoot.end())
+      it = laneOfRoot.emplace(root, laneOfRoot.size()).first;
+    block[op] = placedBlocks + it->second % maxBlocks;
+  }
+  return laneOfRoot.size();
+}
+
+void ccl::lower_chunks::orderByPriority(AlgorithmOp algo,
+                                        ArrayRef<Operation *> ops) {
+  Block &body = algo.getBody().front();
+  size_t insts = llvm::count_if(
+      body, [](Operation &op) { return isa<InstructionOp, TbBarrierOp>(op); });
+  if (ops.size() < 2 || insts != ops.size())
+    return; // placed operations too: keep the program's order
+  for (size_t i = 1; i < ops.size(); ++i)
+    if (ops[i]->getPrevNode() != ops[i - 1])
+      return;
+  std::map<int64_t, size_t> index;
+  for (size_t i = 0; i < ops.size(); ++i)
+    index[*getDagId(ops[i])] = i;
+  std::vector<SmallVector<size_t>> preds(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i)
+    forEachDagDep(ops[i], [&](int64_t id) {
+      if (auto it = index.find(id); it != index.end() && it->second < i)
+        preds[i].push_back(it->second);
+    });
+  // Program order is topological (an edge points to an earlier op).
+  std::vector<int64_t> depth(ops.size(), 0), rdepth(ops.size(), 0);
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (size_t p : preds[i])
+      depth[i] = std::max(depth[i], depth[p] + 1);
+  for (size_t i = ops.size(); i-- > 0;)
+    for (size_t p : preds[i])
+      rdepth[p] = std::max(rdepth[p], rdepth[i] + 1);
+  SmallVector<size_t> order(ops.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::stable_sort(order, [&](size_t a, size_t b) {
+    return std::make_tuple(depth[a], -rdepth[a], a) <
+           std::make_tuple(depth[b], -rdepth[b], b);
+  });
+  Operation *after = ops.back()->getNextNode();
+  for (size_t i : order) {
+    if (after)
+      ops[i]->moveBefore(after);
+    else
+      ops[i]->moveBefore(&body, body.end());
+  }
+}
