@@ -119,8 +119,7 @@ public:
   // unmapPeer.
   virtual std::string exportHandle(int rank, void *ptr) { return ""; }
   virtual cclResult_t mapPeerHandle(int rank, const std::string &handle,
-                                    size_t bytes, void **ptr,
-                                    const char *what);
+                                    size_t bytes, void **ptr, const char *what);
 
   // --- User buffers (cclCommRegister; userbufs.cc) ---------------------
   // How rank `rank`'s buffer at `buf` can be shared: its allocation's base

@@ -31,7 +31,7 @@ bool resolveAll(void *h, Loaded *l) {
     return true;
   };
 #define CCLRT_RESOLVE(name)                                                    \
-  if (!resolve(#name, reinterpret_cast<void **>(&l->api.name)))               \
+  if (!resolve(#name, reinterpret_cast<void **>(&l->api.name)))                \
     return false;
   CCLRT_RESOLVE(hipGetErrorName)
   CCLRT_RESOLVE(hipGetErrorString)
@@ -125,9 +125,7 @@ const Loaded &loaded() {
   return *l;
 }
 
-bool isHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-}
+bool isHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 bool isFeatureChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }

@@ -104,16 +104,14 @@ struct HipApi {
   hipError_t (*hipStreamDestroy)(hipStream_t);
   hipError_t (*hipStreamSynchronize)(hipStream_t);
   // Writes after the stream's earlier work.
-  hipError_t (*hipStreamWriteValue64)(hipStream_t, void *, uint64_t,
-                                      unsigned);
+  hipError_t (*hipStreamWriteValue64)(hipStream_t, void *, uint64_t, unsigned);
   hipError_t (*hipModuleLoadData)(hipModule_t *, const void *);
   hipError_t (*hipModuleGetFunction)(hipFunction_t *, hipModule_t,
                                      const char *);
   hipError_t (*hipModuleUnload)(hipModule_t);
   hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned,
                                       unsigned, unsigned, unsigned, unsigned,
-                                      unsigned, hipStream_t, void **,
-                                      void **);
+                                      unsigned, hipStream_t, void **, void **);
   hipError_t (*hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)(
       int *, hipFunction_t, int, size_t);
   hipError_t (*hipIpcGetMemHandle)(hipIpcMemHandle_t *, void *);

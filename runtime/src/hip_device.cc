@@ -11,10 +11,9 @@
 namespace cclrt {
 
 cclResult_t hipFail(const char *call, hipError_t r, const std::string &where) {
-  return setError(cclDriverError, format("%s failed%s%s: %s", call,
-                                         where.empty() ? "" : " ",
-                                         where.c_str(),
-                                         hipErrorText(r).c_str()));
+  return setError(cclDriverError,
+                  format("%s failed%s%s: %s", call, where.empty() ? "" : " ",
+                         where.c_str(), hipErrorText(r).c_str()));
 }
 
 namespace {
@@ -83,8 +82,7 @@ cclResult_t HipDevice::setCurrent(int rank, const char *fn) const {
   hipError_t r = h_->hipSetDevice(ordinal(rank));
   if (r != hipSuccess)
     return hipFail("hipSetDevice", r,
-                   format("(%s, rank %d, device %d)", fn, rank,
-                          ordinal(rank)));
+                   format("(%s, rank %d, device %d)", fn, rank, ordinal(rank)));
   return cclSuccess;
 }
 
@@ -152,9 +150,8 @@ cclResult_t HipDevice::init(const int *devices) {
                                         dev)) != hipSuccess)
       return hipFail("hipDeviceGetAttribute", hr,
                      format("(compute units of device %d)", dev));
-    if ((hr = h_->hipStreamCreateWithFlags(&rs.internalStream,
-                                           hipStreamNonBlocking)) !=
-        hipSuccess) {
+    if ((hr = h_->hipStreamCreateWithFlags(
+             &rs.internalStream, hipStreamNonBlocking)) != hipSuccess) {
       rs.internalStream = nullptr;
       return hipFail("hipStreamCreateWithFlags", hr,
                      format("(device %d)", dev));
@@ -173,9 +170,9 @@ cclResult_t HipDevice::init(const int *devices) {
       int can = 0;
       if ((hr = h_->hipDeviceCanAccessPeer(&can, ordinal(r), ordinal(p))) !=
           hipSuccess)
-        return hipFail("hipDeviceCanAccessPeer", hr,
-                       format("(device %d -> device %d)", ordinal(r),
-                              ordinal(p)));
+        return hipFail(
+            "hipDeviceCanAccessPeer", hr,
+            format("(device %d -> device %d)", ordinal(r), ordinal(p)));
       if (!can)
         return setError(cclUnsupported,
                         format("rank %d (device %d) cannot access the memory "
@@ -187,16 +184,15 @@ cclResult_t HipDevice::init(const int *devices) {
                                r, ordinal(r), p, ordinal(p)));
       hr = h_->hipDeviceEnablePeerAccess(ordinal(p), 0);
       if (hr != hipSuccess && hr != hipErrorPeerAccessAlreadyEnabled)
-        return hipFail("hipDeviceEnablePeerAccess", hr,
-                       format("(device %d -> device %d)", ordinal(r),
-                              ordinal(p)));
+        return hipFail(
+            "hipDeviceEnablePeerAccess", hr,
+            format("(device %d -> device %d)", ordinal(r), ordinal(p)));
     }
   }
   // The abort flag (offset 0) and the error record (offset 8).
   void *hm = nullptr, *ignored = nullptr;
-  cclResult_t res =
-      allocateHostMapped(local.front(), 64, &hm, &ignored,
-                         "the abort flag and error record");
+  cclResult_t res = allocateHostMapped(local.front(), 64, &hm, &ignored,
+                                       "the abort flag and error record");
   if (res != cclSuccess)
     return res;
   s_->hostMapped = hm;
@@ -218,7 +214,8 @@ void HipDevice::quiesce() {
   if (!h_)
     return;
   for (int r : s_->local)
-    if (ranks_[r].internalStream && setCurrent(r, "cclCommDestroy") == cclSuccess)
+    if (ranks_[r].internalStream &&
+        setCurrent(r, "cclCommDestroy") == cclSuccess)
       h_->hipDeviceSynchronize();
 }
 
@@ -288,8 +285,8 @@ cclResult_t HipDevice::deallocate(int rank, void *ptr, const char *fn) {
   hipError_t hr = h_->hipFree(ptr);
   if (hr != hipSuccess)
     return setError(cclDriverError,
-                    format("%s(rank %d): hipFree(%p) failed: %s", fn, rank,
-                           ptr, hipErrorText(hr).c_str()));
+                    format("%s(rank %d): hipFree(%p) failed: %s", fn, rank, ptr,
+                           hipErrorText(hr).c_str()));
   return cclSuccess;
 }
 
@@ -303,8 +300,7 @@ cclResult_t HipDevice::allocateHostMapped(int rank, size_t bytes, void **host,
   hipError_t hr = h_->hipHostMalloc(&hm, bytes ? bytes : 1, kHostMappedFlags);
   if (hr != hipSuccess)
     return hipFail("hipHostMalloc", hr,
-                   format("(%s, %zu bytes, mapped and coherent)", what,
-                          bytes));
+                   format("(%s, %zu bytes, mapped and coherent)", what, bytes));
   memset(hm, 0, bytes);
   void *dp = nullptr;
   if ((hr = h_->hipHostGetDevicePointer(&dp, hm, 0)) != hipSuccess) {
@@ -340,8 +336,8 @@ cclResult_t HipDevice::onInternalStream(int rank, const char *call,
   }
   if (hr != hipSuccess)
     return setError(cclDriverError,
-                    format("%s(%zu bytes) on device %d failed: %s", call,
-                           bytes, ordinal(rank), hipErrorText(hr).c_str()));
+                    format("%s(%zu bytes) on device %d failed: %s", call, bytes,
+                           ordinal(rank), hipErrorText(hr).c_str()));
   return cclSuccess;
 }
 
@@ -387,10 +383,9 @@ cclResult_t HipDevice::startBlocks(const PreparedPlan &pp) {
 
 cclResult_t HipDevice::setTimeout(int rank, PreparedRank &pr, uint64_t ns) {
   pr.ctx->timeout_ns = ns;
-  return upload(rank,
-                static_cast<char *>(pr.ctxDev) +
-                    offsetof(ccl_dev_ctx, timeout_ns),
-                &ns, sizeof ns);
+  return upload(
+      rank, static_cast<char *>(pr.ctxDev) + offsetof(ccl_dev_ctx, timeout_ns),
+      &ns, sizeof ns);
 }
 
 cclResult_t HipDevice::setDelay(int rank, PreparedRank &pr, uint64_t ns,
@@ -399,10 +394,9 @@ cclResult_t HipDevice::setDelay(int rank, PreparedRank &pr, uint64_t ns,
   pr.ctx->delay_block = block;
   // delay_ns, delay_block and fifo_slots (which never changes): one 16-byte
   // write (cuda_device.cc checks that they are adjacent).
-  return upload(rank,
-                static_cast<char *>(pr.ctxDev) +
-                    offsetof(ccl_dev_ctx, delay_ns),
-                &pr.ctx->delay_ns, 16);
+  return upload(
+      rank, static_cast<char *>(pr.ctxDev) + offsetof(ccl_dev_ctx, delay_ns),
+      &pr.ctx->delay_ns, 16);
 }
 
 // ---------------------------------------------------------------------------
@@ -419,9 +413,8 @@ cclResult_t HipDevice::copyAsync(int rank, void *dst, const void *src,
     return res;
   if ((res = setCurrent(rank, "cclMemcpyAsync")) != cclSuccess)
     return res;
-  hipError_t hr =
-      h_->hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice,
-                         static_cast<hipStream_t>(stream));
+  hipError_t hr = h_->hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice,
+                                     static_cast<hipStream_t>(stream));
   if (hr != hipSuccess)
     return hipFail("hipMemcpyAsync", hr,
                    format("(%zu bytes from %p to %p, device %d)", bytes, src,
@@ -436,8 +429,7 @@ cclResult_t HipDevice::launch(int rank, PreparedPlan *pp, size_t kernel,
   const int dev = ordinal(rank);
   PreparedRank &pr = pp->ranks[rank];
   const ccl_variant *var = pp->variant;
-  const unsigned threads =
-      var->threads_per_block ? var->threads_per_block : 1;
+  const unsigned threads = var->threads_per_block ? var->threads_per_block : 1;
   // The blocks of a rank wait on each other: all must be resident at once.
   if (rs.cuCount > 0 && var->nblocks > static_cast<uint32_t>(rs.cuCount))
     return setError(cclInvalidUsage,
@@ -463,12 +455,12 @@ cclResult_t HipDevice::launch(int rank, PreparedPlan *pp, size_t kernel,
   auto copy = [&](const CopyOp &c, const char *what) -> cclResult_t {
     if (!c.bytes)
       return cclSuccess;
-    hipError_t e = h_->hipMemcpyAsync(c.dst, c.src, c.bytes,
-                                      hipMemcpyDeviceToDevice, st);
+    hipError_t e =
+        h_->hipMemcpyAsync(c.dst, c.src, c.bytes, hipMemcpyDeviceToDevice, st);
     if (e != hipSuccess)
-      return hipFail("hipMemcpyAsync", e,
-                     format("(%s, %" PRIu64 " bytes, device %d)", what,
-                            c.bytes, dev));
+      return hipFail(
+          "hipMemcpyAsync", e,
+          format("(%s, %" PRIu64 " bytes, device %d)", what, c.bytes, dev));
     return cclSuccess;
   };
   if ((res = copy(lb.pre, "copy before the kernel")) != cclSuccess)
@@ -490,9 +482,9 @@ cclResult_t HipDevice::launch(int rank, PreparedPlan *pp, size_t kernel,
   void *extra[] = {CCLRT_HIP_LAUNCH_PARAM_BUFFER_POINTER, &args,
                    CCLRT_HIP_LAUNCH_PARAM_BUFFER_SIZE, &argBytes,
                    CCLRT_HIP_LAUNCH_PARAM_END};
-  hipError_t hr = h_->hipModuleLaunchKernel(pr.hipFunctions[kernel],
-                                            var->nblocks, 1, 1, threads, 1, 1,
-                                            0, st, nullptr, extra);
+  hipError_t hr =
+      h_->hipModuleLaunchKernel(pr.hipFunctions[kernel], var->nblocks, 1, 1,
+                                threads, 1, 1, 0, st, nullptr, extra);
   if (hr != hipSuccess)
     return hipFail("hipModuleLaunchKernel", hr,
                    format("(%s, %u blocks x %u threads, device %d)",

@@ -106,8 +106,7 @@ private:
   bool coResident(const PreparedPlan *pp, int rank, uint64_t *needed,
                   uint64_t *perCU) const;
   cclResult_t checkCoResidency(const PreparedPlan *pp, int rank) const;
-  cclResult_t checkStream(int rank, cclStream_t stream,
-                          const char *what) const;
+  cclResult_t checkStream(int rank, cclStream_t stream, const char *what) const;
 
   Shared *s_;
   const HipApi *h_ = nullptr; // set by init

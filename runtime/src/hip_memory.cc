@@ -68,9 +68,9 @@ cclResult_t HipDevice::mapPeerHandle(int rank, const std::string &handle,
       h_->hipIpcOpenMemHandle(ptr, h, hipIpcMemLazyEnablePeerAccess);
   if (hr != hipSuccess) {
     *ptr = nullptr;
-    return hipFail("hipIpcOpenMemHandle", hr,
-                   format("(%s, %zu bytes, device %d)", what, bytes,
-                          ordinal(rank)));
+    return hipFail(
+        "hipIpcOpenMemHandle", hr,
+        format("(%s, %zu bytes, device %d)", what, bytes, ordinal(rank)));
   }
   std::lock_guard<std::mutex> lk(ipcMu_);
   ipcOpened_[*ptr] = rank;
@@ -100,9 +100,9 @@ cclResult_t HipDevice::exportUserBuffer(int rank, void *buf, UserExport *out,
   size_t size = 0;
   hipError_t hr = h_->hipMemGetAddressRange(&base, &size, buf);
   if (hr != hipSuccess)
-    return hipFail("hipMemGetAddressRange", hr,
-                   format("(%p is not device memory of device %d?)", buf,
-                          ordinal(rank)));
+    return hipFail(
+        "hipMemGetAddressRange", hr,
+        format("(%p is not device memory of device %d?)", buf, ordinal(rank)));
   out->allocBase = base;
   out->allocSize = size;
   hipIpcMemHandle_t h;
@@ -190,9 +190,9 @@ private:
       hipError_t hr = h_->hipStreamCreateWithFlags(&st, hipStreamNonBlocking);
       if (hr != hipSuccess) {
         st = nullptr;
-        return hipFail("hipStreamCreateWithFlags", hr,
-                       format("(the proxy of rank %d, to rank %d)", rank_,
-                              peer));
+        return hipFail(
+            "hipStreamCreateWithFlags", hr,
+            format("(the proxy of rank %d, to rank %d)", rank_, peer));
       }
     }
     *out = st;
@@ -239,9 +239,9 @@ public:
       hipError_t hr = h_->hipHostMalloc(&staging_, bytes, 0);
       if (hr != hipSuccess) {
         staging_ = nullptr;
-        return hipFail("hipHostMalloc", hr,
-                       format("(TCP staging of rank %d, %zu bytes)", rank_,
-                              bytes));
+        return hipFail(
+            "hipHostMalloc", hr,
+            format("(TCP staging of rank %d, %zu bytes)", rank_, bytes));
       }
       stagingBytes_ = bytes;
     }
@@ -249,16 +249,16 @@ public:
     return cclSuccess;
   }
   cclResult_t fromHost(void *dst, const void *src, size_t bytes) override {
-    return waited("hipMemcpyAsync",
-                  h_->hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice,
-                                     stream_),
-                  format("(%zu bytes to %p)", bytes, dst));
+    return waited(
+        "hipMemcpyAsync",
+        h_->hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, stream_),
+        format("(%zu bytes to %p)", bytes, dst));
   }
   cclResult_t toHost(void *dst, const void *src, size_t bytes) override {
-    return waited("hipMemcpyAsync",
-                  h_->hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost,
-                                     stream_),
-                  format("(%zu bytes from %p)", bytes, src));
+    return waited(
+        "hipMemcpyAsync",
+        h_->hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, stream_),
+        format("(%zu bytes from %p)", bytes, src));
   }
   cclResult_t store(uint64_t *addr, uint64_t value) override {
     return waited("hipStreamWriteValue64",

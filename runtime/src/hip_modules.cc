@@ -83,10 +83,10 @@ cclResult_t HipDevice::loadRankKernels(PreparedPlan *pp, int r) {
   if (!pr.hipModule) {
     std::string list;
     for (uint32_t i = 0; i < p->num_images; i++)
-      list += format("%s%s%s%s", i ? ", " : "",
-                     imageKindName(p->images[i].kind),
-                     p->images[i].arch ? " " : "",
-                     p->images[i].arch ? p->images[i].arch : "");
+      list +=
+          format("%s%s%s%s", i ? ", " : "", imageKindName(p->images[i].kind),
+                 p->images[i].arch ? " " : "",
+                 p->images[i].arch ? p->images[i].arch : "");
     return setError(
         cclUnsupported,
         format("no device image of algorithm %s loads on rank %d (device "
@@ -107,8 +107,8 @@ cclResult_t HipDevice::loadRankKernels(PreparedPlan *pp, int r) {
                              opName(var->kernels[k].redop)));
     // This rank's own kernel (SYMBOL_rR), else one kernel for all ranks.
     std::string own = format("%s_r%d", sym, pp->virt(r));
-    hipError_t hr = h_->hipModuleGetFunction(&pr.hipFunctions[k],
-                                             pr.hipModule, own.c_str());
+    hipError_t hr = h_->hipModuleGetFunction(&pr.hipFunctions[k], pr.hipModule,
+                                             own.c_str());
     if (hr != hipSuccess)
       hr = h_->hipModuleGetFunction(&pr.hipFunctions[k], pr.hipModule, sym);
     if (hr != hipSuccess)
@@ -120,8 +120,8 @@ cclResult_t HipDevice::loadRankKernels(PreparedPlan *pp, int r) {
         &occ, pr.hipFunctions[k], threads, 0);
     if (hr != hipSuccess)
       return hipFail("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", hr,
-                     format("(kernel %s, %d threads per block, device %d)",
-                            sym, threads, dev));
+                     format("(kernel %s, %d threads per block, device %d)", sym,
+                            threads, dev));
     if (k == 0 || occ < pr.blocksPerSM)
       pr.blocksPerSM = occ;
   }
@@ -189,8 +189,8 @@ cclResult_t HipDevice::checkCoResidency(const PreparedPlan *pp,
                n == 1 ? "the rank" : "its ranks",
                n == 1 ? "" : format("%zu ranks x ", n).c_str(), var->nblocks,
                var->nblocks == 1 ? "" : "s",
-               var->threads_per_block ? var->threads_per_block : 1, needed,
-               dev, (uint64_t)rs.cuCount * perCU, rs.cuCount, perCU,
+               var->threads_per_block ? var->threads_per_block : 1, needed, dev,
+               (uint64_t)rs.cuCount * perCU, rs.cuCount, perCU,
                perCU == 1 ? "" : "s",
                n == 1 ? "compile with fewer --instances or threads per "
                         "block"

@@ -40,9 +40,8 @@ std::string okRecord(uint64_t total, uint64_t syncOff, uint64_t base,
 }
 
 bool parseRecord(const std::string &s, size_t nscratch, uint64_t *total,
-                 uint64_t *syncOff, uint64_t *base,
-                 std::vector<uint64_t> *offs, std::string *handle,
-                 std::string *net) {
+                 uint64_t *syncOff, uint64_t *base, std::vector<uint64_t> *offs,
+                 std::string *handle, std::string *net) {
   const size_t fixed = 1 + 8 * (4 + nscratch);
   if (s.size() < fixed || s[0] != 'K')
     return false;
@@ -237,13 +236,12 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
       _exit(66);
   std::vector<std::string> all;
   std::vector<net::Fd> fds;
-  cclResult_t res =
-      boot.allGather(status.empty()
-                         ? okRecord(total, syncOff,
-                                    reinterpret_cast<uint64_t>(pr.arena), offs,
-                                    handle, netRecord)
-                         : "E" + status,
-                     &all, pr.arenaFd, &fds);
+  cclResult_t res = boot.allGather(
+      status.empty()
+          ? okRecord(total, syncOff, reinterpret_cast<uint64_t>(pr.arena), offs,
+                     handle, netRecord)
+          : "E" + status,
+      &all, pr.arenaFd, &fds);
   if (res != cclSuccess)
     return res;
   // This rank's own failure first, else the first other rank's.
@@ -284,8 +282,8 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
     void *base = nullptr;
     std::string what = format("scratch memory of rank %d", q);
     if ((fds[q] ? dev.mapPeer(r, fds[q].get(), qTotal, &base, what.c_str())
-                : dev.mapPeerHandle(r, qHandle, qTotal, &base,
-                                    what.c_str())) != cclSuccess) {
+                : dev.mapPeerHandle(r, qHandle, qTotal, &base, what.c_str())) !=
+        cclSuccess) {
       mapError = cclGetLastError();
       break;
     }

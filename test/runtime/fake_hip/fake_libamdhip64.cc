@@ -71,9 +71,9 @@ std::string archName() {
 
 struct Alloc {
   size_t size = 0;
-  int fd = -1;        // memfd (device memory); -1 for host or opened memory
-  bool host = false;  // hipHostMalloc
-  unsigned flags = 0; // hipHostMalloc's
+  int fd = -1;         // memfd (device memory); -1 for host or opened memory
+  bool host = false;   // hipHostMalloc
+  unsigned flags = 0;  // hipHostMalloc's
   bool opened = false; // a peer's, from hipIpcOpenMemHandle
 };
 
@@ -205,12 +205,13 @@ bool parseCodeObject(const unsigned char *img, Module *m, std::string *err) {
       for (unsigned j = 0; j < eh.e_shnum; j++) {
         Elf64_Shdr d = sec(j);
         if (d.sh_type == SHT_NOBITS || !(d.sh_flags & SHF_ALLOC) ||
-            sym.st_value < d.sh_addr || sym.st_value + 64 > d.sh_addr + d.sh_size)
+            sym.st_value < d.sh_addr ||
+            sym.st_value + 64 > d.sh_addr + d.sh_size)
           continue;
         auto k2 = std::make_unique<Kernel>();
         k2->name = name.substr(0, name.size() - 3);
-        memcpy(&k2->kernargSize, img + d.sh_offset + (sym.st_value - d.sh_addr) + 8,
-               4);
+        memcpy(&k2->kernargSize,
+               img + d.sh_offset + (sym.st_value - d.sh_addr) + 8, 4);
         m->kernels[k2->name] = std::move(k2);
         break;
       }
@@ -227,19 +228,30 @@ extern "C" {
 
 const char *hipGetErrorName(hipError_t r) {
   switch (r) {
-  case hipSuccess: return "hipSuccess";
-  case hipErrorInvalidValue: return "hipErrorInvalidValue";
-  case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
-  case hipErrorNoDevice: return "hipErrorNoDevice";
-  case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
-  case hipErrorInvalidImage: return "hipErrorInvalidImage";
-  case hipErrorNoBinaryForGpu: return "hipErrorNoBinaryForGpu";
-  case kInvalidContext: return "hipErrorInvalidContext";
-  case kInvalidHandle: return "hipErrorInvalidHandle";
-  case hipErrorNotFound: return "hipErrorNotFound";
+  case hipSuccess:
+    return "hipSuccess";
+  case hipErrorInvalidValue:
+    return "hipErrorInvalidValue";
+  case hipErrorOutOfMemory:
+    return "hipErrorOutOfMemory";
+  case hipErrorNoDevice:
+    return "hipErrorNoDevice";
+  case hipErrorInvalidDevice:
+    return "hipErrorInvalidDevice";
+  case hipErrorInvalidImage:
+    return "hipErrorInvalidImage";
+  case hipErrorNoBinaryForGpu:
+    return "hipErrorNoBinaryForGpu";
+  case kInvalidContext:
+    return "hipErrorInvalidContext";
+  case kInvalidHandle:
+    return "hipErrorInvalidHandle";
+  case hipErrorNotFound:
+    return "hipErrorNotFound";
   case hipErrorPeerAccessAlreadyEnabled:
     return "hipErrorPeerAccessAlreadyEnabled";
-  case hipErrorNotSupported: return "hipErrorNotSupported";
+  case hipErrorNotSupported:
+    return "hipErrorNotSupported";
   }
   return "hipErrorUnknown";
 }
@@ -378,8 +390,10 @@ hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, int kind,
   if (!streamOk(s))
     return kInvalidHandle;
   // Device-side ends must lie in memory a device reaches.
-  bool dstDev = kind == hipMemcpyHostToDevice || kind == hipMemcpyDeviceToDevice;
-  bool srcDev = kind == hipMemcpyDeviceToHost || kind == hipMemcpyDeviceToDevice;
+  bool dstDev =
+      kind == hipMemcpyHostToDevice || kind == hipMemcpyDeviceToDevice;
+  bool srcDev =
+      kind == hipMemcpyDeviceToHost || kind == hipMemcpyDeviceToDevice;
   if ((dstDev && !findAlloc(dst, n)) || (srcDev && !findAlloc(src, n)))
     return hipErrorInvalidValue;
   memmove(dst, src, n);
@@ -401,8 +415,7 @@ hipError_t hipStreamSynchronize(hipStream_t s) {
   std::lock_guard<std::mutex> lk(g_mu);
   return streamOk(s) ? hipSuccess : kInvalidHandle;
 }
-hipError_t hipStreamWriteValue64(hipStream_t s, void *p, uint64_t v,
-                                 unsigned) {
+hipError_t hipStreamWriteValue64(hipStream_t s, void *p, uint64_t v, unsigned) {
   std::lock_guard<std::mutex> lk(g_mu);
   if (!streamOk(s))
     return kInvalidHandle;
@@ -449,8 +462,10 @@ hipError_t hipModuleUnload(hipModule_t mod) {
   delete m;
   return hipSuccess;
 }
-hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
-    int *n, hipFunction_t, int threads, size_t) {
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *n,
+                                                              hipFunction_t,
+                                                              int threads,
+                                                              size_t) {
   *n = threads > 0 && threads <= 1024 ? 2048 / threads : 0;
   return hipSuccess;
 }

@@ -79,9 +79,22 @@ ccl_plan g_plan, g_wrongArch, g_badImage, g_missing;
 
 ccl_plan makePlan(const char *name, const ccl_variant *v, uint32_t nv,
                   const ccl_image *images, uint32_t ni) {
-  return ccl_plan{CCL_PLAN_ABI_VERSION, CCL_TARGET_AMDGPU, name, "AllReduce",
-                  0, 1, CCL_PROTO_SIMPLE, 4096, "hip_test.ccl", nv, v, 0,
-                  nullptr, ni, images, 0};
+  return ccl_plan{CCL_PLAN_ABI_VERSION,
+                  CCL_TARGET_AMDGPU,
+                  name,
+                  "AllReduce",
+                  0,
+                  1,
+                  CCL_PROTO_SIMPLE,
+                  4096,
+                  "hip_test.ccl",
+                  nv,
+                  v,
+                  0,
+                  nullptr,
+                  ni,
+                  images,
+                  0};
 }
 
 void registerPlans(const char *gfx942, const char *gfx90a) {
@@ -133,12 +146,12 @@ int inProcess(const char *logPath) {
   // Launches: the gfx942 image was loaded, each rank's own kernel, the
   // grid and block of the variant, the 32-byte argument buffer (ctx,
   // input, output, count) in that order.
-  CHECK_OK(cclrtLaunch(&g_plan, comms[0], a, b, 7, cclFloat32, cclSum,
-                       nullptr));
-  CHECK_OK(cclrtLaunch(&g_plan, comms[1], a, b, 9, cclFloat32, cclSum,
-                       nullptr));
-  CHECK_OK(cclrtLaunch(&g_plan, comms[0], b, a, 3, cclFloat32, cclSum,
-                       nullptr));
+  CHECK_OK(
+      cclrtLaunch(&g_plan, comms[0], a, b, 7, cclFloat32, cclSum, nullptr));
+  CHECK_OK(
+      cclrtLaunch(&g_plan, comms[1], a, b, 9, cclFloat32, cclSum, nullptr));
+  CHECK_OK(
+      cclrtLaunch(&g_plan, comms[0], b, a, 3, cclFloat32, cclSum, nullptr));
   std::vector<std::string> l = launches(logPath);
   CHECK(l.size() == 3);
   if (l.size() == 3) {
@@ -153,23 +166,23 @@ int inProcess(const char *logPath) {
   }
   CHECK_OK(cclCommSynchronize(comms[0], nullptr));
   // The image of another architecture only: named with the device's.
-  CHECK_FAILS(cclrtLaunch(&g_wrongArch, comms[0], a, b, 7, cclFloat32,
-                          cclSum, nullptr),
-              cclUnsupported);
+  CHECK_FAILS(
+      cclrtLaunch(&g_wrongArch, comms[0], a, b, 7, cclFloat32, cclSum, nullptr),
+      cclUnsupported);
   CHECK_CONTAINS(last(), "no device image of algorithm only90a loads on rank "
                          "0 (device 0, gfx942:sramecc+:xnack-): it needs an "
                          "hsaco code object for gfx942, and the library has "
                          "[hsaco gfx90a]");
   // A gfx90a code object labelled gfx942: HIP refuses it.
-  CHECK_FAILS(cclrtLaunch(&g_badImage, comms[0], a, b, 7, cclFloat32, cclSum,
-                          nullptr),
-              cclUnsupported);
+  CHECK_FAILS(
+      cclrtLaunch(&g_badImage, comms[0], a, b, 7, cclFloat32, cclSum, nullptr),
+      cclUnsupported);
   CHECK_CONTAINS(last(), "hsaco image 0 (gfx942) failed: "
                          "hipErrorNoBinaryForGpu");
   // A kernel the code object does not have.
-  CHECK_FAILS(cclrtLaunch(&g_missing, comms[0], a, b, 7, cclFloat32, cclSum,
-                          nullptr),
-              cclDriverError);
+  CHECK_FAILS(
+      cclrtLaunch(&g_missing, comms[0], a, b, 7, cclFloat32, cclSum, nullptr),
+      cclDriverError);
   CHECK_CONTAINS(last(), "hipModuleGetFunction failed (kernel missing_r0 or "
                          "missing on device 0, gfx942:sramecc+:xnack-): "
                          "hipErrorNotFound");
@@ -185,7 +198,8 @@ int inProcess(const char *logPath) {
   for (const std::string &ln : lines(readFile(logPath))) {
     coarse += contains(ln, "alloc ") && contains(ln, "finegrained=0");
     fine += contains(ln, "alloc ") && contains(ln, "finegrained=1");
-    hostMapped += contains(ln, "hostalloc ") && contains(ln, "flags=0x40000003");
+    hostMapped +=
+        contains(ln, "hostalloc ") && contains(ln, "flags=0x40000003");
   }
   CHECK(coarse == 2);
   CHECK(fine > 4);
@@ -225,9 +239,9 @@ int inProcess(const char *logPath) {
     return test_result("hip_test inprocess");
   void *p = nullptr;
   CHECK_OK(cclMemAlloc(comms[2], &p, 64));
-  CHECK_FAILS(cclrtLaunch(&g_plan, comms[2], p, p, 4, cclFloat32, cclSum,
-                          nullptr),
-              cclInvalidArgument);
+  CHECK_FAILS(
+      cclrtLaunch(&g_plan, comms[2], p, p, 4, cclFloat32, cclSum, nullptr),
+      cclInvalidArgument);
   CHECK_CONTAINS(last(), "rank 2 shares device 0 with rank 0: queue its "
                          "launches on a stream of its own");
   CHECK(launches(logPath).size() == 7);
@@ -298,8 +312,8 @@ int oneRank(const char *logPath) {
   void *buf = nullptr;
   const size_t n = 256;
   CHECK_OK(cclMemAlloc(comm, &buf, n * sizeof(uint32_t)));
-  CHECK_OK(cclrtLaunch(&g_plan, comm, buf, buf, 5, cclFloat32, cclSum,
-                       nullptr));
+  CHECK_OK(
+      cclrtLaunch(&g_plan, comm, buf, buf, 5, cclFloat32, cclSum, nullptr));
   std::vector<uint32_t> mine(n), seen(n), want(n);
   for (size_t i = 0; i < n; i++) {
     mine[i] = 1000u * (rank + 1) + (uint32_t)i;
@@ -316,8 +330,8 @@ int oneRank(const char *logPath) {
   if (g_failures)
     return test_result("hip_test rank");
   // Read what the peer wrote into its own buffer.
-  CHECK_OK(cclMemcpyFromDevice(comm, seen.data(), peerBuf,
-                               n * sizeof(uint32_t)));
+  CHECK_OK(
+      cclMemcpyFromDevice(comm, seen.data(), peerBuf, n * sizeof(uint32_t)));
   CHECK(seen == want);
   // Write into the peer's buffer; after a barrier, read our own: the
   // peer's write is there.
