@@ -19,9 +19,10 @@
 //   hipModuleGetFunction fails with hipErrorNotFound for another name.
 // - hipModuleLaunchKernel takes the arguments only through `extra`
 //   (HIP_LAUNCH_PARAM_BUFFER_POINTER/SIZE/END); the size must equal the
-//   descriptor's kernarg_size (kernels with hidden arguments, whose
-//   kernarg_size counts them, are not modelled), the block 1..1024 threads,
-//   the grid at least one block.
+//   kernel's explicit arguments as the code object's metadata note lists
+//   them (amdgpu_metadata.h: HIP itself fills the hidden ones, which the
+//   descriptor's kernarg_size also counts), the block 1..1024 threads, the
+//   grid at least one block.
 //
 // Environment: CCL_FAKE_HIP_DEVICES (default 2; 0: hipGetDeviceCount fails
 // with hipErrorNoDevice), CCL_FAKE_HIP_ARCH (gcnArchName, default
@@ -31,7 +32,8 @@
 //   alloc pid=P device=D bytes=N finegrained=0|1
 //   hostalloc pid=P bytes=N flags=0xF
 //   launch pid=P device=D kernel=NAME grid=X,Y,Z block=X,Y,Z kernarg=N
-//          stream=S args=HEX,HEX,...   (the argument buffer as 64-bit words)
+//          segment=M stream=S args=HEX,HEX,...   (N: the buffer's size, M:
+//          the descriptor's kernarg_size; the buffer as 64-bit words)
 // ).
 #include <elf.h>
 #include <fcntl.h>
@@ -50,6 +52,7 @@
 #include <string>
 
 #include "runtime/src/hip_api.h"
+#include "test/runtime/fake_hip/amdgpu_metadata.h"
 
 using namespace cclrt;
 
@@ -79,7 +82,8 @@ struct Alloc {
 
 struct Kernel {
   std::string name;
-  uint32_t kernargSize = 0;
+  uint32_t kernargSize = 0;  // the descriptor's: explicit and hidden
+  uint32_t explicitSize = 0; // the metadata's explicit arguments
 };
 struct Module {
   int device = 0;
@@ -219,6 +223,30 @@ bool parseCodeObject(const unsigned char *img, Module *m, std::string *err) {
   }
   if (m->kernels.empty())
     return *err = "no kernel descriptors (NAME.kd symbols)", false;
+  // The explicit arguments, from the metadata note (NT_AMDGPU_METADATA).
+  std::map<std::string, uint32_t> explicitBytes;
+  for (unsigned i = 0; i < eh.e_shnum; i++) {
+    Elf64_Shdr sh = sec(i);
+    for (uint64_t o = 0; sh.sh_type == SHT_NOTE && o + 12 <= sh.sh_size;) {
+      uint32_t hdr[3]; // namesz, descsz, type
+      memcpy(hdr, img + sh.sh_offset + o, 12);
+      const unsigned char *name = img + sh.sh_offset + o + 12;
+      const uint64_t descOff = 12 + ((hdr[0] + 3) & ~3u);
+      if (o + descOff + hdr[1] > sh.sh_size)
+        break;
+      if (hdr[2] == 32 && hdr[0] == 7 && memcmp(name, "AMDGPU", 7) == 0 &&
+          !fakehip::explicitArgBytes(img + sh.sh_offset + o + descOff, hdr[1],
+                                     &explicitBytes))
+        return *err = "malformed AMDGPU metadata note", false;
+      o += descOff + ((hdr[1] + 3) & ~3u);
+    }
+  }
+  for (auto &k : m->kernels) {
+    auto it = explicitBytes.find(k.first);
+    if (it == explicitBytes.end())
+      return *err = "no metadata for kernel " + k.first, false;
+    k.second->explicitSize = it->second;
+  }
   return true;
 }
 
@@ -495,7 +523,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy,
     else
       return hipErrorInvalidValue;
   }
-  if (!buf || !haveSize || size != k->kernargSize)
+  if (!buf || !haveSize || size != k->explicitSize)
     return hipErrorInvalidValue;
   std::string args;
   for (size_t o = 0; o + 8 <= size; o += 8) {
@@ -508,9 +536,9 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy,
   char line[512];
   snprintf(line, sizeof line,
            "launch pid=%d device=%d kernel=%s grid=%u,%u,%u block=%u,%u,%u "
-           "kernarg=%zu stream=%" PRIxPTR " args=%s",
+           "kernarg=%zu segment=%u stream=%" PRIxPTR " args=%s",
            (int)getpid(), g_device, k->name.c_str(), gx, gy, gz, bx, by, bz,
-           size, reinterpret_cast<uintptr_t>(s), args.c_str());
+           size, k->kernargSize, reinterpret_cast<uintptr_t>(s), args.c_str());
   logLine(line);
   return hipSuccess;
 }

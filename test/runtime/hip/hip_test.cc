@@ -156,10 +156,10 @@ int inProcess(const char *logPath) {
   CHECK(l.size() == 3);
   if (l.size() == 3) {
     CHECK_CONTAINS(l[0], "device=0 kernel=fake_ar_r0 grid=2,1,1 "
-                         "block=64,1,1 kernarg=32 stream=0 args=");
+                         "block=64,1,1 kernarg=32 segment=32 stream=0 args=");
     CHECK_CONTAINS(l[0], "," + hex(a) + "," + hex(b) + ",7");
     CHECK_CONTAINS(l[1], "device=1 kernel=fake_ar_r1 grid=2,1,1 "
-                         "block=64,1,1 kernarg=32 stream=0 args=");
+                         "block=64,1,1 kernarg=32 segment=32 stream=0 args=");
     CHECK_CONTAINS(l[1], "," + hex(a) + "," + hex(b) + ",9");
     CHECK_CONTAINS(l[2], "kernel=fake_ar_r0");
     CHECK_CONTAINS(l[2], "," + hex(b) + "," + hex(a) + ",3");
@@ -205,7 +205,8 @@ int inProcess(const char *logPath) {
   CHECK(fine > 4);
   CHECK(hostMapped == 1);
 
-  // Four ranks on four devices: one kernel for all ranks (no _rR entry).
+  // Four ranks on four devices: one kernel for all ranks (no _rR entry),
+  // with hidden arguments.
   // input == output on an out-of-place plan: the kernel reads the staging
   // copy and writes the buffer.
   CHECK_OK(cclCommInitAllInProcess(comms, 4, cclTargetHip, nullptr));
@@ -222,7 +223,9 @@ int inProcess(const char *logPath) {
   for (int r = 0; r < 4 && l.size() == 7; r++) {
     CHECK_CONTAINS(l[3 + r], "device=" + std::to_string(r) +
                                  " kernel=one_for_all grid=3,1,1 "
-                                 "block=128,1,1 kernarg=32");
+                                 "block=128,1,1 kernarg=32 segment=");
+    // Its hidden arguments make the segment larger than the 32 bytes.
+    CHECK(!contains(l[3 + r], "segment=32 "));
     CHECK_CONTAINS(l[3 + r], "," + hex(bufs[r]) + ",4");
     CHECK(!contains(l[3 + r], "," + hex(bufs[r]) + "," + hex(bufs[r])));
   }
