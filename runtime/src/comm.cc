@@ -309,10 +309,11 @@ cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
                            fn, nranks, CCL_MAX_LOCAL_RANKS));
   for (int r = 0; r < nranks; r++)
     comms[r] = nullptr;
-  if (target != cclTargetHost && target != cclTargetCuda)
+  if (target != cclTargetHost && target != cclTargetCuda &&
+      target != cclTargetHip)
     return setError(cclInvalidArgument,
-                    format("%s: unknown target %d (expected cclTargetHost or "
-                           "cclTargetCuda)",
+                    format("%s: unknown target %d (expected cclTargetHost, "
+                           "cclTargetCuda or cclTargetHip)",
                            fn, (int)target));
   if (target == cclTargetHost && devices)
     return setError(cclInvalidArgument,
@@ -327,8 +328,7 @@ cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
     s->ranks[r]->rank = r;
     s->ranks[r]->timeoutNs = timeout;
   }
-  s->device = target == cclTargetHost ? createHostDevice(s)
-                                      : createCudaDevice(s);
+  s->device = createDevice(s);
   CtxGuard guard(s);
   cclResult_t r = s->device->init(devices);
   if (r != cclSuccess) {

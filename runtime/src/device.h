@@ -3,7 +3,9 @@
 // memory lives, how a plan's kernels are found and started, what a stream
 // is, and how a launch is queued. The host target runs ranks as worker
 // threads (host.cc); the CUDA target drives one GPU per rank through the
-// driver API (cuda_device.cc, cuda_modules.cc). Everything else in the
+// driver API (cuda_device.cc, cuda_modules.cc); the HIP target one AMD GPU
+// per rank through the HIP runtime (hip_device.cc, hip_modules.cc,
+// hip_memory.cc). Everything else in the
 // runtime (communicators, plan preparation, argument checks, in-place
 // staging, errors) is shared and never asks which target it runs on.
 //
@@ -15,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "buffers.h"
 #include "internal.h"
@@ -108,6 +111,15 @@ public:
   virtual cclResult_t mapPeer(int rank, int fd, size_t bytes, void **ptr,
                               const char *what);
   virtual void unmapPeer(int rank, void *ptr, size_t bytes) {}
+  // Targets that share memory by an opaque handle rather than a
+  // descriptor (HIP's IPC handles; allocateExportable then gives *fd = -1):
+  // the handle of the allocation at `ptr` from allocateExportable, which
+  // travels in the plan's exchange record (empty: the target passes a
+  // descriptor), and the mapping of a peer's handle, released by
+  // unmapPeer.
+  virtual std::string exportHandle(int rank, void *ptr) { return ""; }
+  virtual cclResult_t mapPeerHandle(int rank, const std::string &handle,
+                                    size_t bytes, void **ptr, const char *what);
 
   // --- User buffers (cclCommRegister; userbufs.cc) ---------------------
   // How rank `rank`'s buffer at `buf` can be shared: its allocation's base
@@ -181,10 +193,13 @@ public:
   virtual cclResult_t synchronize(int rank, cclStream_t stream) = 0;
 };
 
-// The devices of the two targets, for the communicator `s` (its nranks and
+// The devices of the targets, for the communicator `s` (its nranks and
 // ranks are set).
 std::unique_ptr<Device> createHostDevice(Shared *s);
 std::unique_ptr<Device> createCudaDevice(Shared *s);
+std::unique_ptr<Device> createHipDevice(Shared *s);
+// The device of s->target.
+std::unique_ptr<Device> createDevice(Shared *s);
 
 // Restores the calling thread's current context when it goes out of scope.
 // It does not refer to the communicator afterwards, so the communicator may

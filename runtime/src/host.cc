@@ -520,4 +520,15 @@ std::unique_ptr<Device> createHostDevice(Shared *s) {
   return std::make_unique<HostDevice>(s);
 }
 
+std::unique_ptr<Device> createDevice(Shared *s) {
+  switch (s->target) {
+  case cclTargetCuda:
+    return createCudaDevice(s);
+  case cclTargetHip:
+    return createHipDevice(s);
+  default:
+    return createHostDevice(s);
+  }
+}
+
 } // namespace cclrt

@@ -23,6 +23,7 @@
 #include "ccl/ccl.h"
 #pragma GCC visibility pop
 #include "cuda_driver.h"
+#include "hip_api.h"
 
 namespace cclrt {
 
@@ -59,7 +60,7 @@ bool isRegistered(const ccl_plan *plan);
 // ---------------------------------------------------------------------------
 struct RankState {
   int rank = 0;
-  int device = -1; // CUDA ordinal, -1 on host
+  int device = -1; // CUDA or HIP ordinal, -1 on host
   uint64_t timeoutNs = 0;
   // cclCommDebugSetDelay (written under Shared::prepMu, copied into the
   // contexts of the rank's prepared plans).
@@ -93,8 +94,12 @@ struct PreparedRank {
   // CUDA target: the module and one function per variant kernel.
   CUmodule module = nullptr;
   std::vector<CUfunction> functions;
-  // The fewest blocks of the variant's threads_per_block that one SM holds
-  // at once, over this rank's kernels (cuOccupancyMaxActiveBlocksPerMultiprocessor).
+  // HIP target: the code object and one kernel per variant kernel.
+  hipModule_t hipModule = nullptr;
+  std::vector<hipFunction_t> hipFunctions;
+  // The fewest blocks of the variant's threads_per_block that one SM (a
+  // compute unit on HIP) holds at once, over this rank's kernels
+  // (cuOccupancyMaxActiveBlocksPerMultiprocessor, or HIP's).
   int blocksPerSM = 0;
   // Multi-process communicators (peers.cc): this rank's scratch buffers and
   // counters live in one arena that the other processes of its host map

@@ -14,6 +14,7 @@
 
 #include "bootstrap.h"
 #include "device.h"
+#include "hip_api.h"
 
 namespace cclrt {
 namespace {
@@ -210,10 +211,10 @@ cclResult_t readConfig(const cclConfig_t *c, const char *fn, int *target,
                              "CCL_CONFIG_INITIALIZER (size %zu, magic 0x%x)",
                              fn, c->size, c->magic));
     if (c->target != -1 && c->target != cclTargetHost &&
-        c->target != cclTargetCuda)
+        c->target != cclTargetCuda && c->target != cclTargetHip)
       return setError(cclInvalidArgument,
-                      format("%s: config target %d is not cclTargetHost or "
-                             "cclTargetCuda",
+                      format("%s: config target %d is not cclTargetHost, "
+                             "cclTargetCuda or cclTargetHip",
                              fn, c->target));
     if (c->target != -1)
       *target = c->target;
@@ -235,6 +236,12 @@ bool currentCudaDevice(int *device) {
     return false;
   *device = dev;
   return true;
+}
+
+// The calling thread's current HIP device, when HIP loads.
+bool currentHipDevice(int *device) {
+  const HipApi *h = hipApi();
+  return h && h->hipGetDevice(device) == hipSuccess;
 }
 
 // The monitor's callbacks for a multi-process communicator.
@@ -401,8 +408,7 @@ cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
     s->ranks[r]->rank = r;
     s->ranks[r]->timeoutNs = timeout;
   }
-  s->device = target == cclTargetHost ? createHostDevice(s)
-                                      : createCudaDevice(s);
+  s->device = createDevice(s);
   auto failed = [&](cclResult_t code, const std::string &msg) {
     destroyShared(s);
     return setError(code, format("%s(rank %d): ", fn, rank) + msg);
@@ -412,6 +418,9 @@ cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
   std::vector<int> devices(nranks, -1);
   if (target == cclTargetCuda) {
     if ((devices[rank] = device) < 0 && !currentCudaDevice(&devices[rank]))
+      devices[rank] = 0;
+  } else if (target == cclTargetHip) {
+    if ((devices[rank] = device) < 0 && !currentHipDevice(&devices[rank]))
       devices[rank] = 0;
   }
   {

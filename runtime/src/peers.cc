@@ -20,12 +20,14 @@ constexpr uint64_t kArenaAlign = 4096;
 uint64_t alignUp(uint64_t x) { return (x + kArenaAlign - 1) / kArenaAlign * kArenaAlign; }
 
 // The exchange record: "E" + error, or "K" + total, sync offset, the
-// arena's address in its own process and the scratch offsets
-// (little-endian u64), then, when ranks are on other hosts, the record of
-// the transports this rank offers them (remote.cc).
+// arena's address in its own process, the scratch offsets and the length
+// of the arena's handle (little-endian u64), the handle (targets that
+// share memory by handle, Device::exportHandle; none for those that pass
+// a descriptor), then, when ranks are on other hosts, the record of the
+// transports this rank offers them (remote.cc).
 std::string okRecord(uint64_t total, uint64_t syncOff, uint64_t base,
                      const std::vector<uint64_t> &offs,
-                     const std::string &net) {
+                     const std::string &handle, const std::string &net) {
   std::string s = "K";
   auto put = [&](uint64_t v) { s.append((const char *)&v, 8); };
   put(total);
@@ -33,13 +35,14 @@ std::string okRecord(uint64_t total, uint64_t syncOff, uint64_t base,
   put(base);
   for (uint64_t o : offs)
     put(o);
-  return s + net;
+  put(handle.size());
+  return s + handle + net;
 }
 
 bool parseRecord(const std::string &s, size_t nscratch, uint64_t *total,
-                 uint64_t *syncOff, uint64_t *base,
-                 std::vector<uint64_t> *offs, std::string *net) {
-  const size_t fixed = 1 + 8 * (3 + nscratch);
+                 uint64_t *syncOff, uint64_t *base, std::vector<uint64_t> *offs,
+                 std::string *handle, std::string *net) {
+  const size_t fixed = 1 + 8 * (4 + nscratch);
   if (s.size() < fixed || s[0] != 'K')
     return false;
   auto get = [&](size_t i) {
@@ -53,7 +56,11 @@ bool parseRecord(const std::string &s, size_t nscratch, uint64_t *total,
   offs->resize(nscratch);
   for (size_t b = 0; b < nscratch; b++)
     (*offs)[b] = get(3 + b);
-  *net = s.substr(fixed);
+  const uint64_t handleBytes = get(3 + nscratch);
+  if (handleBytes > s.size() - fixed)
+    return false;
+  *handle = s.substr(fixed, handleBytes);
+  *net = s.substr(fixed + handleBytes);
   return true;
 }
 
@@ -64,6 +71,14 @@ cclResult_t Device::allocateExportable(int rank, size_t bytes, void **ptr,
   return setError(cclUnsupported,
                   format("%s: this target cannot share memory between "
                          "processes yet",
+                         what));
+}
+
+cclResult_t Device::mapPeerHandle(int rank, const std::string &handle,
+                                  size_t bytes, void **ptr, const char *what) {
+  return setError(cclUnsupported,
+                  format("%s: this target cannot map another process's "
+                         "memory by handle",
                          what));
 }
 
@@ -180,6 +195,7 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
     total = kArenaAlign;
   PreparedRank &pr = pp->ranks[r];
   std::string status = localError;
+  std::string handle; // the arena's, where the target shares by handle
   if (localCode == cclSuccess) {
     std::string what =
         format("scratch memory of rank %d for algorithm %s", r, alg.c_str());
@@ -190,6 +206,7 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
       localCode = ar;
     } else {
       pr.arenaBytes = total;
+      handle = dev.exportHandle(r, pr.arena);
       char *base = static_cast<char *>(pr.arena);
       for (uint32_t b = 0; b < var->num_scratch; b++)
         pr.scratch.push_back(base + offs[b]);
@@ -219,13 +236,12 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
       _exit(66);
   std::vector<std::string> all;
   std::vector<net::Fd> fds;
-  cclResult_t res =
-      boot.allGather(status.empty()
-                         ? okRecord(total, syncOff,
-                                    reinterpret_cast<uint64_t>(pr.arena), offs,
-                                    netRecord)
-                         : "E" + status,
-                     &all, pr.arenaFd, &fds);
+  cclResult_t res = boot.allGather(
+      status.empty()
+          ? okRecord(total, syncOff, reinterpret_cast<uint64_t>(pr.arena), offs,
+                     handle, netRecord)
+          : "E" + status,
+      &all, pr.arenaFd, &fds);
   if (res != cclSuccess)
     return res;
   // This rank's own failure first, else the first other rank's.
@@ -247,11 +263,12 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
     }
     uint64_t qTotal, qSync, qBase;
     std::vector<uint64_t> qOffs;
+    std::string qHandle;
     if (!parseRecord(all[q], var->num_scratch, &qTotal, &qSync, &qBase, &qOffs,
-                     &netRecords[q]) ||
-        qTotal != total || (boot.sameHost(q) && !fds[q])) {
+                     &qHandle, &netRecords[q]) ||
+        qTotal != total || (boot.sameHost(q) && !fds[q] && qHandle.empty())) {
       mapError = format("rank %d sent a malformed memory record or no "
-                        "descriptor",
+                        "descriptor or handle",
                         q);
       break;
     }
@@ -264,7 +281,8 @@ cclResult_t shareMemory(Shared *s, PreparedPlan *pp,
     }
     void *base = nullptr;
     std::string what = format("scratch memory of rank %d", q);
-    if (dev.mapPeer(r, fds[q].get(), qTotal, &base, what.c_str()) !=
+    if ((fds[q] ? dev.mapPeer(r, fds[q].get(), qTotal, &base, what.c_str())
+                : dev.mapPeerHandle(r, qHandle, qTotal, &base, what.c_str())) !=
         cclSuccess) {
       mapError = cclGetLastError();
       break;

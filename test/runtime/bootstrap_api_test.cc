@@ -59,8 +59,8 @@ void test_init_errors() {
   bad.target = 9;
   CHECK_FAILS(cclCommInitRankConfig(&comm, 2, id, 0, &bad),
               cclInvalidArgument);
-  CHECK_CONTAINS(last(), "config target 9 is not cclTargetHost or "
-                         "cclTargetCuda");
+  CHECK_CONTAINS(last(), "config target 9 is not cclTargetHost, "
+                         "cclTargetCuda or cclTargetHip");
   cclUniqueId junk;
   memset(&junk, 0x5a, sizeof junk);
   CHECK_FAILS(cclCommInitRankConfig(&comm, 2, junk, 0, &cfg),

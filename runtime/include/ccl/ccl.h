@@ -86,12 +86,17 @@ typedef enum {
 typedef enum {
   cclTargetHost = CCL_TARGET_HOST,
   cclTargetCuda = CCL_TARGET_NVPTX,
+  /* AMD GPUs through the HIP runtime (libamdhip64.so, loaded at run time;
+   * $CCL_HIP_LIBRARY names another path): one GPU per rank, the plan's
+   * gfx code objects (docs/runtime.md, "HIP target"). */
+  cclTargetHip = CCL_TARGET_AMDGPU,
   cclTargetIntMin_ = -0x7fffffff - 1, /* not targets (see cclDataType_t) */
   cclTargetIntMax_ = 0x7fffffff,
 } cclTarget_t;
 
 typedef struct cclComm *cclComm_t;
-typedef void *cclStream_t; /* CUstream on CUDA; NULL on the host target */
+typedef void *cclStream_t; /* CUstream on CUDA, hipStream_t on HIP; NULL on
+                              the host target */
 
 /* CCL_VERSION_CODE: major * 10000 + minor * 100 + patch. */
 #define CCL_VERSION_CODE                                                       \
@@ -147,7 +152,8 @@ typedef struct {
   unsigned magic;  /* CCL_CONFIG_MAGIC (set by the initializer) */
   unsigned version; /* CCL_VERSION_CODE (set by the initializer) */
   int target;      /* cclTarget_t, or -1: cclTargetCuda */
-  int device;      /* CUDA ordinal, or -1: the caller's current device */
+  int device;      /* CUDA or HIP ordinal, or -1: the caller's current
+                      device */
   /* Bootstrap connect / receive timeout in milliseconds, 0: the
    * environment's CCL_BOOTSTRAP_TIMEOUT_MS, else 120000. */
   uint64_t bootstrap_timeout_ms;
@@ -200,7 +206,7 @@ cclResult_t cclCommDestroy(cclComm_t comm);
 cclResult_t cclCommRank(cclComm_t comm, int *rank);
 cclResult_t cclCommCount(cclComm_t comm, int *nranks);
 cclResult_t cclCommTarget(cclComm_t comm, cclTarget_t *target);
-/* CUDA device ordinal of the rank (-1 on the host target). */
+/* CUDA or HIP device ordinal of the rank (-1 on the host target). */
 cclResult_t cclCommDevice(cclComm_t comm, int *device);
 
 /* Prepares plans registered after the communicator was created (a library
