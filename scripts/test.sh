@@ -43,7 +43,7 @@ fi
 # (b2b_programs, stdlib_bundle, the Simple chunk/allpairs sweeps) are left
 # to the plain build.
 asan_tests=(
-  //test/runtime:all //test/runtime/fake_ibverbs:all
+  //test/runtime:all //test/runtime/fake_ibverbs:all //test/runtime/hip:all
   //test/e2e:simple_hang_test //test/e2e:hang_report_test
   //test/e2e:host_allpairs_test //test/e2e:dropped_contribution_test
   //test/e2e:b2b_negative_test //test/e2e:simple_ring_test

@@ -36,7 +36,7 @@ struct HostTask {
 // One rank's stream: a worker thread and its pool of block threads.
 class HostRank {
 public:
-  explicit HostRank(int rank);
+  HostRank();
   ~HostRank(); // drains the queue, joins the worker and the block threads
   // Starts the worker thread. Throws std::system_error.
   void start();
@@ -53,7 +53,6 @@ private:
   void blockLoop(uint32_t b, uint64_t seen);
   void runKernel(const HostTask &t);
 
-  int rank_;
   // Task FIFO (a ring that grows only when full).
   std::mutex mu_;
   std::condition_variable cvTask_, cvIdle_;
@@ -77,7 +76,7 @@ constexpr size_t kInitialQueue = 4096;
 // its threads are started.
 constexpr uint32_t kMaxHostBlocks = 1024;
 
-HostRank::HostRank(int rank) : rank_(rank) { ring_.resize(kInitialQueue); }
+HostRank::HostRank() { ring_.resize(kInitialQueue); }
 
 void HostRank::start() {
   worker_ = std::thread([this] { workerLoop(); });
@@ -270,7 +269,7 @@ public:
     memset(s_->hostMapped, 0, 64);
     for (int r : s_->local) {
       try {
-        workers_[r] = std::make_unique<HostRank>(r);
+        workers_[r] = std::make_unique<HostRank>();
         workers_[r]->start();
       } catch (const std::system_error &e) {
         return setError(cclSystemError,
