@@ -345,7 +345,7 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
       os << text;
       continue;
     }
-    if (!finishTarget(*llmod, *target, art, error)) {
+    if (!finishTarget(*llmod, *target, options.argv0, art, error)) {
       emitError(module->getLoc()) << error;
       return false;
     }

@@ -36,6 +36,11 @@ std::string findTool(llvm::ArrayRef<std::string> candidates,
                      llvm::StringRef name);
 /// The directory of the running executable.
 std::string exeDir(const std::string &argv0);
+/// The ld.lld that links the libraries and the AMDGPU code objects:
+/// $CCLC_LD_LLD when set (which must be executable), else ld.lld next to
+/// cclc, in the bin/ of the LLVM cclc was built with, /usr/lib/llvm-22/bin,
+/// then ld.lld-22 and ld.lld on PATH. Empty with `error` when none is.
+std::string findLinker(const std::string &argv0, std::string &error);
 
 } // namespace driver
 } // namespace ccl
