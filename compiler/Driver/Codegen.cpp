@@ -68,7 +68,8 @@ namespace driver {
 
 std::unique_ptr<TargetMachine> makeMachine(StringRef triple, StringRef cpu,
                                            StringRef features,
-                                           std::string &error) {
+                                           std::string &error,
+                                           CodeGenOptLevel level) {
   initTargets();
   Triple tt(triple);
   const Target *t = TargetRegistry::lookupTarget(tt, error);
@@ -77,8 +78,7 @@ std::unique_ptr<TargetMachine> makeMachine(StringRef triple, StringRef cpu,
   TargetOptions opts;
   opts.UseInitArray = true; // .init_array: the .so has no crtbegin to run .ctors
   return std::unique_ptr<TargetMachine>(t->createTargetMachine(
-      tt, cpu, features, opts, Reloc::PIC_, std::nullopt,
-      CodeGenOptLevel::Aggressive));
+      tt, cpu, features, opts, Reloc::PIC_, std::nullopt, level));
 }
 
 bool writeTemp(StringRef prefix, StringRef suffix, StringRef data,
@@ -299,7 +299,8 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
 bool ccl::emitCode(Module &module, const TargetInfo &target, bool object,
                    std::string &out, std::string &error) {
   std::string diag;
-  auto tm = makeMachine(target.triple(), target.cpu(), target.features(), diag);
+  auto tm = makeMachine(target.triple(), target.cpu(), target.features(), diag,
+                        target.codegenOptLevel());
   if (!tm) {
     error = "no LLVM backend for " + target.triple().str() + ": " + diag;
     return false;

@@ -349,6 +349,21 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
       emitError(module->getLoc()) << error;
       return false;
     }
+    if (options.emit == EmitLevel::Obj) {
+      // One target (cclc checks): its code object, cubin or object.
+      const std::string &image = !art.hsaco.empty()   ? art.hsaco
+                                 : !art.cubin.empty() ? art.cubin
+                                                      : art.object;
+      if (image.empty()) {
+        emitError(module->getLoc())
+            << "--emit=obj for " << targetName
+            << " writes a cubin, and no ptxas was found (or CCLC_PTXAS is "
+               "'none'); --emit=asm writes the PTX";
+        return false;
+      }
+      os << image;
+      continue;
+    }
     artifacts.push_back(std::move(art));
   }
   if (options.emit != EmitLevel::SO)

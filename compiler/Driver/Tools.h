@@ -17,12 +17,13 @@
 namespace ccl {
 namespace driver {
 
-/// A target machine for the triple (PIC, .init_array, -O3); null and
-/// `error` when LLVM has no backend for it.
-std::unique_ptr<llvm::TargetMachine> makeMachine(llvm::StringRef triple,
-                                                 llvm::StringRef cpu,
-                                                 llvm::StringRef features,
-                                                 std::string &error);
+/// A target machine for the triple (PIC, .init_array, code generation at
+/// `level`, -O3 by default); null and `error` when LLVM has no backend for
+/// it.
+std::unique_ptr<llvm::TargetMachine>
+makeMachine(llvm::StringRef triple, llvm::StringRef cpu,
+            llvm::StringRef features, std::string &error,
+            llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive);
 /// Writes `data` to a new temporary file PREFIX-XXXX.SUFFIX; its path in
 /// `path`.
 bool writeTemp(llvm::StringRef prefix, llvm::StringRef suffix,

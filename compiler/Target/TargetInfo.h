@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CodeGen.h"
 
 #include <memory>
 
@@ -49,6 +50,11 @@ public:
   /// needs a stack in scratch (private) memory and spills registers around
   /// it: everything is inlined into the kernels there.
   virtual bool kernelsMayCall() const { return true; }
+  /// Optimisation level of the backend (the IR is optimised at O3 on every
+  /// target).
+  virtual llvm::CodeGenOptLevel codegenOptLevel() const {
+    return llvm::CodeGenOptLevel::Aggressive;
+  }
   /// The device primitive library compiled for this target (LLVM bitcode).
   virtual llvm::StringRef deviceLibrary() const = 0;
 };

@@ -74,6 +74,10 @@ static cl::opt<ccl::EmitLevel> emit(
         clEnumValN(ccl::EmitLevel::LLVM, "llvm",
                    "optimized LLVM IR with the device library linked"),
         clEnumValN(ccl::EmitLevel::Asm, "asm", "PTX, AMDGCN or host assembly"),
+        clEnumValN(ccl::EmitLevel::Obj, "obj",
+                   "one target's device image or object: an AMDGPU code "
+                   "object (gfx942, gfx90a), a cubin (sm_90, with ptxas), "
+                   "an ELF object (host)"),
         clEnumValN(ccl::EmitLevel::SO, "so",
                    "a shared library for libcclrt, plus a header")),
     cl::init(ccl::EmitLevel::SO), cl::cat(cat));
@@ -233,7 +237,7 @@ static int compileMain(int argc, char **argv) {
       "       [--nranks=2..8]\n"
       "       [--dtype=" +
       ccl::allDTypeNames() +
-      "] [--op=sum] [--emit=ast|ccl|sched|llvm|asm|so]\n"
+      "] [--op=sum] [--emit=ast|ccl|sched|llvm|asm|obj|so]\n"
       "       [-D name=value] [--no-verify]\n";
   cl::ParseCommandLineOptions(argc, argv, overview);
   // Each option once: a second value would silently replace the first (-D
@@ -277,6 +281,10 @@ static int compileMain(int argc, char **argv) {
   std::string error;
   if (!parseList(targets, ccl::targetNames(), options.targets, "target", error))
     return fail(error);
+  if (options.emit == ccl::EmitLevel::Obj && options.targets.size() != 1)
+    return fail("--emit=obj writes one target's code object; give one "
+                "--target, not " +
+                Twine(options.targets.size()));
   int64_t badRanks = 0;
   if (!ccl::parseIntList(nranks, options.nranks, error, 1, ccl::kMaxNranks,
                          &badRanks)) {
