@@ -43,7 +43,7 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "Target: host or sm_90">,
+           "Target: host, sm_90, gfx942 or gfx90a">,
     Option<"maxBytes", "max-bytes", "uint64_t", /*default=*/"1048576",
            "Largest message the library supports (count times element "
            "size): the scratch layout">,

@@ -1,6 +1,7 @@
-//===- Codegen.cpp - LLVM IR to device images ------------------------------===//
+//===- Codegen.cpp - LLVM IR to device images -----------------------------===//
 //
-// Linking the device library, optimising, emitting PTX, objects and cubins.
+// Linking the device library, optimising, emitting PTX, objects, cubins
+// and AMDGPU code objects.
 // The .so that packages them is SharedLibrary.cpp's.
 //
 //===----------------------------------------------------------------------===//
@@ -16,11 +17,14 @@
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -64,7 +68,8 @@ namespace driver {
 
 std::unique_ptr<TargetMachine> makeMachine(StringRef triple, StringRef cpu,
                                            StringRef features,
-                                           std::string &error) {
+                                           std::string &error,
+                                           CodeGenOptLevel level) {
   initTargets();
   Triple tt(triple);
   const Target *t = TargetRegistry::lookupTarget(tt, error);
@@ -73,8 +78,7 @@ std::unique_ptr<TargetMachine> makeMachine(StringRef triple, StringRef cpu,
   TargetOptions opts;
   opts.UseInitArray = true; // .init_array: the .so has no crtbegin to run .ctors
   return std::unique_ptr<TargetMachine>(t->createTargetMachine(
-      tt, cpu, features, opts, Reloc::PIC_, std::nullopt,
-      CodeGenOptLevel::Aggressive));
+      tt, cpu, features, opts, Reloc::PIC_, std::nullopt, level));
 }
 
 bool writeTemp(StringRef prefix, StringRef suffix, StringRef data,
@@ -141,6 +145,29 @@ std::string exeDir(const std::string &argv0) {
   return sys::path::parent_path(exe).str();
 }
 
+std::string findLinker(const std::string &argv0, std::string &error) {
+  if (const char *env = getenv("CCLC_LD_LLD")) {
+    if (sys::fs::can_execute(env) && !sys::fs::is_directory(env))
+      return env;
+    error = "CCLC_LD_LLD=" + std::string(env) +
+            " is not an executable ld.lld; unset it to search for one";
+    return "";
+  }
+  // CCLC_LLVM_BIN: bin/ of the LLVM cclc was built with (set by the BUILD
+  // file from @llvm).
+  std::string lld =
+      findTool({exeDir(argv0) + "/ld.lld", CCLC_LLVM_BIN "/ld.lld",
+                "/usr/lib/llvm-22/bin/ld.lld"},
+               "ld.lld-22");
+  if (lld.empty())
+    lld = findTool({}, "ld.lld");
+  if (lld.empty())
+    error = "cannot find ld.lld (looked next to cclc, in " CCLC_LLVM_BIN
+            " and /usr/lib/llvm-22/bin, and for ld.lld-22 and ld.lld on "
+            "PATH); install lld-22 or set CCLC_LD_LLD";
+  return lld;
+}
+
 } // namespace driver
 } // namespace ccl
 
@@ -163,8 +190,12 @@ static bool isBulkMover(StringRef name) {
           !name.starts_with("__ccl_reduce_packets_"));
 }
 
+/// On AMDGPU (kernelsMayCall() false) nothing stays out of line: a call
+/// there needs a stack in scratch memory and spills the registers the
+/// callee may clobber, so every kernel inlines everything, however often.
 static bool keepOutOfLine(const Function &f, const TargetInfo &target) {
-  if (target.planTarget() == CCL_TARGET_HOST || !isBulkMover(f.getName()))
+  if (target.planTarget() == CCL_TARGET_HOST || !target.kernelsMayCall() ||
+      !isBulkMover(f.getName()))
     return false;
   unsigned calls = 0;
   for (const User *u : f.users())
@@ -222,8 +253,10 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
     }
     f.setLinkage(GlobalValue::InternalLinkage);
     // A block program that kernels of several variants run (the same
-    // block shape at several rank counts) stays one function.
-    if (keepOutOfLine(f, target) || f.hasFnAttribute(kSharedProgramAttr))
+    // block shape at several rank counts) stays one function, on targets
+    // whose kernels may call.
+    if (keepOutOfLine(f, target) ||
+        (target.kernelsMayCall() && f.hasFnAttribute(kSharedProgramAttr)))
       f.addFnAttr(Attribute::NoInline);
     else
       f.addFnAttr(Attribute::AlwaysInline);
@@ -266,7 +299,8 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
 bool ccl::emitCode(Module &module, const TargetInfo &target, bool object,
                    std::string &out, std::string &error) {
   std::string diag;
-  auto tm = makeMachine(target.triple(), target.cpu(), target.features(), diag);
+  auto tm = makeMachine(target.triple(), target.cpu(), target.features(), diag,
+                        target.codegenOptLevel());
   if (!tm) {
     error = "no LLVM backend for " + target.triple().str() + ": " + diag;
     return false;
@@ -285,10 +319,132 @@ bool ccl::emitCode(Module &module, const TargetInfo &target, bool object,
   return true;
 }
 
+namespace {
+
+/// Kernels that call a function the module defines: none may on targets
+/// whose kernels must not call (everything was marked always_inline).
+std::string kernelsWithCalls(Module &module) {
+  std::string out;
+  for (Function &f : module) {
+    if (f.isDeclaration() || !isKernel(f))
+      continue;
+    for (Instruction &i : instructions(f))
+      if (auto *call = dyn_cast<CallBase>(&i))
+        if (Function *callee = call->getCalledFunction();
+            !callee || !callee->isIntrinsic()) {
+          out += (out.empty() ? "" : ", ") + f.getName().str() + " calls " +
+                 (callee ? callee->getName().str() : "through a pointer");
+          break;
+        }
+  }
+  return out;
+}
+
+/// Checks the kernel descriptors (SYMBOL.kd, 64 bytes each, AMDGPUUsage
+/// "Kernel Descriptor") of an AMDGPU object: no kernel may use scratch
+/// (private) memory, neither a fixed amount (private_segment_fixed_size,
+/// bytes 4..7: register spills, a stack) nor a dynamic one
+/// (COMPUTE_PGM_RSRC2 bit 0, ENABLE_PRIVATE_SEGMENT, bytes 52..55).
+/// Returns false with `error` naming the kernels that do.
+bool checkNoScratch(StringRef object, const TargetInfo &target,
+                    std::string &error) {
+  auto obj = object::ObjectFile::createELFObjectFile(
+      MemoryBufferRef(object, "ccl_kernels"));
+  if (!obj) {
+    error = "internal error: cannot read the " + target.name().str() +
+            " object: " + toString(obj.takeError());
+    return false;
+  }
+  std::string bad;
+  unsigned kernels = 0;
+  for (const object::SymbolRef &sym : (*obj)->symbols()) {
+    Expected<StringRef> name = sym.getName();
+    if (!name || !name->ends_with(".kd"))
+      continue;
+    Expected<object::section_iterator> sec = sym.getSection();
+    Expected<uint64_t> addr = sym.getValue();
+    if (!sec || *sec == (*obj)->section_end() || !addr)
+      continue;
+    Expected<StringRef> data = (*sec)->getContents();
+    uint64_t off = *addr - (*sec)->getAddress();
+    if (!data || off + 64 > data->size())
+      continue;
+    ++kernels;
+    auto word = [&](unsigned at) {
+      return support::endian::read32le(data->data() + off + at);
+    };
+    uint32_t fixed = word(4), rsrc2 = word(52);
+    if (fixed != 0 || (rsrc2 & 1))
+      bad += (bad.empty() ? "" : ", ") + name->drop_back(3).str() + " (" +
+             std::to_string(fixed) + " bytes per work-item" +
+             ((rsrc2 & 1) ? ", scratch enabled" : "") + ")";
+  }
+  if (kernels == 0) {
+    error = "internal error: the " + target.name().str() +
+            " object has no kernel descriptor";
+    return false;
+  }
+  if (!bad.empty()) {
+    error = "internal error: " + target.name().str() +
+            " kernels use scratch (private) memory, which cclc's kernels "
+            "must not (register spills or a stack): " +
+            bad;
+    return false;
+  }
+  return true;
+}
+
+/// The AMDGPU code object: the backend's relocatable object, checked,
+/// linked into a shared object by ld.lld as clang does for amdhsa.
+bool finishAMDGPU(Module &module, const TargetInfo &target,
+                  const std::string &argv0, TargetArtifacts &art,
+                  std::string &error) {
+  std::string calls = kernelsWithCalls(module);
+  if (!calls.empty()) {
+    error = "internal error: " + target.name().str() +
+            " kernels must not call functions: " + calls;
+    return false;
+  }
+  std::string object;
+  if (!emitCode(module, target, /*object=*/true, object, error))
+    return false;
+  if (!checkNoScratch(object, target, error))
+    return false;
+  std::string lld = findLinker(argv0, error);
+  if (lld.empty())
+    return false;
+  std::string objPath;
+  if (!writeTemp("cclc-" + target.name().str(), "o", object, objPath, error))
+    return false;
+  SmallString<128> hsaco;
+  sys::fs::createUniquePath("cclc-%%%%%%.hsaco", hsaco, /*MakeAbsolute=*/true);
+  bool ok = runTool(
+      lld, {"-shared", "--no-undefined", "-o", hsaco.str().str(), objPath},
+      error);
+  sys::fs::remove(objPath);
+  if (!ok) {
+    sys::fs::remove(hsaco);
+    return false;
+  }
+  auto bin = MemoryBuffer::getFile(hsaco);
+  sys::fs::remove(hsaco);
+  if (!bin) {
+    error = "ld.lld wrote no code object for " + target.name().str();
+    return false;
+  }
+  art.hsaco = (*bin)->getBuffer().str();
+  return true;
+}
+
+} // namespace
+
 bool ccl::finishTarget(Module &module, const TargetInfo &target,
-                       TargetArtifacts &art, std::string &error) {
+                       const std::string &argv0, TargetArtifacts &art,
+                       std::string &error) {
   if (target.planTarget() == CCL_TARGET_HOST)
     return emitCode(module, target, /*object=*/true, art.object, error);
+  if (target.planTarget() == CCL_TARGET_AMDGPU)
+    return finishAMDGPU(module, target, argv0, art, error);
   if (!emitCode(module, target, /*object=*/false, art.ptx, error))
     return false;
   // cubin through ptxas when it is there; the PTX stays in the library for

@@ -87,6 +87,7 @@ struct TargetArtifacts {
   std::string object; ///< host: native object with the kernels
   std::string ptx;    ///< NVPTX: PTX text
   std::string cubin;  ///< NVPTX: cubin from ptxas, empty without ptxas
+  std::string hsaco;  ///< AMDGPU: code object (ELF shared object) from ld.lld
 };
 
 /// Links the target's device library into `module` (only what is needed),
@@ -95,13 +96,18 @@ struct TargetArtifacts {
 bool linkAndOptimize(llvm::Module &module, const TargetInfo &target,
                      std::string &error);
 
-/// Emits assembly (PTX for NVPTX) or an object file.
+/// Emits assembly (PTX for NVPTX, AMDGCN for AMDGPU) or an object file.
 bool emitCode(llvm::Module &module, const TargetInfo &target, bool object,
               std::string &out, std::string &error);
 
-/// Produces the artifacts of one target from its optimized module.
+/// Produces the artifacts of one target from its optimized module: a host
+/// object; PTX and, with ptxas, a cubin; an AMDGPU code object (the
+/// backend's object linked by ld.lld), checked to have no call and no
+/// scratch (private) memory in any kernel.
+/// `argv0` finds the tools next to cclc (ld.lld).
 bool finishTarget(llvm::Module &module, const TargetInfo &target,
-                  TargetArtifacts &art, std::string &error);
+                  const std::string &argv0, TargetArtifacts &art,
+                  std::string &error);
 
 /// Writes options.output (a .so) and a C header next to it.
 bool writeSharedLibrary(const PlanInfo &plan,

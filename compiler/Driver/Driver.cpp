@@ -345,9 +345,24 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
       os << text;
       continue;
     }
-    if (!finishTarget(*llmod, *target, art, error)) {
+    if (!finishTarget(*llmod, *target, options.argv0, art, error)) {
       emitError(module->getLoc()) << error;
       return false;
+    }
+    if (options.emit == EmitLevel::Obj) {
+      // One target (cclc checks): its code object, cubin or object.
+      const std::string &image = !art.hsaco.empty()   ? art.hsaco
+                                 : !art.cubin.empty() ? art.cubin
+                                                      : art.object;
+      if (image.empty()) {
+        emitError(module->getLoc())
+            << "--emit=obj for " << targetName
+            << " writes a cubin, and no ptxas was found (or CCLC_PTXAS is "
+               "'none'); --emit=asm writes the PTX";
+        return false;
+      }
+      os << image;
+      continue;
     }
     artifacts.push_back(std::move(art));
   }

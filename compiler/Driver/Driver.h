@@ -20,8 +20,10 @@
 namespace ccl {
 
 /// How far cclc goes, in pipeline order. `Sched` prints the schedule as a
-/// readable table, `Kernel` the same stage as kernel-level MLIR.
-enum class EmitLevel { AST, CCL, Sched, Kernel, LLVM, Asm, SO };
+/// readable table, `Kernel` the same stage as kernel-level MLIR. `Obj` is
+/// one target's device image as the library would embed it (an AMDGPU code
+/// object, an NVPTX cubin) or its host object.
+enum class EmitLevel { AST, CCL, Sched, Kernel, LLVM, Asm, Obj, SO };
 
 /// Limits of the options that multiply cclc's work; docs/compiler.md
 /// ("Limits") has the measurements behind them.

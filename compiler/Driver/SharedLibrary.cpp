@@ -196,8 +196,12 @@ public:
     return opTable;
   }
 
+  /// The plan of `a` for the targets of `group`: artifacts of one plan
+  /// target (CCL_TARGET_*), such as gfx942 and gfx90a, whose kernels have
+  /// the same names and launch shape; the plan holds every one's images.
   GlobalVariable *plan(const PlanInfo &info, const AlgorithmInfo &a,
-                       const TargetArtifacts &art) {
+                       ArrayRef<const TargetArtifacts *> group) {
+    const TargetArtifacts &art = *group.front();
     std::vector<Constant *> variants;
     for (const VariantInfo &v : a.variants) {
       std::vector<Constant *> scratch, kernels;
@@ -238,21 +242,30 @@ public:
            array(semaphoreTy, semaphores, "ccl_semaphores"),
            u32(barriers.size()), array(barrierTy, barriers, "ccl_barriers")}));
     }
-    // The target's images hold every algorithm's kernels: one copy in the
+    // The targets' images hold every algorithm's kernels: one copy in the
     // library, shared by the plans of all algorithms (a bundle has many).
+    // Per target of the group, in --target order: a cubin, then PTX
+    // (NVPTX), or a code object (AMDGPU); each names its architecture, and
+    // the runtime loads the one that matches the device.
     auto &[imageArray, imageCount] = imagesOf[&art];
     if (!imageArray) {
       std::vector<Constant *> images;
-      if (!art.cubin.empty())
-        images.push_back(ConstantStruct::get(
-            imageTy, {u32(CCL_IMAGE_CUBIN), str(art.target),
-                      bytes(art.cubin, "ccl_cubin"), u64(art.cubin.size())}));
-      if (!art.ptx.empty()) {
-        std::string ptx = art.ptx;
-        ptx.push_back('\0'); // the driver reads PTX as a C string
-        images.push_back(ConstantStruct::get(
-            imageTy, {u32(CCL_IMAGE_PTX), str(art.target),
-                      bytes(ptx, "ccl_ptx"), u64(ptx.size())}));
+      for (const TargetArtifacts *t : group) {
+        if (!t->cubin.empty())
+          images.push_back(ConstantStruct::get(
+              imageTy, {u32(CCL_IMAGE_CUBIN), str(t->target),
+                        bytes(t->cubin, "ccl_cubin"), u64(t->cubin.size())}));
+        if (!t->ptx.empty()) {
+          std::string ptx = t->ptx;
+          ptx.push_back('\0'); // the driver reads PTX as a C string
+          images.push_back(ConstantStruct::get(
+              imageTy, {u32(CCL_IMAGE_PTX), str(t->target),
+                        bytes(ptx, "ccl_ptx"), u64(ptx.size())}));
+        }
+        if (!t->hsaco.empty())
+          images.push_back(ConstantStruct::get(
+              imageTy, {u32(CCL_IMAGE_HSACO), str(t->target),
+                        bytes(t->hsaco, "ccl_hsaco"), u64(t->hsaco.size())}));
       }
       imageArray = array(imageTy, images, "ccl_images");
       imageCount = images.size();
@@ -345,7 +358,8 @@ private:
   StructType *channelTy, *semaphoreTy, *barrierTy, *rowTy, *selectionTy;
   std::map<std::string, GlobalVariable *> strings;
   Constant *opTable = nullptr;
-  /// Per target: its image array and the number of images in it.
+  /// Per group of targets (keyed by its first): its image array and the
+  /// number of images in it.
   std::map<const TargetArtifacts *, std::pair<Constant *, size_t>> imagesOf;
 };
 
@@ -426,12 +440,32 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
   m.setTargetTriple(Triple(host->triple()));
   m.setDataLayout(tm->createDataLayout());
   PlanEmitter pe(c, m);
+  // One plan per algorithm and plan target: the targets of one plan target
+  // (gfx942 and gfx90a) share it, each with its images. Their kernels are
+  // launched with the plan's threads per block, so those must agree.
+  std::vector<std::vector<const TargetArtifacts *>> groups;
+  for (const TargetArtifacts &art : artifacts) {
+    auto it = llvm::find_if(groups, [&](const auto &g) {
+      return g.front()->planTarget == art.planTarget;
+    });
+    if (it == groups.end()) {
+      groups.push_back({&art});
+      continue;
+    }
+    if (it->front()->threadsPerBlock != art.threadsPerBlock) {
+      error = "internal error: targets " + it->front()->target + " and " +
+              art.target + " share a plan but not its threads per block";
+      return false;
+    }
+    it->push_back(&art);
+  }
   std::vector<GlobalVariable *> all;
   std::map<std::string, std::vector<GlobalVariable *>> plansOf;
   for (const AlgorithmInfo &a : plan.algorithms) {
     std::vector<std::pair<unsigned, GlobalVariable *>> plans;
-    for (const TargetArtifacts &art : artifacts) {
-      GlobalVariable *g = pe.plan(plan, a, art);
+    for (const auto &group : groups) {
+      const TargetArtifacts &art = *group.front();
+      GlobalVariable *g = pe.plan(plan, a, group);
       plans.push_back({art.planTarget, g});
       plansOf[a.name].push_back(g);
       all.push_back(g);
@@ -471,14 +505,9 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
   SmallString<256> absRuntime(runtime);
   sys::fs::make_absolute(absRuntime);
   sys::path::remove_dots(absRuntime, true);
-  // CCLC_LLVM_BIN: bin/ of the LLVM cclc was built with (set by the BUILD
-  // file from @llvm).
-  std::string lld = findTool({dir + "/ld.lld", CCLC_LLVM_BIN "/ld.lld"},
-                             "ld.lld");
-  if (lld.empty()) {
-    error = "cannot find ld.lld (install lld-22)";
+  std::string lld = findLinker(options.argv0, error);
+  if (lld.empty())
     return false;
-  }
 
   // The library and its header are written under temporary names next to
   // them and renamed into place when both are complete (Output.h).

@@ -17,12 +17,13 @@
 namespace ccl {
 namespace driver {
 
-/// A target machine for the triple (PIC, .init_array, -O3); null and
-/// `error` when LLVM has no backend for it.
-std::unique_ptr<llvm::TargetMachine> makeMachine(llvm::StringRef triple,
-                                                 llvm::StringRef cpu,
-                                                 llvm::StringRef features,
-                                                 std::string &error);
+/// A target machine for the triple (PIC, .init_array, code generation at
+/// `level`, -O3 by default); null and `error` when LLVM has no backend for
+/// it.
+std::unique_ptr<llvm::TargetMachine>
+makeMachine(llvm::StringRef triple, llvm::StringRef cpu,
+            llvm::StringRef features, std::string &error,
+            llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive);
 /// Writes `data` to a new temporary file PREFIX-XXXX.SUFFIX; its path in
 /// `path`.
 bool writeTemp(llvm::StringRef prefix, llvm::StringRef suffix,
@@ -36,6 +37,11 @@ std::string findTool(llvm::ArrayRef<std::string> candidates,
                      llvm::StringRef name);
 /// The directory of the running executable.
 std::string exeDir(const std::string &argv0);
+/// The ld.lld that links the libraries and the AMDGPU code objects:
+/// $CCLC_LD_LLD when set (which must be executable), else ld.lld next to
+/// cclc, in the bin/ of the LLVM cclc was built with, /usr/lib/llvm-22/bin,
+/// then ld.lld-22 and ld.lld on PATH. Empty with `error` when none is.
+std::string findLinker(const std::string &argv0, std::string &error);
 
 } // namespace driver
 } // namespace ccl

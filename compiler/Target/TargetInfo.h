@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CodeGen.h"
 
 #include <memory>
 
@@ -20,7 +21,7 @@ namespace ccl {
 class TargetInfo {
 public:
   virtual ~TargetInfo() = default;
-  /// Name on the cclc command line ("host", "sm_90").
+  /// Name on the cclc command line ("host", "sm_90", "gfx942", "gfx90a").
   virtual llvm::StringRef name() const = 0;
   /// CCL_TARGET_* of ccl/plan.h.
   virtual unsigned planTarget() const = 0;
@@ -40,11 +41,26 @@ public:
   /// Address space of such tables when they are small: the constant space
   /// on GPUs (cached for values every thread of a block reads).
   virtual unsigned constantAddressSpace() const = 0;
-  /// Marks `func` as a kernel entry point.
+  /// Marks `func` as a kernel entry point (calling convention, and the
+  /// attributes the backend needs: on AMDGPU the work-group size it is
+  /// launched with).
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func) const = 0;
+  /// Whether kernels may call out-of-line functions (shared block programs,
+  /// bulk movers called from many places). False on AMDGPU, where a call
+  /// needs a stack in scratch (private) memory and spills registers around
+  /// it: everything is inlined into the kernels there.
+  virtual bool kernelsMayCall() const { return true; }
+  /// Optimisation level of the backend (the IR is optimised at O3 on every
+  /// target).
+  virtual llvm::CodeGenOptLevel codegenOptLevel() const {
+    return llvm::CodeGenOptLevel::Aggressive;
+  }
   /// The device primitive library compiled for this target (LLVM bitcode).
   virtual llvm::StringRef deviceLibrary() const = 0;
 };
+
+/// The names createTargetInfo accepts, in the order cclc lists them.
+llvm::ArrayRef<llvm::StringRef> targetNames();
 
 /// Returns the target named `name`, or null.
 std::unique_ptr<TargetInfo> createTargetInfo(llvm::StringRef name);

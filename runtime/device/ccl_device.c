@@ -94,10 +94,32 @@ CCL_INLINE void ccl_packet_load(const char *src, uint32_t *d0, uint32_t *f0,
 
 #elif defined(CCL_AMDGPU)
 
-/* Packets live in global memory (local or peer scratch). */
+/* Memory model (LLVM's AMDGPU backend, AMDGPUUsage "Memory Model"): the
+ * system scope is the default, empty sync scope ("" to
+ * __builtin_amdgcn_fence, __MEMORY_SCOPE_SYSTEM to the scoped atomics);
+ * "agent" covers this GPU only, not a peer GPU or the host. Counters and
+ * flags that a peer GPU or the host reads or writes (signals, semaphores,
+ * multi-block barriers, the abort flag, the error record, LL packets) are
+ * accessed at system scope; the epoch, which only this GPU's kernels touch,
+ * at agent scope. The memory behind them must be fine-grained (coherent
+ * across devices): the runtime allocates scratch, counters and flags so
+ * (docs/device-library.md, "AMDGPU").
+ *
+ * Atomics go through global (address space 1) pointers: on a generic
+ * pointer the backend must allow for private memory and wraps each atomic
+ * in a test of the address with a scratch-memory fallback. Everything the
+ * library reaches atomically is global memory (local, peer or host-mapped).
+ *
+ * ccl_device.c is compiled with -fatomic-remote-memory
+ * -fatomic-fine-grained-memory (runtime/device/BUILD): without them clang
+ * marks atomicrmw as never touching remote or fine-grained memory. */
 #define CCL_GLOBAL __attribute__((address_space(1)))
+#define CCL_GLOBAL_PTR(p) ((CCL_GLOBAL __typeof__(*(p)) *)(p))
 
 CCL_INLINE uint32_t ccl_tid(void) { return __builtin_amdgcn_workitem_id_x(); }
+/* The kernels carry reqd_work_group_size (cclc's AMDGPU TargetInfo), so the
+ * backend folds this to the constant and the kernel needs no hidden
+ * arguments. */
 CCL_INLINE uint32_t ccl_nthreads(void) {
   return __builtin_amdgcn_workgroup_size_x();
 }
@@ -109,23 +131,29 @@ CCL_INLINE void ccl_block_barrier(void) {
   __builtin_amdgcn_s_barrier();
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
+/* This GPU (agent scope): the epoch. */
 CCL_INLINE void ccl_fence_device(void) {
   __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent");
 }
+/* Peers and the host (system scope): the abort flag, the error record. */
 CCL_INLINE void ccl_fence_system(void) {
   __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "");
 }
-/* s_memrealtime counts at a constant 100 MHz. */
+/* s_memrealtime counts at a constant 100 MHz: 10 ns per tick. */
 CCL_INLINE uint64_t ccl_clock_ns(void) {
   return __builtin_amdgcn_s_memrealtime() * 10u;
 }
 CCL_INLINE uint32_t ccl_epoch_count_add(uint32_t *p) {
-  return __scoped_atomic_fetch_add(p, 1u, __ATOMIC_RELAXED,
+  return __scoped_atomic_fetch_add(CCL_GLOBAL_PTR(p), 1u, __ATOMIC_RELAXED,
                                    __MEMORY_SCOPE_DEVICE);
 }
 CCL_INLINE void ccl_store_u32_device(uint32_t *p, uint32_t v) {
-  __scoped_atomic_store_n(p, v, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+  __scoped_atomic_store_n(CCL_GLOBAL_PTR(p), v, __ATOMIC_RELAXED,
+                          __MEMORY_SCOPE_DEVICE);
 }
+/* LL packets: one 16-byte volatile global store (global_store_dwordx4 with
+ * the system-coherence bits: sc0 sc1 on gfx942, glc slc on gfx90a) and
+ * one 16-byte volatile load per poll, like NVPTX's v4 accesses. */
 CCL_INLINE void ccl_packet_store(char *dst, uint32_t d0, uint32_t d1,
                                  uint32_t flag) {
   ccl_u32x4 v = {d0, flag, d1, flag};
@@ -140,14 +168,19 @@ CCL_INLINE void ccl_packet_load(const char *src, uint32_t *d0, uint32_t *f0,
   *d1 = v[2];
   *f1 = v[3];
 }
+/* Simple-protocol counters: a system-scope release fence (the backend
+ * writes back the L2: buffer_wbl2, then waits for the stores), then a
+ * relaxed system-scope add (global_atomic_add_x2). Waits poll with
+ * system-scope acquire loads (the load, then buffer_inv of the caches). */
 CCL_INLINE void ccl_fence_release_system(void) {
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
 }
 CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
-  return __scoped_atomic_fetch_add(p, v, __ATOMIC_RELAXED,
+  return __scoped_atomic_fetch_add(CCL_GLOBAL_PTR(p), v, __ATOMIC_RELAXED,
                                    __MEMORY_SCOPE_SYSTEM);
 }
-#define CCL_LOAD(p, order) __scoped_atomic_load_n(p, order, __MEMORY_SCOPE_SYSTEM)
+#define CCL_LOAD(p, order)                                                     \
+  __scoped_atomic_load_n(CCL_GLOBAL_PTR(p), order, __MEMORY_SCOPE_SYSTEM)
 
 #else /* host */
 
@@ -214,6 +247,10 @@ CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
 #define CCL_LOAD(p, order) __atomic_load_n(p, order)
 #define CCL_GLOBAL
 
+#endif
+
+#if !defined(CCL_AMDGPU)
+#define CCL_GLOBAL_PTR(p) (p)
 #endif
 
 /* Flags the host also writes while kernels run (the abort flag, the start
@@ -569,8 +606,9 @@ CCL_INLINE int ccl_spin_fail_for(const ccl_dev_ctx *ctx, ccl_spin *s,
     return 1;
   ccl_error_record *err = ctx->error;
   uint32_t zero = CCL_ERR_NONE;
-  if (__atomic_compare_exchange_n(&err->state, &zero, CCL_ERR_TIMEOUT, 0,
-                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  if (__atomic_compare_exchange_n(CCL_GLOBAL_PTR(&err->state), &zero,
+                                  CCL_ERR_TIMEOUT, 0, __ATOMIC_RELAXED,
+                                  __ATOMIC_RELAXED)) {
     volatile ccl_error_record *e = err;
     e->rank = ctx->rank;
     e->block = ccl_block_id();

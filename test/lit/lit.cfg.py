@@ -44,6 +44,9 @@ config.substitutions.append(
     (r"(?<![\w/.-])FileCheck(?![\w/.-])", os.path.join(llvm_bin, "FileCheck")))
 config.substitutions.append(
     (r"(?<![\w/.%-])not(?![\w/.-])", os.path.join(llvm_bin, "not")))
+config.substitutions.append(
+    (r"(?<![\w/.-])llvm-readelf(?![\w/.-])",
+     os.path.join(llvm_bin, "llvm-readelf")))
 
 if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")

@@ -7,6 +7,7 @@
 
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/Output.h"
+#include "compiler/Target/TargetInfo.h"
 #include "compiler/frontend/Source.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -39,7 +40,9 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .ccl>"),
 static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' = stdout)"),
                                        cl::value_desc("file"), cl::cat(cat));
 static cl::opt<std::string>
-    targets("target", cl::desc("Targets, comma-separated: host, sm_90 (default host)"),
+    targets("target",
+            cl::desc("Targets, comma-separated: host, sm_90, gfx942, gfx90a "
+                     "(default host)"),
             cl::init("host"), cl::cat(cat));
 static cl::opt<std::string>
     nranks("nranks",
@@ -59,18 +62,24 @@ static cl::opt<std::string> redops("op", cl::desc(redopHelp), cl::init("sum"),
                                    cl::cat(cat));
 static cl::opt<ccl::EmitLevel> emit(
     "emit", cl::desc("How far to compile (default so)"),
-    cl::values(clEnumValN(ccl::EmitLevel::AST, "ast", "the syntax tree"),
-               clEnumValN(ccl::EmitLevel::CCL, "ccl",
-                          "the verified global-level ccl dialect"),
-               clEnumValN(ccl::EmitLevel::Sched, "sched",
-                          "the schedule: per rank and thread block, the operations in order"),
-               clEnumValN(ccl::EmitLevel::Kernel, "kernel",
-                          "the kernel-level ccl dialect (the schedule as MLIR)"),
-               clEnumValN(ccl::EmitLevel::LLVM, "llvm",
-                          "optimized LLVM IR with the device library linked"),
-               clEnumValN(ccl::EmitLevel::Asm, "asm", "PTX or host assembly"),
-               clEnumValN(ccl::EmitLevel::SO, "so",
-                          "a shared library for libcclrt, plus a header")),
+    cl::values(
+        clEnumValN(ccl::EmitLevel::AST, "ast", "the syntax tree"),
+        clEnumValN(ccl::EmitLevel::CCL, "ccl",
+                   "the verified global-level ccl dialect"),
+        clEnumValN(
+            ccl::EmitLevel::Sched, "sched",
+            "the schedule: per rank and thread block, the operations in order"),
+        clEnumValN(ccl::EmitLevel::Kernel, "kernel",
+                   "the kernel-level ccl dialect (the schedule as MLIR)"),
+        clEnumValN(ccl::EmitLevel::LLVM, "llvm",
+                   "optimized LLVM IR with the device library linked"),
+        clEnumValN(ccl::EmitLevel::Asm, "asm", "PTX, AMDGCN or host assembly"),
+        clEnumValN(ccl::EmitLevel::Obj, "obj",
+                   "one target's device image or object: an AMDGPU code "
+                   "object (gfx942, gfx90a), a cubin (sm_90, with ptxas), "
+                   "an ELF object (host)"),
+        clEnumValN(ccl::EmitLevel::SO, "so",
+                   "a shared library for libcclrt, plus a header")),
     cl::init(ccl::EmitLevel::SO), cl::cat(cat));
 static cl::list<std::string> defines("D", cl::desc("Compile-time parameter name=value"),
                                      cl::value_desc("name=value"), cl::Prefix,
@@ -224,10 +233,11 @@ static int compileMain(int argc, char **argv) {
   }
   const std::string overview =
       "cclc: compile .ccl collective-communication algorithms\n\n"
-      "  cclc IN.ccl -o OUT.so [--target=host,sm_90] [--nranks=2..8]\n"
+      "  cclc IN.ccl -o OUT.so [--target=host,sm_90,gfx942,gfx90a]\n"
+      "       [--nranks=2..8]\n"
       "       [--dtype=" +
       ccl::allDTypeNames() +
-      "] [--op=sum] [--emit=ast|ccl|sched|llvm|asm|so]\n"
+      "] [--op=sum] [--emit=ast|ccl|sched|llvm|asm|obj|so]\n"
       "       [-D name=value] [--no-verify]\n";
   cl::ParseCommandLineOptions(argc, argv, overview);
   // Each option once: a second value would silently replace the first (-D
@@ -269,11 +279,12 @@ static int compileMain(int argc, char **argv) {
   options.tiles = tiles;
   options.runtimeLib = runtimeLib;
   std::string error;
-  if (!parseList(targets, {"host", "sm_90", "gfx942"}, options.targets,
-                 "target", error))
+  if (!parseList(targets, ccl::targetNames(), options.targets, "target", error))
     return fail(error);
-  if (llvm::is_contained(options.targets, "gfx942"))
-    return fail("target gfx942 is not implemented yet");
+  if (options.emit == ccl::EmitLevel::Obj && options.targets.size() != 1)
+    return fail("--emit=obj writes one target's code object; give one "
+                "--target, not " +
+                Twine(options.targets.size()));
   int64_t badRanks = 0;
   if (!ccl::parseIntList(nranks, options.nranks, error, 1, ccl::kMaxNranks,
                          &badRanks)) {

@@ -257,9 +257,19 @@ typedef struct ccl_variant {
   const ccl_barrier_info *barriers;
 } ccl_variant;
 
+/* A plan holds the images of every architecture cclc compiled it for
+ * among its target's (one AMDGPU plan for --target=gfx942,gfx90a: a
+ * CCL_IMAGE_HSACO per architecture, in --target order; an NVPTX target
+ * gives a cubin, when ptxas was found, then PTX). The runtime loads the
+ * image whose arch matches the device (PTX: JIT for any NVIDIA device);
+ * the kernels of all of them have the same names and launch shape. An
+ * HSACO image is an HSA code object (ELF shared object, code object
+ * version 5) whose kernels take exactly the four kernel arguments (32
+ * bytes, no hidden arguments) and must be launched with the variant's
+ * threads_per_block (256), which they require. */
 typedef struct ccl_image {
   uint32_t kind; /* CCL_IMAGE_* */
-  const char *arch; /* "sm_90", "gfx942" */
+  const char *arch; /* "sm_90", "gfx942", "gfx90a" */
   const void *data;
   uint64_t size;
 } ccl_image;
