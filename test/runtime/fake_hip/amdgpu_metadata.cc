@@ -152,8 +152,8 @@ private:
 
 } // namespace
 
-bool explicitArgBytes(const unsigned char *desc, size_t size,
-                      std::map<std::string, uint32_t> *out) {
+bool kernelMetadata(const unsigned char *desc, size_t size,
+                    std::map<std::string, KernelMeta> *out) {
   Value root;
   Reader rd(desc, size);
   if (!rd.read(&root) || root.type != Value::kMap)
@@ -178,7 +178,17 @@ bool explicitArgBytes(const unsigned char *desc, size_t size,
           continue;
         end = std::max<uint32_t>(end, (uint32_t)(off->i + sz->i));
       }
-    (*out)[name->s] = end;
+    KernelMeta meta;
+    meta.explicitBytes = end;
+    if (const Value *mf = k.get(".max_flat_workgroup_size");
+        mf && mf->type == Value::kInt)
+      meta.maxFlat = (uint32_t)mf->i;
+    if (const Value *rq = k.get(".reqd_workgroup_size");
+        rq && rq->type == Value::kArr && rq->arr.size() == 3)
+      for (int d = 0; d < 3; d++)
+        if (rq->arr[d].type == Value::kInt)
+          meta.reqd[d] = (uint32_t)rq->arr[d].i;
+    (*out)[name->s] = meta;
   }
   return true;
 }

@@ -84,6 +84,7 @@ struct Kernel {
   std::string name;
   uint32_t kernargSize = 0;  // the descriptor's: explicit and hidden
   uint32_t explicitSize = 0; // the metadata's explicit arguments
+  fakehip::KernelMeta meta;  // and the work-group size it allows
 };
 struct Module {
   int device = 0;
@@ -224,7 +225,7 @@ bool parseCodeObject(const unsigned char *img, Module *m, std::string *err) {
   if (m->kernels.empty())
     return *err = "no kernel descriptors (NAME.kd symbols)", false;
   // The explicit arguments, from the metadata note (NT_AMDGPU_METADATA).
-  std::map<std::string, uint32_t> explicitBytes;
+  std::map<std::string, fakehip::KernelMeta> explicitBytes;
   for (unsigned i = 0; i < eh.e_shnum; i++) {
     Elf64_Shdr sh = sec(i);
     for (uint64_t o = 0; sh.sh_type == SHT_NOTE && o + 12 <= sh.sh_size;) {
@@ -235,8 +236,8 @@ bool parseCodeObject(const unsigned char *img, Module *m, std::string *err) {
       if (o + descOff + hdr[1] > sh.sh_size)
         break;
       if (hdr[2] == 32 && hdr[0] == 7 && memcmp(name, "AMDGPU", 7) == 0 &&
-          !fakehip::explicitArgBytes(img + sh.sh_offset + o + descOff, hdr[1],
-                                     &explicitBytes))
+          !fakehip::kernelMetadata(img + sh.sh_offset + o + descOff, hdr[1],
+                                   &explicitBytes))
         return *err = "malformed AMDGPU metadata note", false;
       o += descOff + ((hdr[1] + 3) & ~3u);
     }
@@ -245,7 +246,8 @@ bool parseCodeObject(const unsigned char *img, Module *m, std::string *err) {
     auto it = explicitBytes.find(k.first);
     if (it == explicitBytes.end())
       return *err = "no metadata for kernel " + k.first, false;
-    k.second->explicitSize = it->second;
+    k.second->explicitSize = it->second.explicitBytes;
+    k.second->meta = it->second;
   }
   return true;
 }
@@ -465,6 +467,11 @@ hipError_t hipModuleLoadData(hipModule_t *out, const void *image) {
                ? hipErrorNoBinaryForGpu
                : hipErrorInvalidImage;
   }
+  // Loaded: the code object is for this device's architecture.
+  logLine("module pid=" + std::to_string(getpid()) +
+          " device=" + std::to_string(g_device) +
+          " arch=" + archName().substr(0, archName().find(':')) +
+          " kernels=" + std::to_string(m->kernels.size()));
   std::lock_guard<std::mutex> lk(g_mu);
   g_modules.insert(m.get());
   *out = reinterpret_cast<hipModule_t>(m.release());
@@ -524,6 +531,15 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy,
       return hipErrorInvalidValue;
   }
   if (!buf || !haveSize || size != k->explicitSize)
+    return hipErrorInvalidValue;
+  // The work-group size the code was compiled for: HIP refuses a launch
+  // above .max_flat_workgroup_size, and a kernel with
+  // .reqd_workgroup_size assumes exactly that size.
+  const fakehip::KernelMeta &meta = k->meta;
+  if (meta.maxFlat && (uint64_t)bx * by * bz > meta.maxFlat)
+    return hipErrorInvalidValue;
+  if (meta.reqd[0] &&
+      (bx != meta.reqd[0] || by != meta.reqd[1] || bz != meta.reqd[2]))
     return hipErrorInvalidValue;
   std::string args;
   for (size_t o = 0; o + 8 <= size; o += 8) {
