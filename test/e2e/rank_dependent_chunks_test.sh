@@ -7,7 +7,9 @@
 # scratch (a segmentation fault on the host, wrong sums on 4 H200s). Also
 # in the order that never failed (largest rank count first) and for the
 # ReduceScatter and AllToAll of the same shape. (Under ASan in
-# scripts/test.sh: an overrun of a few bytes is a report.)
+# scripts/test.sh: an overrun of a few bytes is a report.) One size, the
+# plan's largest (2 MiB), whose chunks fill the scratch slots: the 8-rank
+# runs are 64 host threads per rank, slow under ASan on 2 cores.
 set -euo pipefail
 for algo in allgather/ag_ring_wide reducescatter/rs_ring_wide alltoall/a2a_wide; do
   name=${algo#*/}
@@ -16,9 +18,9 @@ for algo in allgather/ag_ring_wide reducescatter/rs_ring_wide alltoall/a2a_wide;
         --dtype=float32 --op=sum --max-bytes=2M -o "$WORK/$name.so"
     for g in 2 4 8; do
       ccl-perf --lib "$WORK/$name.so" --algo "$name" --target host -g "$g" \
-          -b 1M -e 2M -f 2 -n 1 -w 1 --timeout-ms 60000 | tee "$WORK/$name-$g.txt"
+          -b 2M -e 2M -n 1 -w 1 --timeout-ms 60000 | tee "$WORK/$name-$g.txt"
       grep -q "Out of bounds values : 0 OK" "$WORK/$name-$g.txt"
-      test "$(grep -cE '^ +[0-9]+ +[0-9]+ +float ' "$WORK/$name-$g.txt")" -eq 2
+      test "$(grep -cE '^ +[0-9]+ +[0-9]+ +float ' "$WORK/$name-$g.txt")" -eq 1
     done
   done
 done
