@@ -12,8 +12,8 @@
 # run: torch_shim.py (all_reduce, all_gather_into_tensor,
 # reduce_scatter_tensor, broadcast, all_to_all_single; float32, bfloat16,
 # float16; 1 element to 256 MiB; eager and in a CUDA graph; calls back to
-# back) twice under `torchrun --nproc-per-node 2`: without the shim (PyTorch's
-# own NCCL), then with it preloaded (CCL_NCCL_LOG=2). Exit status 1 unless
+# back) twice under `torchrun --nproc-per-node 2`: with the shim preloaded
+# (CCL_NCCL_LOG=2), then without it (PyTorch's own NCCL). Exit status 1 unless
 # both runs have 0 wrong results, their result checksums are equal, and the
 # shim's log shows AllReduce, AllGather and ReduceScatter served by cclc.
 # Prints the all_reduce latency of both runs side by side, and how many
@@ -42,12 +42,18 @@ run)
   bad() { echo "FAILED: $*"; status=1; }
   trun() { timeout 240 python3 -m torch.distributed.run --nproc-per-node 2 \
       --master-port "$1" "$here/torch_shim.py" "$2"; }
-  trun 29611 nccl.json > nccl.log 2>&1 || bad "the run without the shim (exit $?)"
-  grep -v '^\[' nccl.log | tail -5
+  # The run with the shim first: it is the one this script is for (on a
+  # machine with little time left, its log is what matters).
+  t=$SECONDS
   LD_PRELOAD=$here/libcclnccl.so CCL_NCCL_BUNDLE=$here/libccl_stdlib.so \
     CCL_NCCL_LOG=2 LD_LIBRARY_PATH=$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
     trun 29621 shim.json > shim.log 2>&1 || bad "the run with the shim (exit $?)"
   grep -v 'cclnccl\[' shim.log | grep -v '^\[' | tail -20
+  echo "(the run with the shim took $((SECONDS - t)) s)"
+  t=$SECONDS
+  trun 29611 nccl.json > nccl.log 2>&1 || bad "the run without the shim (exit $?)"
+  grep -v '^\[' nccl.log | tail -5
+  echo "(the run without the shim took $((SECONDS - t)) s)"
   echo "calls by side (the shim's log):"
   grep -o 'nccl[A-Za-z]*(count=[^)]*): \(cclc\|forwarded\)' shim.log |
     sed 's/(count=[^)]*)//' | sort | uniq -c
