@@ -272,6 +272,22 @@ class HostAllReduceTest(unittest.TestCase):
             comms.synchronize()
             self.assertEqual(as_list(bufs[1]), [3.0] * 8)
 
+    def test_hip_target_without_hip(self):
+        # "hip" (or a gfx architecture) reaches libcclrt's HIP target, which
+        # says why it cannot load the HIP runtime.
+        os.environ["CCL_HIP_LIBRARY"] = "/nonexistent/libamdhip64.so"
+        try:
+            for target in ("hip", "gfx942"):
+                with self.assertRaises(cclc.CclError) as cm:
+                    cclc.init_all(2, target=target)
+                self.assertEqual(cm.exception.code, cclc.Result.NoDevice)
+                self.assertIn("HIP target requested but the HIP runtime could not be loaded: "
+                              "cannot load /nonexistent/libamdhip64.so", cm.exception.message)
+        finally:
+            del os.environ["CCL_HIP_LIBRARY"]
+        with self.assertRaises(ValueError):
+            cclc.init_all(2, target="tpu")
+
     def test_python_checks(self):
         ring = self.libs.ring.ring
         with cclc.init_all(2) as comms:

@@ -17,8 +17,8 @@ __all__ = ["runtime", "runtime_version", "Comm", "CommGroup", "init_all", "init_
            "init_from_env", "get_unique_id", "env_rank", "UNIQUE_ID_BYTES"]
 
 UNIQUE_ID_BYTES = 128
-_TARGETS = {"host": 0, "cuda": 1}
-_TARGET_NAMES = {0: "host", 1: "cuda", 2: "amdgpu"}
+_TARGETS = {"host": 0, "cuda": 1, "hip": 2}
+_TARGET_NAMES = {0: "host", 1: "cuda", 2: "hip"}
 _CONFIG_MAGIC = 0xcc1c0f16
 
 _c_comm = ctypes.c_void_p
@@ -142,9 +142,11 @@ def _target_code(target):
         t = target.lower()
         if t.startswith("sm_") or t == "gpu":
             t = "cuda"
+        if t.startswith("gfx") or t == "amdgpu":
+            t = "hip"
         if t in _TARGETS:
             return _TARGETS[t]
-    raise ValueError("target %r is not 'host' or 'cuda'" % (target,))
+    raise ValueError("target %r is not 'host', 'cuda' or 'hip'" % (target,))
 
 
 class Comm:
