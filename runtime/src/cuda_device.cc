@@ -92,28 +92,12 @@ cclResult_t CudaDevice::init(const int *devices) {
   CUresult cr = d_->cuDeviceGetCount(&count);
   if (cr != CUDA_SUCCESS)
     return cuFail("cuDeviceGetCount", cr, "");
-  if (!devices && count < (int)local.size())
-    return setError(cclNoDevice,
-                    format("the communicator needs %zu GPUs (one per rank) "
-                           "but only %d CUDA device%s visible (check "
-                           "CUDA_VISIBLE_DEVICES)",
-                           local.size(), count, count == 1 ? " is" : "s are"));
-  for (int r : local) {
-    int ord = devices ? devices[r] : r;
-    if (ord < 0 || ord >= count)
-      return setError(devices ? cclInvalidArgument : cclNoDevice,
-                      format("devices[%d] is %d, but only %d CUDA device%s "
-                             "visible (ordinals 0..%d)",
-                             r, ord, count, count == 1 ? " is" : "s are",
-                             count - 1));
-    s_->ranks[r]->device = ord;
-  }
-  // The ranks this process drives on each GPU (with one process per rank,
-  // other processes' ranks may share it too: they are not counted).
+  std::vector<std::vector<int>> same;
+  cclResult_t assigned = assignDevices(s_, devices, count, kCudaNames, &same);
+  if (assigned != cclSuccess)
+    return assigned;
   for (int r : local)
-    for (int q : local)
-      if (ordinal(q) == ordinal(r))
-        ranks_[r].sameDevice.push_back(q);
+    ranks_[r].sameDevice = std::move(same[r]);
   for (int r : local) {
     Rank &rs = ranks_[r];
     const int dev = ordinal(r);

@@ -15,8 +15,12 @@
 
 #include "cuda_driver.h"
 #include "device.h"
+#include "gpu_common.h"
 
 namespace cclrt {
+
+// How messages name this API (gpu_common.h).
+inline constexpr GpuNames kCudaNames = {"CUDA", "CUDA_VISIBLE_DEVICES", "SM"};
 
 class CudaDevice final : public Device {
 public:

@@ -18,25 +18,6 @@ bool archMatches(const char *arch, const std::string &want) {
   return a == want || a == want + "a";
 }
 
-const char *imageKindName(uint32_t kind) {
-  switch (kind) {
-  case CCL_IMAGE_PTX:
-    return "ptx";
-  case CCL_IMAGE_CUBIN:
-    return "cubin";
-  case CCL_IMAGE_HSACO:
-    return "hsaco";
-  }
-  return "unknown";
-}
-
-std::string rankList(const std::vector<int> &ranks) {
-  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
-  for (size_t i = 0; i < ranks.size(); i++)
-    out += (i ? ", " : "") + std::to_string(ranks[i]);
-  return out;
-}
-
 } // namespace
 
 cclResult_t CudaDevice::loadKernels(PreparedPlan *pp) {
@@ -188,13 +169,7 @@ void CudaDevice::unloadKernels(PreparedPlan *pp) {
 bool CudaDevice::coResident(const PreparedPlan *pp, int rank,
                             uint64_t *needed, uint64_t *perSM) const {
   const Rank &rs = ranks_[rank];
-  int fewest = -1;
-  for (int q : rs.sameDevice)
-    if (fewest < 0 || pp->ranks[q].blocksPerSM < fewest)
-      fewest = pp->ranks[q].blocksPerSM;
-  *needed = (uint64_t)pp->variant->nblocks * rs.sameDevice.size();
-  *perSM = fewest < 0 ? 0 : (uint64_t)fewest;
-  return rs.smCount <= 0 || *needed <= (uint64_t)rs.smCount * *perSM;
+  return cclrt::coResident(pp, rs.sameDevice, rs.smCount, needed, perSM);
 }
 
 cclResult_t CudaDevice::checkCoResidency(const PreparedPlan *pp,
@@ -208,26 +183,8 @@ cclResult_t CudaDevice::checkCoResidency(const PreparedPlan *pp,
     uint64_t needed, perSM;
     if (coResident(pp, r, &needed, &perSM))
       continue;
-    const ccl_variant *var = pp->variant;
-    const size_t n = rs.sameDevice.size();
-    return setError(
-        cclUnsupported,
-        format("device %d (%s) cannot hold the thread blocks of %s at "
-               "once: %s%u block%s of %u threads = %" PRIu64
-               " blocks must all be resident together (they wait on each "
-               "other), but device %d holds at most %" PRIu64 " (%d SMs x "
-               "%" PRIu64 " block%s per SM for these kernels); %s",
-               dev, rankList(rs.sameDevice).c_str(),
-               n == 1 ? "the rank" : "its ranks",
-               n == 1 ? "" : format("%zu ranks x ", n).c_str(), var->nblocks,
-               var->nblocks == 1 ? "" : "s",
-               var->threads_per_block ? var->threads_per_block : 1, needed,
-               dev, (uint64_t)rs.smCount * perSM, rs.smCount, perSM,
-               perSM == 1 ? "" : "s",
-               n == 1 ? "compile with fewer --instances or threads per "
-                        "block"
-                      : "put fewer ranks on the GPU, or compile with fewer "
-                        "--instances"));
+    return coResidencyError(pp, dev, rankList(rs.sameDevice), rs.sameDevice,
+                            rs.smCount, needed, perSM, kCudaNames);
   }
   return cclSuccess;
 }
@@ -238,18 +195,9 @@ cclResult_t CudaDevice::checkStream(int rank, cclStream_t stream,
   CUstream st = static_cast<CUstream>(stream);
   if (rs.sameDevice.size() < 2 || (st && st != CCLRT_CU_STREAM_LEGACY))
     return cclSuccess;
-  std::vector<int> others;
-  for (int q : rs.sameDevice)
-    if (q != rank)
-      others.push_back(q);
-  return setError(cclInvalidArgument,
-                  format("rank %d shares device %d with %s: queue its %s on "
-                         "a stream of its own (a non-blocking one), not on "
-                         "the legacy default stream (%s), which would "
-                         "serialise the kernels of the ranks on the GPU, "
-                         "and they wait for each other",
-                         rank, ordinal(rank), rankList(others).c_str(), what,
-                         st ? "CU_STREAM_LEGACY" : "NULL"));
+  return sharedStreamError(rank, ordinal(rank), rs.sameDevice, what,
+                           st ? "the legacy default stream (CU_STREAM_LEGACY)"
+                              : "the legacy default stream (NULL)");
 }
 
 } // namespace cclrt

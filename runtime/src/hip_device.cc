@@ -106,26 +106,12 @@ cclResult_t HipDevice::init(const int *devices) {
                            hr == hipSuccess ? "" : hipErrorText(hr).c_str()));
   if (hr != hipSuccess)
     return hipFail("hipGetDeviceCount", hr, "");
-  if (!devices && count < (int)local.size())
-    return setError(cclNoDevice,
-                    format("the communicator needs %zu GPUs (one per rank) "
-                           "but only %d HIP device%s visible (check "
-                           "HIP_VISIBLE_DEVICES)",
-                           local.size(), count, count == 1 ? " is" : "s are"));
-  for (int r : local) {
-    int ord = devices ? devices[r] : r;
-    if (ord < 0 || ord >= count)
-      return setError(devices ? cclInvalidArgument : cclNoDevice,
-                      format("devices[%d] is %d, but only %d HIP device%s "
-                             "visible (ordinals 0..%d)",
-                             r, ord, count, count == 1 ? " is" : "s are",
-                             count - 1));
-    s_->ranks[r]->device = ord;
-  }
+  std::vector<std::vector<int>> same;
+  cclResult_t assigned = assignDevices(s_, devices, count, kHipNames, &same);
+  if (assigned != cclSuccess)
+    return assigned;
   for (int r : local)
-    for (int q : local)
-      if (ordinal(q) == ordinal(r))
-        ranks_[r].sameDevice.push_back(q);
+    ranks_[r].sameDevice = std::move(same[r]);
   for (int r : local) {
     Rank &rs = ranks_[r];
     const int dev = ordinal(r);

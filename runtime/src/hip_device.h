@@ -17,9 +17,14 @@
 #include <vector>
 
 #include "device.h"
+#include "gpu_common.h"
 #include "hip_api.h"
 
 namespace cclrt {
+
+// How messages name this API (gpu_common.h).
+inline constexpr GpuNames kHipNames = {"HIP", "HIP_VISIBLE_DEVICES",
+                                       "compute unit"};
 
 class HipDevice final : public Device {
 public:

@@ -9,28 +9,7 @@
 
 namespace cclrt {
 
-namespace {
-
-const char *imageKindName(uint32_t kind) {
-  switch (kind) {
-  case CCL_IMAGE_PTX:
-    return "ptx";
-  case CCL_IMAGE_CUBIN:
-    return "cubin";
-  case CCL_IMAGE_HSACO:
-    return "hsaco";
-  }
-  return "unknown";
-}
-
-std::string rankList(const std::vector<int> &ranks) {
-  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
-  for (size_t i = 0; i < ranks.size(); i++)
-    out += (i ? ", " : "") + std::to_string(ranks[i]);
-  return out;
-}
-
-} // namespace
+namespace {} // namespace
 
 cclResult_t HipDevice::loadKernels(PreparedPlan *pp) {
   for (int r : s_->local) {
@@ -156,13 +135,7 @@ void HipDevice::unloadKernels(PreparedPlan *pp) {
 bool HipDevice::coResident(const PreparedPlan *pp, int rank, uint64_t *needed,
                            uint64_t *perCU) const {
   const Rank &rs = ranks_[rank];
-  int fewest = -1;
-  for (int q : rs.sameDevice)
-    if (fewest < 0 || pp->ranks[q].blocksPerSM < fewest)
-      fewest = pp->ranks[q].blocksPerSM;
-  *needed = (uint64_t)pp->variant->nblocks * rs.sameDevice.size();
-  *perCU = fewest < 0 ? 0 : (uint64_t)fewest;
-  return rs.cuCount <= 0 || *needed <= (uint64_t)rs.cuCount * *perCU;
+  return cclrt::coResident(pp, rs.sameDevice, rs.cuCount, needed, perCU);
 }
 
 cclResult_t HipDevice::checkCoResidency(const PreparedPlan *pp,
@@ -175,27 +148,9 @@ cclResult_t HipDevice::checkCoResidency(const PreparedPlan *pp,
     uint64_t needed, perCU;
     if (coResident(pp, r, &needed, &perCU))
       continue;
-    const ccl_variant *var = pp->variant;
-    const size_t n = rs.sameDevice.size();
-    return setError(
-        cclUnsupported,
-        format("device %d (%s, %s) cannot hold the thread blocks of %s at "
-               "once: %s%u block%s of %u threads = %" PRIu64
-               " blocks must all be resident together (they wait on each "
-               "other), but device %d holds at most %" PRIu64 " (%d compute "
-               "units x %" PRIu64 " block%s per compute unit for these "
-               "kernels); %s",
-               dev, rs.arch.c_str(), rankList(rs.sameDevice).c_str(),
-               n == 1 ? "the rank" : "its ranks",
-               n == 1 ? "" : format("%zu ranks x ", n).c_str(), var->nblocks,
-               var->nblocks == 1 ? "" : "s",
-               var->threads_per_block ? var->threads_per_block : 1, needed, dev,
-               (uint64_t)rs.cuCount * perCU, rs.cuCount, perCU,
-               perCU == 1 ? "" : "s",
-               n == 1 ? "compile with fewer --instances or threads per "
-                        "block"
-                      : "put fewer ranks on the GPU, or compile with fewer "
-                        "--instances"));
+    return coResidencyError(pp, dev, rs.arch + ", " + rankList(rs.sameDevice),
+                            rs.sameDevice, rs.cuCount, needed, perCU,
+                            kHipNames);
   }
   return cclSuccess;
 }
@@ -208,17 +163,8 @@ cclResult_t HipDevice::checkStream(int rank, cclStream_t stream,
   const Rank &rs = ranks_[rank];
   if (rs.sameDevice.size() < 2 || stream)
     return cclSuccess;
-  std::vector<int> others;
-  for (int q : rs.sameDevice)
-    if (q != rank)
-      others.push_back(q);
-  return setError(cclInvalidArgument,
-                  format("rank %d shares device %d with %s: queue its %s on "
-                         "a stream of its own (a non-blocking one), not on "
-                         "the null stream, which would serialise the kernels "
-                         "of the ranks on the GPU, and they wait for each "
-                         "other",
-                         rank, ordinal(rank), rankList(others).c_str(), what));
+  return sharedStreamError(rank, ordinal(rank), rs.sameDevice, what,
+                           "the null stream");
 }
 
 } // namespace cclrt
