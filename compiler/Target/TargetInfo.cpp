@@ -38,23 +38,40 @@ public:
   }
 };
 
-class NVPTXTarget : public TargetInfo {
+/// What the GPU targets share: the architecture names the target and is
+/// the CPU, the block index comes from an intrinsic, and the tables live in
+/// the global (1) and constant (4) address spaces, the same numbers in
+/// LLVM's NVPTX and AMDGPU backends.
+class GpuTarget : public TargetInfo {
 public:
-  explicit NVPTXTarget(std::string arch) : arch(std::move(arch)) {}
+  explicit GpuTarget(std::string arch) : arch(std::move(arch)) {}
   StringRef name() const override { return arch; }
-  unsigned planTarget() const override { return CCL_TARGET_NVPTX; }
-  StringRef triple() const override { return "nvptx64-nvidia-cuda"; }
   StringRef cpu() const override { return arch; }
-  StringRef features() const override { return "+ptx80"; }
-  unsigned threadsPerBlock() const override { return 512; }
   bool blockIdIsParameter() const override { return false; }
   unsigned tableAddressSpace() const override { return 1; }    // global
   unsigned constantAddressSpace() const override { return 4; } // constant
   Value emitBlockId(OpBuilder &b, Location loc) const override {
-    return LLVM::CallIntrinsicOp::create(
-               b, loc, b.getI32Type(),
-               b.getStringAttr("llvm.nvvm.read.ptx.sreg.ctaid.x"), ValueRange{})
+    return LLVM::CallIntrinsicOp::create(b, loc, b.getI32Type(),
+                                         b.getStringAttr(blockIdIntrinsic()),
+                                         ValueRange{})
         .getResult(0);
+  }
+
+protected:
+  /// The intrinsic that reads the block index (i32, no operands).
+  virtual StringRef blockIdIntrinsic() const = 0;
+  std::string arch;
+};
+
+class NVPTXTarget : public GpuTarget {
+public:
+  using GpuTarget::GpuTarget;
+  unsigned planTarget() const override { return CCL_TARGET_NVPTX; }
+  StringRef triple() const override { return "nvptx64-nvidia-cuda"; }
+  StringRef features() const override { return "+ptx80"; }
+  unsigned threadsPerBlock() const override { return 512; }
+  StringRef blockIdIntrinsic() const override {
+    return "llvm.nvvm.read.ptx.sreg.ctaid.x";
   }
   void markKernel(LLVM::LLVMFuncOp func) const override {
     func.setCConv(LLVM::CConv::PTX_Kernel);
@@ -63,9 +80,6 @@ public:
     return StringRef(reinterpret_cast<const char *>(ccl_device_bitcode_nvptx),
                      ccl_device_bitcode_nvptx_size);
   }
-
-private:
-  std::string arch;
 };
 
 /// AMD Instinct GPUs through LLVM's AMDGPU backend (HSA code objects):
@@ -80,24 +94,16 @@ private:
 /// device library's reads of the work-group size to the constant, and the
 /// kernels need no implicit (hidden) arguments. The runtime launches every
 /// kernel with the plan's threads_per_block, which is this value.
-class AMDGPUTarget : public TargetInfo {
+class AMDGPUTarget : public GpuTarget {
 public:
   static constexpr unsigned kThreads = 256;
-  explicit AMDGPUTarget(std::string arch) : arch(std::move(arch)) {}
-  StringRef name() const override { return arch; }
+  using GpuTarget::GpuTarget;
   unsigned planTarget() const override { return CCL_TARGET_AMDGPU; }
   StringRef triple() const override { return "amdgcn-amd-amdhsa"; }
-  StringRef cpu() const override { return arch; }
   StringRef features() const override { return "+wavefrontsize64"; }
   unsigned threadsPerBlock() const override { return kThreads; }
-  bool blockIdIsParameter() const override { return false; }
-  unsigned tableAddressSpace() const override { return 1; }    // global
-  unsigned constantAddressSpace() const override { return 4; } // constant
-  Value emitBlockId(OpBuilder &b, Location loc) const override {
-    return LLVM::CallIntrinsicOp::create(
-               b, loc, b.getI32Type(),
-               b.getStringAttr("llvm.amdgcn.workgroup.id.x"), ValueRange{})
-        .getResult(0);
+  StringRef blockIdIntrinsic() const override {
+    return "llvm.amdgcn.workgroup.id.x";
   }
   void markKernel(LLVM::LLVMFuncOp func) const override {
     func.setCConv(LLVM::CConv::AMDGPU_KERNEL);
@@ -134,9 +140,6 @@ public:
         reinterpret_cast<const char *>(ccl_device_bitcode_amdgcn_gfx942),
         ccl_device_bitcode_amdgcn_gfx942_size);
   }
-
-private:
-  std::string arch;
 };
 
 } // namespace
