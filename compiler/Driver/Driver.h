@@ -37,10 +37,8 @@ constexpr int64_t kMaxNranks = 64;
 /// one thread block of each rank, and a rank has at most 132 (ccl-verify's
 /// max-blocks-per-rank).
 constexpr int64_t kMaxInstances = 128;
-/// The most tiles per chunk (`--tiles`): tiles are unrolled in the block
-/// programs, so the operations to verify and compile grow with them (the
-/// ring at 8 ranks: 21 s with 64 tiles, over 200 s and 4 GB with 256).
-constexpr int64_t kMaxTiles = 64;
+/// The most tiles per chunk (`--tiles`): ccl::kMaxTiles (CclDialect.h), a
+/// bound of the program's `tiles(k)` clause and the option together.
 
 struct CompileOptions {
   std::vector<std::string> targets{"host"};

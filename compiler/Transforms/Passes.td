@@ -235,7 +235,10 @@ def CclReplicate : Pass<"ccl-replicate", "mlir::ModuleOp"> {
     transfers of a chunk are pipelined (`cclc --tiles=k`). Every wait's
     signal has a smaller step, so the order is deadlock free when the
     program is. Programs with semaphores, multi-block barriers or LL packets
-    run tile after tile.
+    run tile after tile. Tiling also applies an algorithm's own `tiles`
+    attribute (its `tiles(k)` clause) times `instances`, even when
+    `instances` is 1, once the algorithm is placed, and drops it; more than
+    64 tiles per chunk in all is an error.
 
     ```mlir
     // instances=2, before

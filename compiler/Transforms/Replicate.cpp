@@ -266,6 +266,14 @@ private:
   llvm::StringMap<SmallVector<std::string>> renames;
 };
 
+/// Whether every operation of `algo` is on a thread block.
+bool placed(AlgorithmOp algo) {
+  return llvm::all_of(algo.getBody().front(), [](Operation &op) {
+    auto inst = dyn_cast<InstructionOp>(op);
+    return !inst || inst.isPlaced();
+  });
+}
+
 struct CclReplicatePass
     : public ccl::impl::CclReplicateBase<CclReplicatePass> {
   using CclReplicateBase::CclReplicateBase;
@@ -275,12 +283,27 @@ struct CclReplicatePass
           << static_cast<int64_t>(instances);
       return signalPassFailure();
     }
-    if (instances == 1)
-      return;
-    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>())
-      if (!algo.getScheduled() &&
-          failed(Replicator(algo, instances, shareBlocks).run()))
+    for (AlgorithmOp algo : getOperation().getOps<AlgorithmOp>()) {
+      if (algo.getScheduled())
+        continue;
+      int64_t k = instances;
+      // Tiling also applies the program's own tiles(k) clause, once its
+      // operations are placed (the replicator leaves others alone).
+      if (shareBlocks && algo.getTilesAttr() && placed(algo)) {
+        int64_t asked = algo.getTilesAttr().getInt();
+        k *= asked;
+        if (k > kMaxTiles) {
+          algo.emitError() << "tiles(" << asked << ") with "
+                           << static_cast<int64_t>(instances)
+                           << " tiles per chunk from the options gives " << k
+                           << ", more than " << kMaxTiles;
+          return signalPassFailure();
+        }
+        algo.removeTilesAttr();
+      }
+      if (k > 1 && failed(Replicator(algo, k, shareBlocks).run()))
         return signalPassFailure();
+    }
   }
 };
 

@@ -145,6 +145,7 @@ LogicalResult Evaluator::beginAlgorithm(const ast::Algorithm &a, int64_t n) {
   nranks = n;
   chunks = 1;
   instances = 1;
+  tiles = 1;
   instance = 0;
   tbStride = 0;
   maxTb = -1;
@@ -229,7 +230,7 @@ Evaluator::collectiveOf(const ast::Algorithm &a, bool &inplace,
 }
 
 /// The algorithm's clauses, left to right: `chunks`, `instances` (or
-/// `parallel`), `protocol` and `channel`.
+/// `parallel`), `tiles`, `protocol` and `channel`.
 LogicalResult Evaluator::clauses(const ast::Algorithm &a, std::string &protocol,
                                  std::optional<ChannelKind> &channelKind) {
   for (const auto &c : a.clauses) {
@@ -270,9 +271,20 @@ LogicalResult Evaluator::clauses(const ast::Algorithm &a, std::string &protocol,
       }
       continue;
     }
+    if (c.name == "tiles") {
+      auto v = integer(*c.value);
+      if (failed(v))
+        return failure();
+      if (*v < 1 || *v > kMaxTiles)
+        return error(c.value->loc)
+               << "tiles must be in 1.." << kMaxTiles << ", not " << *v
+               << " (tiles are unrolled in the block programs)";
+      tiles = *v;
+      continue;
+    }
     return error(c.loc) << "unknown clause '" << c.name
-                        << "'; expected chunks, protocol, channel, instances "
-                           "or parallel";
+                        << "'; expected chunks, protocol, channel, instances, "
+                           "parallel or tiles";
   }
   return success();
 }
@@ -365,10 +377,9 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
       builder.getBoolAttr(inplace), builder.getI64IntegerAttr(n),
       builder.getI64IntegerAttr(chunks * instances),
       ProtocolAttr::get(ctx, *symbolizeProtocol(protocol)),
-      /*scheduled=*/nullptr,
-      optI64(inChunks * instances, chunks * instances),
-      optI64(outChunks * instances, chunks * instances),
-      optI64(instances, 1), /*params=*/nullptr, /*channel_kind=*/nullptr);
+      /*scheduled=*/nullptr, optI64(inChunks * instances, chunks * instances),
+      optI64(outChunks * instances, chunks * instances), optI64(instances, 1),
+      /*params=*/nullptr, /*channel_kind=*/nullptr, optI64(tiles, 1));
   if (channelKind)
     algo.setChannelKindAttr(ChannelKindAttr::get(ctx, *channelKind));
   if (!paramAttrs.empty())

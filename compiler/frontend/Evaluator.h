@@ -385,6 +385,8 @@ private:
   AlgorithmOp algo;
   int64_t nranks = 0, chunks = 1, inChunks = 1, outChunks = 1;
   int64_t instances = 1, instance = 0, tbStride = 0, maxTb = -1;
+  /// The `tiles(k)` clause (1 without one); ccl-replicate applies it.
+  int64_t tiles = 1;
   std::optional<Alias> aliasing;
   int64_t steps = 0, stepLimit = 0;
   /// A deque: references to a scope (the globals of `algorithm()`) stay

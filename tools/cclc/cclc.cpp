@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ccl/Dialect/CclDialect.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/Output.h"
 #include "compiler/Target/TargetInfo.h"

@@ -28,6 +28,12 @@
 #include "ccl/Dialect/CclOps.h.inc"
 
 namespace ccl {
+/// The most tiles per chunk, from the program's `tiles(k)` clause and
+/// `cclc --tiles` together: tiles are unrolled in the block programs, so the
+/// operations to verify and compile grow with them (the ring at 8 ranks:
+/// 21 s with 64 tiles, over 200 s and 4 GB with 256).
+constexpr int64_t kMaxTiles = 64;
+
 /// The algorithm that encloses `op` (null if none).
 AlgorithmOp getEnclosingAlgorithm(mlir::Operation *op);
 

@@ -34,7 +34,9 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     values of the collective's parameters (`{root = 1 : i64}`);
     `channel_kind` the kind of the channels `--ccl-lower-chunks` creates for
     the algorithm's chunk-level transfers (the program's `channel(port)`
-    clause; without it the pass's `channel` option decides). The
+    clause; without it the pass's `channel` option decides); `tiles` the
+    tiles per chunk the program asks for (its `tiles(k)` clause), which
+    `--ccl-replicate{share-blocks}` applies and then drops. The
     collective's contract is the `ccl.require` and `ccl.ensure` operations
     in the body. The symbol name
     is `<name>_n<nranks>`, so one module can hold an
@@ -51,22 +53,19 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     }
     ```
   }];
-  let arguments = (ins
-    SymbolNameAttr:$sym_name,
-    StrAttr:$name,
-    Ccl_CollectiveKindAttr:$collective,
-    OptionalAttr<StrAttr>:$custom_collective,
-    DefaultValuedAttr<BoolAttr, "false">:$inplace,
-    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$nranks,
-    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$chunks,
-    Ccl_ProtocolAttr:$protocol,
-    UnitAttr:$scheduled,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$input_chunks,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$output_chunks,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$instances,
-    OptionalAttr<DictionaryAttr>:$params,
-    OptionalAttr<Ccl_ChannelKindAttr>:$channel_kind
-  );
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$name,
+      Ccl_CollectiveKindAttr:$collective,
+      OptionalAttr<StrAttr>:$custom_collective,
+      DefaultValuedAttr<BoolAttr, "false">:$inplace,
+      ConfinedAttr<I64Attr, [IntMinValue<1>]>:$nranks,
+      ConfinedAttr<I64Attr, [IntMinValue<1>]>:$chunks,
+      Ccl_ProtocolAttr:$protocol, UnitAttr:$scheduled,
+      OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$input_chunks,
+      OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$output_chunks,
+      OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$instances,
+      OptionalAttr<DictionaryAttr>:$params,
+      OptionalAttr<Ccl_ChannelKindAttr>:$channel_kind,
+      OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$tiles);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
