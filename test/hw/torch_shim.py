@@ -14,6 +14,7 @@
 import json
 import os
 import sys
+import threading
 
 import torch
 import torch.distributed as dist
@@ -24,6 +25,7 @@ DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16,
 COUNTS = [1, 7, 1000, 65536 + 3, 1 << 20, 16 << 20, 64 << 20]
 REPEAT = 3  # calls back to back per check
 ITERS = 20
+TEARDOWN_S = 30  # seconds destroy_process_group may take
 
 
 def pattern(n, rank, salt, dtype):
@@ -177,8 +179,23 @@ def main():
             json.dump({"world": world, "wrong": int(t.item()),
                        "checksums": results, "allreduce_us": lat}, f, indent=1)
         print(f"torch_shim: {len(results)} checks, {int(t.item())} wrong", flush=True)
-    dist.destroy_process_group()
-    return 0 if int(t.item()) == 0 else 1
+    code = 0 if int(t.item()) == 0 else 1
+    # Teardown. PyTorch 2.11 with its own NCCL did not return from
+    # destroy_process_group for minutes after this job (2 x H200,
+    # docs/perf/h200x2-torch-2026-11-27b): the results are written by then,
+    # so a teardown that hangs is reported and the process leaves without it.
+    done = threading.Event()
+
+    def teardown():
+        dist.destroy_process_group()
+        done.set()
+
+    threading.Thread(target=teardown, daemon=True).start()
+    if not done.wait(TEARDOWN_S):
+        print(f"rank {rank}: destroy_process_group did not return in "
+              f"{TEARDOWN_S} s; exiting without it", flush=True)
+        os._exit(code)
+    return code
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ run)
   bad() { echo "FAILED: $*"; status=1; }
   trun() { timeout 240 python3 -m torch.distributed.run --nproc-per-node 2 \
       --master-port "$1" "$here/torch_shim.py" "$2"; }
+  rm -f shim.json nccl.json # no stale results from an earlier run
   # The run with the shim first: it is the one this script is for (on a
   # machine with little time left, its log is what matters).
   t=$SECONDS
