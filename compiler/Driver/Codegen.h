@@ -28,6 +28,9 @@ struct VariantInfo {
   /// kernel serves all rank counts of the algorithm, else `symbol`.
   std::string kernel;
   int64_t nranks = 0, nblocks = 1;
+  /// The variant's chunk count: its scratch slots hold ceil(count / chunks)
+  /// elements each.
+  int64_t chunks = 1;
   std::vector<std::pair<std::string, int64_t>> scratch; ///< name, slots
   /// Channels, semaphores and multi-block barriers, indexed as the kernels
   /// index them (SyncLayout).

@@ -190,13 +190,14 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
       info.algorithms.push_back(a);
     }
     AlgorithmInfo &a = info.algorithms[it->second];
-    // The plan's chunk count sizes the scratch slots of every variant
-    // (ceil(count / chunks) elements): the smallest over the rank counts
-    // gives slots large enough for all of them (instances(64 / nranks)
-    // has 32 chunks at 2 ranks and 16 at 4; sized for 32, the 4-rank
-    // kernels overran their scratch).
+    // The plan's chunk count: the smallest over the rank counts. Each
+    // variant's scratch is sized with its own (instances(64 / nranks) has
+    // 32 chunks at 2 ranks and 16 at 4: slots sized for 32 overran at 4
+    // ranks, and sized for the smallest they were 2 to 16 times too large
+    // at the other counts).
     a.chunks = std::min<int64_t>(a.chunks, algo.getChunks());
     VariantInfo v;
+    v.chunks = algo.getChunks();
     v.symbol = algo.getSymName().str();
     v.kernel = kernelPrefix(algo, options.kernels == "per-rank");
     v.nranks = algo.getNranks();

@@ -52,7 +52,8 @@ public:
     semaphoreTy = StructType::create(c, {i32}, "ccl_semaphore_info");
     barrierTy = StructType::create(c, {i32, i32}, "ccl_barrier_info");
     variantTy = StructType::create(
-        c, {i32, i32, i32, i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32, ptr},
+        c,
+        {i32, i32, i32, i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32},
         "ccl_variant");
     imageTy = StructType::create(c, {i32, ptr, ptr, i64}, "ccl_image");
     planTy = StructType::create(
@@ -240,7 +241,8 @@ public:
            u32(channels.size()), array(channelTy, channels, "ccl_channels"),
            u32(semaphores.size()),
            array(semaphoreTy, semaphores, "ccl_semaphores"),
-           u32(barriers.size()), array(barrierTy, barriers, "ccl_barriers")}));
+           u32(barriers.size()), array(barrierTy, barriers, "ccl_barriers"),
+           u32(v.chunks)}));
     }
     // The targets' images hold every algorithm's kernels: one copy in the
     // library, shared by the plans of all algorithms (a bundle has many).

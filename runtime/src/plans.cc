@@ -15,10 +15,10 @@ namespace {
 // (see ccl_scratch_info). The slot size depends on the element size through
 // the rounding of ceil(count / chunks), so take the largest over the element
 // sizes there are (2 and 4 bytes), each at its largest count.
-bool scratchBytes(const ccl_plan *p, const ccl_scratch_info &si,
-                  uint64_t *out) {
+bool scratchBytes(const ccl_plan *p, const ccl_variant *var,
+                  const ccl_scratch_info &si, uint64_t *out) {
   uint64_t best = 0;
-  const uint64_t k = p->chunks ? p->chunks : 1;
+  const uint64_t k = var->chunks ? var->chunks : p->chunks ? p->chunks : 1;
   for (uint64_t esize : {2ull, 4ull}) {
     uint64_t count = p->max_bytes / esize;
     uint64_t unit = count / k + (count % k != 0);
@@ -186,7 +186,7 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
                      s->nranks, p->max_bytes));
   std::vector<uint64_t> sizes(var->num_scratch);
   for (uint32_t b = 0; b < var->num_scratch; b++)
-    if (!scratchBytes(p, var->scratch[b], &sizes[b]))
+    if (!scratchBytes(p, var, var->scratch[b], &sizes[b]))
       failLocal(cclInvalidArgument,
                 format("scratch buffer %s is too large to address",
                        var->scratch[b].name ? var->scratch[b].name : "?"));

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define CCL_PLAN_ABI_VERSION 5u
+#define CCL_PLAN_ABI_VERSION 6u
 /* The largest ccl_plan::max_bytes (1 TiB). */
 #define CCL_MAX_PLAN_BYTES (1ull << 40)
 
@@ -255,6 +255,10 @@ typedef struct ccl_variant {
   const ccl_semaphore_info *semaphores;
   uint32_t num_barriers;
   const ccl_barrier_info *barriers;
+  /* since ABI 6: the variant's own chunk count (its kernels' chunk unit
+   * is ceil(count / chunks)); its scratch buffers are sized with it. 0: the
+   * plan's chunks. */
+  uint32_t chunks;
 } ccl_variant;
 
 /* A plan holds the images of every architecture cclc compiled it for
@@ -281,8 +285,8 @@ typedef struct ccl_plan {
   const char *collective; /* "AllReduce", ... */
   uint32_t inplace;
   /* The smallest chunk count of the variants (an algorithm's chunks may
-   * depend on the rank count): scratch slots are sized with it, so they
-   * hold a chunk unit of every variant. */
+   * depend on the rank count). Scratch is sized with the variant's own
+   * ccl_variant::chunks; this count only where a variant has none. */
   uint32_t chunks;
   uint32_t protocol; /* CCL_PROTO_* */
   /* Largest count * element size supported (scratch and staging are sized

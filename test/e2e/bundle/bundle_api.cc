@@ -218,10 +218,13 @@ void errors(int n) {
   expectIn(m, "cclAllReduce(rank 0): no algorithm of this library serves 1310720 float32 "
               "elements (5242880 bytes), sum on " + std::to_string(n) + " ranks",
            "a 5 MiB cclAllReduce");
-  expectIn(m, "it serves AllReduce: allpairs_ll (1.. ranks, up to 65536 bytes), ring_wide "
-              "(1.. ranks, any size)",
-           "a 5 MiB cclAllReduce");
-  expectIn(m, "ring_wide (row ", "a 5 MiB cclAllReduce");
+  expectIn(
+      m,
+      "it serves AllReduce: allpairs_ll (1.. ranks, up to 65536 bytes), "
+      "ring_wide "
+      "(1.. ranks, up to 4194304 bytes), ring_wide_tiled (1.. ranks, any size)",
+      "a 5 MiB cclAllReduce");
+  expectIn(m, "ring_wide_tiled (row ", "a 5 MiB cclAllReduce");
   expectIn(m, "5242880 bytes is above its limit of 4194304", "a 5 MiB cclAllReduce");
   m = errorOf(cclInvalidArgument,
               [&] { return cclBroadcast(a, b, 16, cclFloat32, n, c, nullptr); },
