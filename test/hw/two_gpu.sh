@@ -18,6 +18,9 @@
 #   wide     AllGather, ReduceScatter, AllToAll in graphs with the wide
 #            algorithms forced at every size (CCL_ALGO: ag_ring_wide,
 #            rs_ring_wide, a2a_wide), sizes x16, NCCL beside them
+#   tiled    AllGather and ReduceScatter in graphs with the tiled wide
+#            rings forced at every size (ag_ring_wide_tiled,
+#            rs_ring_wide_tiled), sizes x16, NCCL beside them
 #   mp       AllReduce with one process per GPU (ccl-run -n 2), eager
 #            and graphs
 # Every part runs on all the machine's GPUs (NGPUS in the environment:
@@ -47,7 +50,7 @@ build)
 run)
   HERE=$(cd "$(dirname "$0")" && pwd)
   RESULTS=${2:-$PWD/results}
-  PARTS=${3:-ceiling,ar,ag,rs,a2a,wide,mp}
+  PARTS=${3:-ceiling,ar,ag,rs,a2a,wide,tiled,mp}
   FACTOR=${FACTOR:-4} # size step
   NGPUS=${NGPUS:-$(nvidia-smi -L | grep -c '^GPU')}
   if [[ -n "${CCL_ALLOW_MULTICAST:-}" ]]; then
@@ -101,6 +104,13 @@ run)
   done
   if part wide; then
     for c in AllGather:ag_ring_wide ReduceScatter:rs_ring_wide AllToAll:a2a_wide; do
+      n=$(tr '[:upper:]' '[:lower:]' <<<"${c%%:*}")
+      CCL_ALGO="$n=${c#*:}" FACTOR=16 perf "${c#*:}-f32-graph" \
+          --coll "${c%%:*}" -g "$NGPUS" -G 10 --compare nccl
+    done
+  fi
+  if part tiled; then
+    for c in AllGather:ag_ring_wide_tiled ReduceScatter:rs_ring_wide_tiled; do
       n=$(tr '[:upper:]' '[:lower:]' <<<"${c%%:*}")
       CCL_ALGO="$n=${c#*:}" FACTOR=16 perf "${c#*:}-f32-graph" \
           --coll "${c%%:*}" -g "$NGPUS" -G 10 --compare nccl
