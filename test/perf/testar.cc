@@ -1,7 +1,8 @@
 // testar.cc - a hand-written stand-in for a cclc-generated library, used to
 // test ccl-perf on the host target until the compiler generates real ones.
 //
-// It defines host-target plans (the current plan ABI) and exports their entry points:
+// It defines host-target plans (the current plan ABI) and exports their entry
+// points:
 //   ccl_testar              a correct AllReduce, every dtype and op, 1..8 ranks
 //   ccl_testar_broken       the same, but drops the last rank's contribution
 //                           (so ccl-perf must report #wrong > 0 and exit 1)
