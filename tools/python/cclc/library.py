@@ -70,9 +70,9 @@ def exported_functions(path):
     return names
 
 
-# --- ccl_plan (ccl/plan.h, ABI 5): the fields the package reads ------------
+# --- ccl_plan (ccl/plan.h, ABI 6): the fields the package reads ------------
 
-_PLAN_ABI = 5
+_PLAN_ABI = 6
 
 
 class _Kernel(ctypes.Structure):
@@ -87,7 +87,7 @@ class _Variant(ctypes.Structure):
                 ("kernels", ctypes.POINTER(_Kernel)), ("num_channels", ctypes.c_uint32),
                 ("channels", ctypes.c_void_p), ("num_semaphores", ctypes.c_uint32),
                 ("semaphores", ctypes.c_void_p), ("num_barriers", ctypes.c_uint32),
-                ("barriers", ctypes.c_void_p)]
+                ("barriers", ctypes.c_void_p), ("chunks", ctypes.c_uint32)]
 
 
 class _Plan(ctypes.Structure):
