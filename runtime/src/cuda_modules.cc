@@ -3,7 +3,6 @@
 // occupancy, and the checks that all the thread blocks of the ranks on one
 // GPU can be resident at once and that ranks sharing a GPU use streams of
 // their own.
-#include <cinttypes>
 
 #include "cuda_device.h"
 

@@ -3,13 +3,10 @@
 // architecture, its kernels and their occupancy, and the checks that all
 // the thread blocks of the ranks on one GPU can be resident at once and
 // that ranks sharing a GPU use streams of their own.
-#include <cinttypes>
 
 #include "hip_device.h"
 
 namespace cclrt {
-
-namespace {} // namespace
 
 cclResult_t HipDevice::loadKernels(PreparedPlan *pp) {
   for (int r : s_->local) {
