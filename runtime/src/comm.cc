@@ -4,6 +4,7 @@
 // contexts.cc, launches and asynchronous copies queued in launch.cc, the
 // exported C functions in api.cc.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <condition_variable>
@@ -44,8 +45,16 @@ uint64_t defaultTimeoutNs() {
   if (env && *env) {
     char *end = nullptr;
     unsigned long long v = strtoull(env, &end, 10);
-    if (end && *end == '\0')
+    if (end && *end == '\0' && env[0] != '-')
       return msToNs(v);
+    // A fraction of a millisecond (0.05 = 50 us): finding which wait of a
+    // slow kernel takes long (docs/runtime.md, "Timeouts").
+    errno = 0;
+    double d = strtod(env, &end);
+    if (end && *end == '\0' && errno == 0 && d >= 0 && d <= 3.6e6) {
+      uint64_t ns = (uint64_t)(d * 1e6 + 0.5);
+      return ns == 0 && d > 0 ? 1 : ns;
+    }
     fprintf(stderr,
             "libcclrt: ignoring CCL_TIMEOUT_MS=\"%s\" (not a number of "
             "milliseconds); using %" PRIu64 " ms\n",
@@ -262,9 +271,13 @@ std::string describeAsyncError(Shared *s) {
   else
     what = format("waited for flag %u, last saw %u", rec.expected,
                   rec.observed);
-  return format("rank %u %s timed out after %.2f s %s: %s%s; the "
+  // Timeouts under 10 ms (CCL_TIMEOUT_MS=0.05) in microseconds.
+  const std::string waited = rec.waited_ns < 10000000ull
+                                 ? format("%.1f us", rec.waited_ns / 1e3)
+                                 : format("%.2f s", rec.waited_ns / 1e9);
+  return format("rank %u %s timed out after %s %s: %s%s; the "
                 "communicator is aborted",
-                rec.rank, block.c_str(), rec.waited_ns / 1e9, where.c_str(),
+                rec.rank, block.c_str(), waited.c_str(), where.c_str(),
                 what.c_str(), laggards(s).c_str());
 }
 

@@ -376,9 +376,36 @@ void test_env_timeout() {
     CHECK_OK(cclCommSynchronize(comms[r], nullptr));
   CHECK(g_rec[0].ctx->timeout_ns == 1234ull * 1000000ull);
   CHECK(b[0][3] == 44 && b[1][0] == 11);
-  unsetenv("CCL_TIMEOUT_MS");
   for (int r = 0; r < 2; r++)
     CHECK_OK(cclCommDestroy(comms[r]));
+  // Fractions of a millisecond count (long ones here: a short timeout
+  // could fire on a loaded machine); text that is not a non-negative number
+  // falls back to the default (30 s).
+  const struct {
+    const char *env;
+    uint64_t ns;
+  } cases[] = {{"1000.25", 1000250000ull},
+               {"2e3", 2000000000ull},
+               {"0", 0ull},
+               {"-1", 30000ull * 1000000ull},
+               {"5ms", 30000ull * 1000000ull}};
+  for (const auto &c : cases) {
+    setenv("CCL_TIMEOUT_MS", c.env, 1);
+    CHECK_OK(cclCommInitAllInProcess(comms, 2, cclTargetHost, nullptr));
+    for (int r = 0; r < 2; r++)
+      CHECK_OK(ccl_launch_allpairs(comms[r], a[r], b[r], 4));
+    for (int r = 0; r < 2; r++)
+      CHECK_OK(cclCommSynchronize(comms[r], nullptr));
+    if (g_rec[0].ctx->timeout_ns != c.ns) {
+      fprintf(stderr, "CCL_TIMEOUT_MS=%s gave %llu ns, not %llu\n", c.env,
+              (unsigned long long)g_rec[0].ctx->timeout_ns,
+              (unsigned long long)c.ns);
+      CHECK(false);
+    }
+    for (int r = 0; r < 2; r++)
+      CHECK_OK(cclCommDestroy(comms[r]));
+  }
+  unsetenv("CCL_TIMEOUT_MS");
 }
 
 } // namespace

@@ -191,6 +191,31 @@ void test_skipped_rank() {
     CHECK_OK(cclCommDestroy(c));
 }
 
+// CCL_TIMEOUT_MS may be a fraction of a millisecond, and a timeout under
+// 10 ms is reported in microseconds.
+void test_sub_millisecond_timeout() {
+  setenv("CCL_TIMEOUT_MS", "0.5", 1);
+  cclComm_t comms[3];
+  CHECK_OK(cclCommInitAllInProcess(comms, 3, cclTargetHost, nullptr));
+  unsetenv("CCL_TIMEOUT_MS");
+  float buf[8];
+  CHECK_OK(cclCommDebugSkipLaunches(comms[1], 1));
+  for (auto c : comms)
+    CHECK_OK(cclrtLaunch(&kExchange, c, buf, buf + 4, 4, cclFloat32, cclSum,
+                         nullptr));
+  CHECK_FAILS(cclCommSynchronize(comms[0], nullptr), cclTimeout);
+  std::string m = last();
+  std::smatch got;
+  std::regex re("rank [02] thread block 0 timed out after ([0-9]+)\\.[0-9] "
+                "us in reduce_packets at allpairs_ll\\.ccl:12:9 ");
+  if (!std::regex_search(m, got, re) || std::stoul(got[1].str()) < 500) {
+    fprintf(stderr, "unexpected message: %s\n", m.c_str());
+    g_failures++;
+  }
+  for (auto c : comms)
+    CHECK_OK(cclCommDestroy(c));
+}
+
 // Timeout 0 means wait forever; a late launch completes the exchange.
 void test_late_rank_completes() {
   cclComm_t comms[3];
@@ -243,6 +268,7 @@ int main() {
   test_fake_timeout();
   test_op_out_of_range();
   test_skipped_rank();
+  test_sub_millisecond_timeout();
   test_late_rank_completes();
   test_destroy_aborts_pending();
   return test_result("timeout_test");
