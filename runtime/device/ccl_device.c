@@ -564,10 +564,26 @@ void __ccl_put_packets(char *dst, const char *src, uint64_t nbytes,
 
 /* Spin-wait state of one packet wait. */
 typedef struct ccl_spin {
-  uint64_t start; /* clock at the first failed poll */
-  uint32_t polls; /* failed polls */
-  uint32_t sleep; /* host: waited long enough to sleep between polls */
+  uint64_t start;   /* clock at the first failed poll */
+  uint64_t checked; /* time waited when the abort flag was last read */
+  uint32_t polls;   /* failed polls */
+  uint32_t sleep;   /* host: waited long enough to sleep between polls */
 } ccl_spin;
+
+/* How often a waiting thread reads the abort flag: once per this much
+ * waiting, not per poll. The flag is in pinned host memory shared by every
+ * GPU of the process, so each read crosses PCIe. With a read every 64
+ * polls, 64 or more waiting blocks per GPU on four GPUs queued their reads
+ * behind each other and every hop of a ring took tens to hundreds of
+ * microseconds (a 1 KiB AllReduce 474 us instead of 29, 4 MiB 519 us
+ * instead of 56; docs/perf.md, "4 x H200, 2026-11-27c"). Once per
+ * millisecond measured the same as never reading it; a wait that ends
+ * sooner never reads it. The spin-wait timeout (seconds) is checked from
+ * the GPU's clock every 64 polls as before; an abort raised elsewhere is
+ * seen within this time. */
+#ifndef CCL_ABORT_CHECK_NS
+#define CCL_ABORT_CHECK_NS 1000000ull
+#endif
 
 #if defined(CCL_HOST)
 #define CCL_HOST_SPIN_POLLS 1000u
@@ -595,9 +611,12 @@ CCL_INLINE int ccl_spin_fail_for(const ccl_dev_ctx *ctx, ccl_spin *s,
 #endif
   if ((n & 63) != 0)
     return 1;
-  if (CCL_FLAG_LOAD(ctx->abort_flag))
-    return 0;
   uint64_t waited = ccl_clock_ns() - s->start;
+  if (waited - s->checked >= CCL_ABORT_CHECK_NS) {
+    s->checked = waited;
+    if (CCL_FLAG_LOAD(ctx->abort_flag))
+      return 0;
+  }
 #if defined(CCL_HOST)
   if (waited >= CCL_HOST_SLEEP_AFTER_NS)
     s->sleep = 1;
@@ -637,7 +656,7 @@ CCL_INLINE int ccl_spin_fail(const ccl_dev_ctx *ctx, ccl_spin *s,
 CCL_INLINE int ccl_wait_packet(const ccl_dev_ctx *ctx, const char *p,
                                uint32_t flag, uint32_t op_id, uint32_t *d0,
                                uint32_t *d1) {
-  ccl_spin s = {0, 0, 0};
+  ccl_spin s = {0, 0, 0, 0};
   for (;;) {
     uint32_t f0, f1;
     ccl_packet_load(p, d0, &f0, d1, &f1);
@@ -697,7 +716,7 @@ void __ccl_copy_packets(const ccl_dev_ctx *ctx, char *dst, const char *src,
 CCL_INLINE int ccl_wait_counter(const ccl_dev_ctx *ctx, const uint64_t *p,
                                 uint64_t want, int acquire, uint32_t op_id,
                                 uint32_t chan1) {
-  ccl_spin s = {0, 0, 0};
+  ccl_spin s = {0, 0, 0, 0};
   for (;;) {
     uint64_t v = acquire ? ccl_counter_load_acquire(p)
                          : ccl_counter_load_relaxed(p);
