@@ -24,7 +24,8 @@
 #   mp       AllReduce with one process per GPU (ccl-run -n 2), eager
 #            and graphs
 # Every part runs on all the machine's GPUs (NGPUS in the environment:
-# fewer).
+# fewer). EAGER=0 in the environment skips the eager runs, BF16=0 the
+# bfloat16 AllReduce.
 # Every row 4 B .. 1 GiB (x4; FACTOR=16 in the environment: x16), out of place and in place, checked with
 # K = 8 calls back to back (fewer where 1 GiB buffers do not fit
 # --check-mem), NCCL in the same run (--compare nccl; in mp NCCL joins with
@@ -52,6 +53,8 @@ run)
   RESULTS=${2:-$PWD/results}
   PARTS=${3:-ceiling,ar,ag,rs,a2a,wide,tiled,mp}
   FACTOR=${FACTOR:-4} # size step
+  EAGER=${EAGER:-1}   # 0: CUDA graphs only
+  BF16=${BF16:-1}     # 0: no bfloat16 AllReduce
   NGPUS=${NGPUS:-$(nvidia-smi -L | grep -c '^GPU')}
   if [[ -n "${CCL_ALLOW_MULTICAST:-}" ]]; then
     echo "two_gpu: CCL_ALLOW_MULTICAST is set; unset it" >&2
@@ -88,17 +91,17 @@ run)
     record ceiling $? "$RESULTS/ceiling.txt" $((SECONDS - t))
   fi
   if part ar; then
-    perf allreduce-f32-eager --coll AllReduce -g "$NGPUS" --compare nccl \
+    ((EAGER)) && perf allreduce-f32-eager --coll AllReduce -g "$NGPUS" --compare nccl \
         --plot "$RESULTS/allreduce-f32-eager.png"
     perf allreduce-f32-graph --coll AllReduce -g "$NGPUS" -G 10 --compare nccl \
         --plot "$RESULTS/allreduce-f32-graph.png"
-    perf allreduce-bf16-graph --coll AllReduce -g "$NGPUS" -G 10 -d bfloat16 \
+    ((BF16)) && perf allreduce-bf16-graph --coll AllReduce -g "$NGPUS" -G 10 -d bfloat16 \
         --compare nccl
   fi
   for c in ag:AllGather rs:ReduceScatter a2a:AllToAll; do
     part "${c%%:*}" || continue
     n=$(tr '[:upper:]' '[:lower:]' <<<"${c#*:}")
-    perf "$n-f32-eager" --coll "${c#*:}" -g "$NGPUS" --compare nccl
+    ((EAGER)) && perf "$n-f32-eager" --coll "${c#*:}" -g "$NGPUS" --compare nccl
     perf "$n-f32-graph" --coll "${c#*:}" -g "$NGPUS" -G 10 --compare nccl \
         --plot "$RESULTS/$n-f32-graph.png"
   done
