@@ -8,9 +8,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 read -ra bazel <<<"${BAZEL:-bazel}"
-"${bazel[@]}" build //tools:dist
+# A second output base must not take over the workspace's bazel-* links:
+# the main server would then walk into the other one's execroot on the
+# next `bazel test //...` (errors in external/antlr4_runtime).
+links=()
+[[ " ${bazel[*]} " == *" --output_base="* ]] && links=(--symlink_prefix=/)
+"${bazel[@]}" build "${links[@]}" //tools:dist
+bin=$("${bazel[@]}" info bazel-bin 2>/dev/null)
 rm -rf out
-cp -rL bazel-bin/tools/dist out
+cp -rL "$bin/tools/dist" out
 chmod -R u+w out
 chmod a-x out/include/ccl/*
 echo "build: installed into $(pwd)/out"
