@@ -151,6 +151,10 @@ CCLRT_EXPORT_COMM(cclrtCollective,
                    root, comm, stream))
 CCLRT_EXPORT_COMM(cclCommLastAlgorithm,
                   (cclComm_t comm, const char **algorithm), (comm, algorithm))
+CCLRT_EXPORT_COMM(cclCommPlanMemory,
+                  (cclComm_t comm, uint64_t *scratch_bytes,
+                   uint64_t *staging_bytes, int *plans),
+                  (comm, scratch_bytes, staging_bytes, plans))
 CCLRT_EXPORT_COMM(cclrtLaunchRooted,
              (const ccl_plan *plan, cclComm_t comm, const void *input,
               void *output, size_t count, cclDataType_t dtype, cclRedOp_t op,

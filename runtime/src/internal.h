@@ -136,7 +136,10 @@ struct PreparedPlan {
   cclResult_t failCode = cclInternalError;
   std::string message; // why it is not ready
   const ccl_variant *variant = nullptr;
-  uint64_t scratchBytes = 0; // per buffer, total
+  // Bytes of one rank's scratch buffers (all of them) and staging buffer
+  // (cclCommPlanMemory).
+  uint64_t scratchBytes = 0;
+  uint64_t stagingBytes = 0;
   // Rooted collectives (Broadcast, Reduce) serve every root with one kernel
   // set: the plan is prepared once per root, with its ranks relabelled. The
   // instance for root R runs physical rank p as the plan's rank
@@ -379,6 +382,8 @@ cclResult_t cclrtCollective(const ccl_selection *selection, uint32_t collective,
                             cclDataType_t dtype, cclRedOp_t op, int root,
                             cclComm_t comm, cclStream_t stream);
 cclResult_t cclCommLastAlgorithm(cclComm_t comm, const char **algorithm);
+cclResult_t cclCommPlanMemory(cclComm_t comm, uint64_t *scratch_bytes,
+                              uint64_t *staging_bytes, int *plans);
 cclResult_t cclrtLaunchRooted(const ccl_plan *plan, cclComm_t comm,
                               const void *input, void *output, size_t count,
                               cclDataType_t dtype, cclRedOp_t op, int root,

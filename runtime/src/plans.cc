@@ -190,6 +190,10 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
       failLocal(cclInvalidArgument,
                 format("scratch buffer %s is too large to address",
                        var->scratch[b].name ? var->scratch[b].name : "?"));
+  pp->scratchBytes = 0;
+  for (uint64_t b : sizes)
+    pp->scratchBytes += b;
+  pp->stagingBytes = staging;
   // Simple-protocol counters: set here, never reset afterwards. All start
   // at 0 except the signal counter of a channel with credit (ABI 3), which
   // starts at the credit on the channel's destination rank: its first
@@ -381,6 +385,33 @@ PreparedPlan *findPrepared(Shared *s, const ccl_plan *plan, int root) {
 }
 
 namespace api {
+
+cclResult_t cclCommPlanMemory(cclComm_t comm, uint64_t *scratch_bytes,
+                              uint64_t *staging_bytes, int *plans) {
+  cclResult_t r = checkComm(comm, "cclCommPlanMemory");
+  if (r != cclSuccess)
+    return r;
+  uint64_t scratch = 0, staging = 0;
+  int n = 0;
+  {
+    Shared *s = comm->shared;
+    std::lock_guard<std::mutex> lk(s->plansMu);
+    for (const auto &entry : s->plans)
+      for (const auto &pp : entry.second)
+        if (pp && pp->status == PreparedPlan::kReady) {
+          scratch += pp->scratchBytes;
+          staging += pp->stagingBytes;
+          n++;
+        }
+  }
+  if (scratch_bytes)
+    *scratch_bytes = scratch;
+  if (staging_bytes)
+    *staging_bytes = staging;
+  if (plans)
+    *plans = n;
+  return cclSuccess;
+}
 
 cclResult_t cclCommLoadRegisteredPlans(cclComm_t comm) {
   cclResult_t r = checkComm(comm, "cclCommLoadRegisteredPlans");

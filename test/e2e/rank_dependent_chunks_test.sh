@@ -13,7 +13,32 @@
 # scripts/test.sh: an overrun of a few bytes is a report.) One size, the
 # plan's largest (2 MiB), whose chunks fill the scratch slots: the 8-rank
 # runs are 64 host threads per rank, slow under ASan on 2 cores.
+# The scratch each rank's plan holds (ccl-perf's "# memory" line,
+# cclCommPlanMemory) must be what that rank count's own schedule needs:
+# for each scratch buffer, its slots times ceil(count / chunks) elements
+# for the wider of 2- and 4-byte elements (the runtime's sizing), with the
+# chunk count of `cclc --emit=sched` for that rank count. Sized with another
+# variant's chunk count it would be too small (the overrun above) or too
+# large (the 141 GB).
 set -euo pipefail
+expected_scratch() { # SCHED: the bytes of the plan's scratch buffers
+  awk -v mb=2097152 '
+    /^algorithm / { for (i = 1; i <= NF; i++) if ($i ~ /^chunks/) c = $(i - 1) }
+    /^  scratch / { if ($0 ~ /packet/) bad = 1; slots[++n] = $(NF - 1) }
+    END {
+      if (bad || !c || !n) { print "unparsed"; exit }
+      total = 0
+      for (j = 1; j <= n; j++) {
+        best = 0
+        for (e = 2; e <= 4; e += 2) {
+          count = int(mb / e); unit = int((count + c - 1) / c)
+          if (unit * e * slots[j] > best) best = unit * e * slots[j]
+        }
+        total += best
+      }
+      print total
+    }' "$1"
+}
 for algo in allgather/ag_ring_wide reducescatter/rs_ring_wide alltoall/a2a_wide \
     allgather/ag_ring_wide_tiled reducescatter/rs_ring_wide_tiled; do
   name=${algo#*/}
@@ -25,6 +50,17 @@ for algo in allgather/ag_ring_wide reducescatter/rs_ring_wide alltoall/a2a_wide 
           -b 2M -e 2M -n 1 -w 1 --timeout-ms 60000 | tee "$WORK/$name-$g.txt"
       grep -q "Out of bounds values : 0 OK" "$WORK/$name-$g.txt"
       test "$(grep -cE '^ +[0-9]+ +[0-9]+ +float ' "$WORK/$name-$g.txt")" -eq 1
+      cclc "$REPO/stdlib/$algo.ccl" --nranks=$g --dtype=float32 --op=sum \
+          --emit=sched -o "$WORK/$name-$g.sched"
+      want=$(expected_scratch "$WORK/$name-$g.sched")
+      got=$(sed -n 's/^# memory    : \([0-9]*\) B of scratch .*, 1 prepared plan$/\1/p' \
+          "$WORK/$name-$g.txt")
+      if [ "$got" != "$want" ]; then
+        echo "FAIL: $name at $g ranks (library for $ranks): the plan holds '$got' bytes of scratch, its schedule needs '$want'"
+        grep '^# memory' "$WORK/$name-$g.txt" || true
+        head -3 "$WORK/$name-$g.sched"
+        exit 1
+      fi
     done
   done
 done

@@ -30,12 +30,15 @@ CCL_ALGO=allreduce=nccl_ring ./bundle_api forced 2 \
 CCL_ALGO=allreduc=ring ./bundle_api forced 2 \
     "error:CCL_ALGO=\"allreduc=ring\": 'allreduc=ring' is not COLLECTIVE=ALGORITHM"
 
-# --- Every algorithm without a row, forced through the entry point.
-forced() {  # COLLECTIVE ALGORITHM
+# --- Every algorithm without a row (and one whose row serves only some
+# rank counts), forced through the entry point, up to the largest message
+# its scratch is sized for (MAX: a row's max_bytes; default the bundle's
+# 2 MiB).
+forced() {  # COLLECTIVE ALGORITHM [MAX]
   for g in 2 3 5 8; do
     out=forced-$2-$g.txt
     CCL_ALGO=$1=$2 ccl-perf --lib "$lib" --coll "$1" --target host -g "$g" \
-        --root $((g - 1)) -b 0 -e 2M -f 5 -n 1 -w 0 -k 4 -d float32,bfloat16 \
+        --root $((g - 1)) -b 0 -e "${3:-2M}" -f 5 -n 1 -w 0 -k 4 -d float32,bfloat16 \
         -o sum,max > "$out" 2>&1 || { cat "$out"; fail "CCL_ALGO=$1=$2 -g $g"; }
     grep -q "Out of bounds values : 0 OK" "$out" || { cat "$out"; fail "CCL_ALGO=$1=$2 -g $g"; }
     # Every row names the forced algorithm.
@@ -47,7 +50,7 @@ forced() {  # COLLECTIVE ALGORITHM
   echo "ok: CCL_ALGO=$1=$2 (2, 3, 5, 8 ranks)"
 }
 grep '^# in the library without a row' "$table"
-forced allreduce allpairs_2p
+forced allreduce allpairs_2p 256K   # its row: 3 ranks and more, up to 256 KiB
 forced allreduce allpairs_2p_ll
 forced allreduce ring
 forced allreduce ring_oop

@@ -188,6 +188,9 @@ class HostAllReduceTest(unittest.TestCase):
             comms.synchronize()
             for c in comms:
                 self.assertEqual(c.last_algorithm, "ring")
+                scratch, staging, plans = c.plan_memory
+                self.assertGreaterEqual(plans, 1)
+                self.assertGreater(scratch, 0)
         total = n * (n + 1) // 2
         for k, count, kind, ins, outs in calls_made:
             want = [float(total * ((i + k) % 11)) for i in range(count)]

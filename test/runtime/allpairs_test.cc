@@ -408,6 +408,35 @@ void test_env_timeout() {
   unsetenv("CCL_TIMEOUT_MS");
 }
 
+// cclCommPlanMemory at 2 ranks: allpairs_ll (the 2-rank variant: 2 packet
+// slots of the whole message, double-buffered, 16 bytes per 8: 8 x
+// kMaxBytes of scratch; out of place, so an in-place call is staged
+// through kMaxBytes) and scale (in place, no scratch); barrier has no
+// 2-rank variant and is not prepared.
+void test_plan_memory() {
+  cclComm_t comms[2];
+  CHECK_OK(cclCommInitAllInProcess(comms, 2, cclTargetHost, nullptr));
+  for (int r = 0; r < 2; r++) {
+    uint64_t scratch = 1, staging = 1;
+    int plans = -1;
+    CHECK_OK(cclCommPlanMemory(comms[r], &scratch, &staging, &plans));
+    if (scratch != 8 * kMaxBytes || staging != kMaxBytes || plans != 2) {
+      fprintf(stderr,
+              "cclCommPlanMemory(rank %d): %llu B scratch, %llu B staging, %d "
+              "plans; expected %llu, %llu, 2\n",
+              r, (unsigned long long)scratch, (unsigned long long)staging,
+              plans, (unsigned long long)(8 * kMaxBytes),
+              (unsigned long long)kMaxBytes);
+      CHECK(false);
+    }
+    CHECK_OK(cclCommPlanMemory(comms[r], nullptr, nullptr, nullptr));
+  }
+  CHECK_FAILS(cclCommPlanMemory(nullptr, nullptr, nullptr, nullptr),
+              cclInvalidArgument);
+  for (int r = 0; r < 2; r++)
+    CHECK_OK(cclCommDestroy(comms[r]));
+}
+
 } // namespace
 
 // The "generated entry point" of the allpairs library.
@@ -424,5 +453,6 @@ int main() {
   test_inplace();
   test_all_threads_alive();
   test_env_timeout();
+  test_plan_memory();
   return test_result("allpairs_test");
 }

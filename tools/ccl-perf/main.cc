@@ -305,6 +305,31 @@ void printHeader(Env &env, const Target &t, const ccl_variant *variant,
                opt.graphLaunches);
 }
 
+std::string sizeText(uint64_t b) {
+  if (b >= (1ull << 30))
+    return fmt::format("{:.1f} GiB", b / double(1ull << 30));
+  if (b >= (1ull << 20))
+    return fmt::format("{:.1f} MiB", b / double(1ull << 20));
+  if (b >= (1ull << 10))
+    return fmt::format("{:.1f} KiB", b / double(1ull << 10));
+  return fmt::format("{} B", b);
+}
+
+// The memory the prepared plans hold on this process's first rank
+// (cclCommPlanMemory): what a bundle built for large messages costs.
+void printPlanMemory(const Env &env) {
+  uint64_t scratch = 0, staging = 0;
+  int plans = 0;
+  if (cclCommPlanMemory(env.comms[env.local.front()], &scratch, &staging,
+                        &plans) != cclSuccess)
+    return;
+  fmt::print(
+      "# memory    : {} B of scratch ({}) and {} B of staging buffers ({}) per "
+      "rank, {} prepared plan{}\n",
+      scratch, sizeText(scratch), staging, sizeText(staging), plans,
+      plans == 1 ? "" : "s");
+}
+
 // What the plan supports: its (dtype, op) kernels and its largest message.
 RowFilter planFilter(const ccl_plan *plan, const ccl_variant *variant) {
   RowFilter filter;
@@ -546,6 +571,7 @@ int runOneRank(Options opt, const Launch &launch) {
     exitFailed(env);
   }
   for (const std::string &line : rankLines) fmt::print("{}", line);
+  printPlanMemory(env);
   agreeOrExit(env, caught([&] { allocateBuffers(env); }));
 
   const nccl::Nccl *nc = nullptr;
@@ -621,6 +647,7 @@ static int perfMain(int argc, char **argv) {
 
   openCommunicator(env);
   openRanks(env);
+  printPlanMemory(env);
   allocateBuffers(env);
 
   RowFilter filter = planFilter(target.plan, variant);

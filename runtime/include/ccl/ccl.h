@@ -286,6 +286,18 @@ cclResult_t cclCommRegisteredPeer(cclComm_t comm, cclRegHandle_t handle,
  * one per call; NULL before the first launch). */
 cclResult_t cclCommLastAlgorithm(cclComm_t comm, const char **algorithm);
 
+/* Memory that the communicator's prepared plans hold for this rank
+ * (device memory of its GPU; host memory on the host target): the scratch
+ * buffers, sized for each plan's largest message, in *scratch_bytes; the
+ * buffers through which a call of the other form (in place or out of
+ * place) is staged, in *staging_bytes; the number of prepared plans in
+ * *plans (a Broadcast or Reduce plan counts once per root: each root has
+ * its own scratch). Plans are prepared when the communicator is created
+ * and by cclCommLoadRegisteredPlans. Any pointer may be NULL. ccl-perf
+ * prints it. */
+cclResult_t cclCommPlanMemory(cclComm_t comm, uint64_t *scratch_bytes,
+                              uint64_t *staging_bytes, int *plans);
+
 /* Size of one element of `dtype` in bytes (0 if unknown). */
 size_t cclDataTypeSize(cclDataType_t dtype);
 

@@ -61,6 +61,9 @@ _PROTOTYPES = {
     "cclCommGetAsyncError": (_c_result, [_c_comm, ctypes.POINTER(_c_result)]),
     "cclCommSetTimeout": (_c_result, [_c_comm, ctypes.c_uint64]),
     "cclCommLastAlgorithm": (_c_result, [_c_comm, ctypes.POINTER(ctypes.c_char_p)]),
+    "cclCommPlanMemory": (_c_result, [_c_comm, ctypes.POINTER(ctypes.c_uint64),
+                                      ctypes.POINTER(ctypes.c_uint64),
+                                      ctypes.POINTER(ctypes.c_int)]),
     "cclDataTypeSize": (ctypes.c_size_t, [ctypes.c_int]),
     "cclPlanLookup": (_c_result, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
                                   ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
@@ -235,6 +238,17 @@ class Comm:
         self._rt.check("cclCommLastAlgorithm",
                        self._rt.cclCommLastAlgorithm(self.handle, ctypes.byref(p)))
         return p.value.decode() if p.value is not None else None
+
+    @property
+    def plan_memory(self):
+        """cclCommPlanMemory: (scratch bytes, staging bytes, plans) that the
+        prepared plans hold on this rank."""
+        scratch, staging, plans = ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_int()
+        self._rt.check("cclCommPlanMemory",
+                       self._rt.cclCommPlanMemory(self.handle, ctypes.byref(scratch),
+                                                  ctypes.byref(staging),
+                                                  ctypes.byref(plans)))
+        return scratch.value, staging.value, plans.value
 
     def bootstrap_all_gather(self, data):
         """cclBootstrapAllGather: every rank passes `data` (bytes of the same
