@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Why does the ring slow down with more ranks and more instances (docs/perf.md,
-# "4 x H200, 2026-11-27": ring_wide never under ~250 us at 4 GPUs)? One call
-# of the device tool:
+# The ring over GPU counts and instance counts: how the 4-GPU floor (ring_wide
+# never under ~250 us) was traced to the waits' abort-flag reads (docs/perf.md,
+# "4 x H200, 2026-11-27c"); rerun it when a collective slows down with more
+# ranks or more thread blocks. One call of the device tool:
 #
 #   test/hw/scaling.sh build [OUT]        here (OUT: .carry/scaling)
-#   OUT/scaling.sh run [RESULTS]          on a machine with 2 or more GPUs
+#   OUT/scaling.sh run [RESULTS] [PARTS]  on a machine with 2 or more GPUs
+#                                         (up to 4 of them are used)
 #
 # build compiles stdlib/allreduce/ring.ccl for 2, 3 and 4 ranks with 1, 4,
 # 16 and 32 instances (sm_90, float32, sum, up to 64 MiB).
@@ -41,6 +43,7 @@ run)
   RESULTS=${2:-$PWD/results}
   PARTS=${3:-ringsig,matrix,onegpu,probe}
   NGPUS=${NGPUS:-$(nvidia-smi -L | grep -c '^GPU')}
+  ((NGPUS > 4)) && NGPUS=4 # the libraries are built for 2..4 ranks
   export NCCL_NVLS_ENABLE=0 CUDA_MODULE_LOADING=EAGER
   export LD_LIBRARY_PATH="$HERE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   mkdir -p "$RESULTS"
