@@ -562,94 +562,9 @@ void __ccl_put_packets(char *dst, const char *src, uint64_t nbytes,
   }
 }
 
-/* Spin-wait state of one packet wait. */
-typedef struct ccl_spin {
-  uint64_t start;   /* clock at the first failed poll */
-  uint64_t checked; /* time waited when the abort flag was last read */
-  uint32_t polls;   /* failed polls */
-  uint32_t sleep;   /* host: waited long enough to sleep between polls */
-} ccl_spin;
-
-/* How often a waiting thread reads the abort flag: once per this much
- * waiting, not per poll. The flag is in pinned host memory shared by every
- * GPU of the process, so each read crosses PCIe. With a read every 64
- * polls, 64 or more waiting blocks per GPU on four GPUs queued their reads
- * behind each other and every hop of a ring took tens to hundreds of
- * microseconds (a 1 KiB AllReduce 474 us instead of 29, 4 MiB 519 us
- * instead of 56; docs/perf.md, "4 x H200, 2026-11-27c"). Once per
- * millisecond measured the same as never reading it; a wait that ends
- * sooner never reads it. The spin-wait timeout (seconds) is checked from
- * the GPU's clock every 64 polls as before; an abort raised elsewhere is
- * seen within this time. */
-#ifndef CCL_ABORT_CHECK_NS
-#define CCL_ABORT_CHECK_NS 1000000ull
-#endif
-
-#if defined(CCL_HOST)
-#define CCL_HOST_SPIN_POLLS 1000u
-#define CCL_HOST_SLEEP_AFTER_NS 10000000ull /* 10 ms */
-#define CCL_HOST_SLEEP_NS 50000 /* 50 us */
-#endif
-
-/* Called after a failed poll. Returns 1 to keep waiting, 0 to give up (abort
- * raised by someone, or this wait timed out: then the error record is
- * claimed and filled if still free, and the abort flag raised). */
-CCL_INLINE int ccl_spin_fail_for(const ccl_dev_ctx *ctx, ccl_spin *s,
-                                 uint32_t expected, uint32_t observed,
-                                 uint32_t op_id, uint32_t wait,
-                                 uint32_t chan1) {
-  uint32_t n = ++s->polls;
-  if (n == 1)
-    s->start = ccl_clock_ns();
-#if defined(CCL_HOST)
-  if (s->sleep) {
-    struct ccl_timespec ts = {0, CCL_HOST_SLEEP_NS};
-    nanosleep(&ts, 0);
-  } else if (n > CCL_HOST_SPIN_POLLS) {
-    sched_yield();
-  }
-#endif
-  if ((n & 63) != 0)
-    return 1;
-  uint64_t waited = ccl_clock_ns() - s->start;
-  if (waited - s->checked >= CCL_ABORT_CHECK_NS) {
-    s->checked = waited;
-    if (CCL_FLAG_LOAD(ctx->abort_flag))
-      return 0;
-  }
-#if defined(CCL_HOST)
-  if (waited >= CCL_HOST_SLEEP_AFTER_NS)
-    s->sleep = 1;
-#endif
-  if (ctx->timeout_ns == 0 || waited <= ctx->timeout_ns)
-    return 1;
-  ccl_error_record *err = ctx->error;
-  uint32_t zero = CCL_ERR_NONE;
-  if (__atomic_compare_exchange_n(CCL_GLOBAL_PTR(&err->state), &zero,
-                                  CCL_ERR_TIMEOUT, 0, __ATOMIC_RELAXED,
-                                  __ATOMIC_RELAXED)) {
-    volatile ccl_error_record *e = err;
-    e->rank = ctx->rank;
-    e->block = ccl_block_id();
-    e->op_id = op_id;
-    e->expected = expected;
-    e->observed = observed;
-    e->waited_ns = waited;
-    e->wait = wait;
-    e->channel = chan1;
-  }
-  ccl_fence_system(); /* the record before the abort flag */
-  CCL_FLAG_STORE(ctx->abort_flag, 1u);
-  ccl_fence_system();
-  return 0;
-}
-
-CCL_INLINE int ccl_spin_fail(const ccl_dev_ctx *ctx, ccl_spin *s,
-                             uint32_t expected, uint32_t observed,
-                             uint32_t op_id) {
-  return ccl_spin_fail_for(ctx, s, expected, observed, op_id, CCL_WAIT_OTHER,
-                           0);
-}
+/* The spin-wait loop of every wait: ccl_device_spin.inc, part of this
+ * translation unit. */
+#include "ccl_device_spin.inc"
 
 /* Waits for the packet at p to carry `flag` in both flag words. Returns 1
  * with the payload in (d0, d1), or 0 when the wait was abandoned. */
