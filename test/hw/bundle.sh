@@ -36,8 +36,7 @@ build)
   out/bin/cclc stdlib/stdlib.ccl --target=sm_90 "${flags[@]}" -o "$OUT/libccl_stdlib.so"
   echo "bundle: compiled stdlib/stdlib.ccl for sm_90 (${flags[*]}) in $((SECONDS - start)) s"
   out/bin/cclc stdlib/stdlib.ccl "${flags[@]}" --print-selection -o "$OUT/selection.txt"
-  cp out/bin/ccl-perf out/lib/libcclrt.so test/hw/bundle.sh test/e2e/check_selection.py "$OUT/"
-  rm -f "$OUT"/*.h
+  hw_install out/bin/ccl-perf out/lib/libcclrt.so test/hw/bundle.sh test/e2e/check_selection.py
   echo "bundle: built into $OUT ($(du -sh "$OUT" | cut -f1)); run '$OUT/bundle.sh run' on the GPU machine"
   ;;
 run)

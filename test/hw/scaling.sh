@@ -33,10 +33,8 @@ build)
     out/bin/cclc stdlib/allreduce/ring.ccl --nranks=4 --dtype=float32 \
         --op=sum --instances=$i --emit=sched -o "$OUT/ring_i$i.n4.sched"
   done
-  cp out/bin/ccl-perf out/lib/libcclrt.so test/hw/ringsig.cu \
-      test/hw/scaling.sh "$OUT/"
-  chmod -R u+w "$OUT"
-  ls -la "$OUT"
+  hw_install out/bin/ccl-perf out/lib/libcclrt.so test/hw/ringsig.cu \
+      test/hw/cuda_check.h test/hw/scaling.sh
   ;;
 run)
   HERE=$(cd "$(dirname "$0")" && pwd)

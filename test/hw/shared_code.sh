@@ -30,9 +30,7 @@ build)
           --max-bytes="$max" --kernels="$k" -o "$OUT/$name-$k.so"
     done
   done
-  cp out/bin/ccl-perf out/lib/libcclrt.so test/hw/shared_code.sh "$OUT/"
-  rm -f "$OUT"/*.h
-  ls -la "$OUT"
+  hw_install out/bin/ccl-perf out/lib/libcclrt.so test/hw/shared_code.sh
   ;;
 run)
   HERE=$(cd "$(dirname "$0")" && pwd)

@@ -29,10 +29,8 @@ build)
   out/bin/cclc stdlib/stdlib.ccl --target=sm_90 --nranks=2 \
       --dtype=float32,float16,bfloat16 --op=sum --max-bytes=512M \
       -o "$OUT/libccl_stdlib.so"
-  cp -L out/lib/libcclnccl.so out/lib/libcclrt.so test/hw/torch_shim.sh \
-      test/hw/torch_shim.py "$OUT/"
-  chmod u+w "$OUT"/*
-  rm -f "$OUT"/*.h
+  hw_install out/lib/libcclnccl.so out/lib/libcclrt.so test/hw/torch_shim.sh \
+      test/hw/torch_shim.py
   echo "torch_shim: built into $OUT"
   ;;
 run)

@@ -43,10 +43,8 @@ build)
   out/bin/cclc stdlib/stdlib.ccl --target=sm_90 --nranks=2,4,8 \
       --dtype=float32,bfloat16 --op=sum --max-bytes=1G -o "$OUT/libccl_stdlib.so"
   echo "two_gpu: compiled the bundle in $((SECONDS - start)) s"
-  cp out/bin/ccl-perf out/bin/ccl-run out/lib/libcclrt.so test/hw/ceiling.cu \
-      test/hw/two_gpu.sh "$OUT/"
-  chmod -R u+w "$OUT"
-  ls -la "$OUT"
+  hw_install out/bin/ccl-perf out/bin/ccl-run out/lib/libcclrt.so \
+      test/hw/ceiling.cu test/hw/cuda_check.h test/hw/two_gpu.sh
   ;;
 run)
   HERE=$(cd "$(dirname "$0")" && pwd)
