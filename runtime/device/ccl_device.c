@@ -49,19 +49,10 @@ CCL_INLINE uint32_t ccl_tid(void) { return __nvvm_read_ptx_sreg_tid_x(); }
 CCL_INLINE uint32_t ccl_nthreads(void) { return __nvvm_read_ptx_sreg_ntid_x(); }
 CCL_INLINE uint32_t ccl_block_id(void) { return __nvvm_read_ptx_sreg_ctaid_x(); }
 CCL_INLINE void ccl_block_barrier(void) { __nvvm_barrier_sync(0); }
-/* fence.sc.gpu: orders this thread's accesses for the whole GPU. */
-CCL_INLINE void ccl_fence_device(void) { __nvvm_membar_gl(); }
 /* fence.sc.sys: also for host-mapped memory (abort flag, error record). */
 CCL_INLINE void ccl_fence_system(void) { __nvvm_membar_sys(); }
 CCL_INLINE uint64_t ccl_clock_ns(void) {
   return __nvvm_read_ptx_sreg_globaltimer();
-}
-CCL_INLINE uint32_t ccl_epoch_count_add(uint32_t *p) {
-  return __scoped_atomic_fetch_add(p, 1u, __ATOMIC_RELAXED,
-                                   __MEMORY_SCOPE_DEVICE);
-}
-CCL_INLINE void ccl_store_u32_device(uint32_t *p, uint32_t v) {
-  __scoped_atomic_store_n(p, v, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
 }
 /* Simple-protocol counters (signals, semaphores, barriers). LLVM's NVPTX
  * backend drops the ordering of an atomicrmw (a release fetch_add becomes a
@@ -100,10 +91,10 @@ CCL_INLINE void ccl_packet_load(const char *src, uint32_t *d0, uint32_t *f0,
  * "agent" covers this GPU only, not a peer GPU or the host. Counters and
  * flags that a peer GPU or the host reads or writes (signals, semaphores,
  * multi-block barriers, the abort flag, the error record, LL packets) are
- * accessed at system scope; the epoch, which only this GPU's kernels touch,
- * at agent scope. The memory behind them must be fine-grained (coherent
- * across devices): the runtime allocates scratch, counters and flags so
- * (docs/device-library.md, "AMDGPU").
+ * accessed at system scope; the epoch counters, which only their own block
+ * touches (once per kernel), with plain accesses. The memory behind them
+ * must be fine-grained (coherent across devices): the runtime allocates
+ * scratch, counters and flags so (docs/device-library.md, "AMDGPU").
  *
  * Atomics go through global (address space 1) pointers: on a generic
  * pointer the backend must allow for private memory and wraps each atomic
@@ -131,10 +122,6 @@ CCL_INLINE void ccl_block_barrier(void) {
   __builtin_amdgcn_s_barrier();
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
-/* This GPU (agent scope): the epoch. */
-CCL_INLINE void ccl_fence_device(void) {
-  __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent");
-}
 /* Peers and the host (system scope): the abort flag, the error record. */
 CCL_INLINE void ccl_fence_system(void) {
   __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "");
@@ -142,14 +129,6 @@ CCL_INLINE void ccl_fence_system(void) {
 /* s_memrealtime counts at a constant 100 MHz: 10 ns per tick. */
 CCL_INLINE uint64_t ccl_clock_ns(void) {
   return __builtin_amdgcn_s_memrealtime() * 10u;
-}
-CCL_INLINE uint32_t ccl_epoch_count_add(uint32_t *p) {
-  return __scoped_atomic_fetch_add(CCL_GLOBAL_PTR(p), 1u, __ATOMIC_RELAXED,
-                                   __MEMORY_SCOPE_DEVICE);
-}
-CCL_INLINE void ccl_store_u32_device(uint32_t *p, uint32_t v) {
-  __scoped_atomic_store_n(CCL_GLOBAL_PTR(p), v, __ATOMIC_RELAXED,
-                          __MEMORY_SCOPE_DEVICE);
 }
 /* LL packets: one 16-byte volatile global store (global_store_dwordx4 with
  * the system-coherence bits: sc0 sc1 on gfx942, glc slc on gfx90a) and
@@ -195,8 +174,9 @@ extern int nanosleep(const struct ccl_timespec *req, struct ccl_timespec *rem);
 #define CCL_CLOCK_MONOTONIC 1
 
 /* The host has no block-id register: the generated host kernel (or whoever
- * runs it) records the block this OS thread runs with __ccl_host_set_block.
- * Error records report 0xFFFFFFFF when it was never set. */
+ * runs it) records the block this OS thread runs with __ccl_host_set_block,
+ * before __ccl_begin (which picks the block's call counter with it). Error
+ * records report 0xFFFFFFFF when it was never set. */
 _Thread_local uint32_t __ccl_host_block = 0xFFFFFFFFu;
 void __ccl_host_set_block(uint32_t block) { __ccl_host_block = block; }
 
@@ -204,18 +184,11 @@ CCL_INLINE uint32_t ccl_tid(void) { return 0; }
 CCL_INLINE uint32_t ccl_nthreads(void) { return 1; }
 CCL_INLINE uint32_t ccl_block_id(void) { return __ccl_host_block; }
 CCL_INLINE void ccl_block_barrier(void) {}
-CCL_INLINE void ccl_fence_device(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 CCL_INLINE void ccl_fence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 CCL_INLINE uint64_t ccl_clock_ns(void) {
   struct ccl_timespec ts;
   clock_gettime(CCL_CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-CCL_INLINE uint32_t ccl_epoch_count_add(uint32_t *p) {
-  return __atomic_fetch_add(p, 1u, __ATOMIC_ACQ_REL);
-}
-CCL_INLINE void ccl_store_u32_device(uint32_t *p, uint32_t v) {
-  __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 /* Two 8-byte relaxed atomic stores ({d0, flag} then {d1, flag}); 16-byte
  * atomics would need libatomic. Little-endian: d0 is the low word. */
@@ -254,7 +227,7 @@ CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
 #endif
 
 /* Flags the host also writes while kernels run (the abort flag, the start
- * delay) and the epoch: volatile accesses ordered by fences on GPUs; on the
+ * delay) and the epoch counters: volatile accesses on GPUs; on the
  * host, acquire loads and release stores, which order the same way on x86
  * and are what ThreadSanitizer understands (it does not model fences). */
 #if defined(CCL_HOST)
@@ -285,65 +258,56 @@ CCL_INLINE void ccl_st16(char *p, ccl_u32x4 v) {
 /* Kernel start / end, barrier.                                             */
 /* ------------------------------------------------------------------------ */
 
-/* The start delay (cclCommDebugSetDelay, a test hook): thread 0 of a
- * selected block spins on the clock for ctx->delay_ns, then the block
- * barriers, like a wait. Only thread 0 reads the setting, so a host update
- * racing with the kernel start cannot split the block; every block reaches
- * the barrier either way (it costs one block barrier per call). The spin
- * gives up early when the communicator is aborted. */
+/* The start delay (cclCommDebugSetDelay, a test hook): every thread of a
+ * selected block reads the setting and spins on the clock for
+ * ctx->delay_ns, so the block starts its work late. There is no barrier:
+ * a host update racing with the kernel start may delay some threads of a
+ * block and not others, which only makes that call's delay partial, and a
+ * call without a delay pays two loads that overlap the epoch's instead of
+ * a block barrier after them (the barrier used to be on every kernel's
+ * critical path). The spin gives up early when the communicator is
+ * aborted. */
 CCL_INLINE void ccl_start_delay(const ccl_dev_ctx *ctx) {
-  if (ccl_tid() == 0) {
-    uint64_t delay = CCL_FLAG_LOAD((volatile const uint64_t *)&ctx->delay_ns);
-    uint32_t sel =
-        CCL_FLAG_LOAD((volatile const uint32_t *)&ctx->delay_block);
-    if (delay != 0 &&
-        (sel == CCL_DELAY_ALL_BLOCKS || sel == ccl_block_id())) {
-      uint64_t start = ccl_clock_ns();
-      for (;;) {
-        uint64_t waited = ccl_clock_ns() - start;
-        if (waited >= delay || CCL_FLAG_LOAD(ctx->abort_flag))
-          break;
+  uint64_t delay = CCL_FLAG_LOAD((volatile const uint64_t *)&ctx->delay_ns);
+  uint32_t sel = CCL_FLAG_LOAD((volatile const uint32_t *)&ctx->delay_block);
+  if (delay == 0 || (sel != CCL_DELAY_ALL_BLOCKS && sel != ccl_block_id()))
+    return;
+  uint64_t start = ccl_clock_ns();
+  for (;;) {
+    uint64_t waited = ccl_clock_ns() - start;
+    if (waited >= delay || CCL_FLAG_LOAD(ctx->abort_flag))
+      break;
 #if defined(CCL_HOST)
-        /* Sleep through most of it (leave the CPU to the other ranks'
-         * threads), spin (yielding) through the last 100 us. */
-        uint64_t left = delay - waited;
-        if (left > 200000u) {
-          uint64_t ns = left - 100000u;
-          if (ns > 10000000u)
-            ns = 10000000u;
-          struct ccl_timespec ts = {0, (long)ns};
-          nanosleep(&ts, 0);
-        } else {
-          sched_yield();
-        }
-#endif
-      }
+    /* Sleep through most of it (leave the CPU to the other ranks'
+     * threads), spin (yielding) through the last 100 us. */
+    uint64_t left = delay - waited;
+    if (left > 200000u) {
+      uint64_t ns = left - 100000u;
+      if (ns > 10000000u)
+        ns = 10000000u;
+      struct ccl_timespec ts = {0, (long)ns};
+      nanosleep(&ts, 0);
+    } else {
+      sched_yield();
     }
+#endif
   }
-  ccl_block_barrier();
 }
 
 uint32_t __ccl_begin(const ccl_dev_ctx *ctx) {
+  uint32_t e =
+      CCL_FLAG_LOAD((volatile const uint32_t *)&ctx->epoch[ccl_block_id()]);
   ccl_start_delay(ctx);
-  return CCL_FLAG_LOAD((volatile const uint32_t *)&ctx->epoch[0]);
+  return e;
 }
 
-void __ccl_end(const ccl_dev_ctx *ctx) {
-  /* Every thread of the block is done with this call's data. */
-  ccl_block_barrier();
-  if (ccl_tid() != 0)
-    return;
-  uint32_t *epoch = ctx->epoch;
-  ccl_fence_device(); /* release: this block's work before its count */
-  uint32_t done = ccl_epoch_count_add(&epoch[1]);
-  if (done + 1 == ctx->nblocks) {
-    /* Last block: every other block has counted (and read epoch[0]). */
-    ccl_fence_device(); /* acquire */
-    ccl_store_u32_device(&epoch[1], 0);
-    uint32_t e = CCL_FLAG_LOAD((volatile uint32_t *)&epoch[0]);
-    ccl_store_u32_device(&epoch[0], e + 1);
-    ccl_fence_device(); /* visible to the next kernel on the stream */
-  }
+/* No barrier and no fence: the next kernel on the stream starts after
+ * every thread of this one has finished and sees its stores (on the host,
+ * the block's next call runs on the same thread). Nothing else waits for
+ * the counter, so the store does not hold the block up. */
+void __ccl_end(const ccl_dev_ctx *ctx, uint32_t epoch) {
+  if (ccl_tid() == 0)
+    CCL_FLAG_STORE(&ctx->epoch[ccl_block_id()], epoch + 1);
 }
 
 void __ccl_barrier(void) { ccl_block_barrier(); }

@@ -25,15 +25,18 @@
 extern "C" {
 #endif
 
-/* Start of a kernel: returns the epoch of this call (same for all blocks).
+/* Start of a kernel: returns the epoch of this call, this block's counter
+ * ctx->epoch[block] (the same in all blocks: each block counts its calls).
  * When ctx->delay_ns is not 0 (cclCommDebugSetDelay) and this block is
- * ctx->delay_block (or that is CCL_DELAY_ALL_BLOCKS), thread 0 first spins
- * for delay_ns on the clock the timeouts use; every block then passes one
- * block barrier. On the host the block is the one set with
+ * ctx->delay_block (or that is CCL_DELAY_ALL_BLOCKS), every thread then
+ * spins for delay_ns on the clock the timeouts use (no block barrier). On
+ * the host the block is the one set with
  * __ccl_host_set_block, so a host kernel sets it before calling this. */
 uint32_t __ccl_begin(const ccl_dev_ctx *ctx);
-/* End of a kernel: the last block to finish advances the epoch. */
-void __ccl_end(const ccl_dev_ctx *ctx);
+/* End of a kernel: thread 0 stores epoch + 1, the value __ccl_begin
+ * returned plus one, into this block's counter (no barrier, no fence: the
+ * next kernel on the stream sees it). */
+void __ccl_end(const ccl_dev_ctx *ctx, uint32_t epoch);
 /* Barrier among the threads of this block. */
 void __ccl_barrier(void);
 

@@ -82,7 +82,7 @@ struct RankState {
 struct PreparedRank {
   std::vector<void *> scratch;      // buffer b of this rank (device address)
   void *scratchTable = nullptr;     // device: void*[num_scratch * nranks]
-  void *epoch = nullptr;            // device: uint32_t[2]
+  void *epoch = nullptr;            // device: uint32_t[nblocks]
   void *ctxDev = nullptr;           // device: ccl_dev_ctx (CUDA)
   std::unique_ptr<ccl_dev_ctx> ctx; // host copy; the ctx itself on host
   void *staging = nullptr;          // stagingBytes() of the plan, or none

@@ -275,11 +275,14 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
         (res = dev.upload(r, pr.scratchTable, table.data(), tableBytes)) !=
             cclSuccess)
       return failAgreed(res, cclGetLastError());
-    if ((res = dev.allocate(r, 2 * sizeof(uint32_t), &pr.epoch,
+    // One call counter per thread block (ccl_dev_ctx::epoch).
+    const size_t epochBytes =
+        std::max<size_t>(var->nblocks, 1) * sizeof(uint32_t);
+    if ((res = dev.allocate(r, epochBytes, &pr.epoch,
                             format("epoch of rank %d", r).c_str())) !=
         cclSuccess)
       return failAgreed(res, cclGetLastError());
-    if ((res = dev.zero(r, pr.epoch, 2 * sizeof(uint32_t))) != cclSuccess)
+    if ((res = dev.zero(r, pr.epoch, epochBytes)) != cclSuccess)
       return failAgreed(res, cclGetLastError());
     if (staging) {
       if ((res = dev.allocate(

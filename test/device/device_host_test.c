@@ -66,7 +66,7 @@ static float rndf(float lo, float hi) {
 
 typedef struct test_ctx {
   ccl_dev_ctx ctx;
-  uint32_t epoch[2];
+  uint32_t epoch[8]; /* one per block */
   volatile uint32_t abort_flag;
   ccl_error_record err;
   void *scratch[16];
@@ -748,40 +748,59 @@ static void test_timeout_unset_block(void) {
 
 typedef struct block_arg {
   test_ctx *t;
+  uint32_t block;
   uint32_t seen;
 } block_arg;
 
 static void *block_main(void *p) {
   block_arg *a = p;
+  __ccl_host_set_block(a->block);
   a->seen = __ccl_begin(&a->t->ctx);
   __ccl_barrier();
   if (rnd() & 1)
     sched_yield();
-  __ccl_end(&a->t->ctx);
+  __ccl_end(&a->t->ctx, a->seen);
   return NULL;
 }
 
+/* Each block counts its own calls in epoch[block]; __ccl_end advances only
+ * that counter, and another block's progress does not change what a block
+ * reads. */
 static void test_epochs(void) {
   for (uint32_t nblocks = 1; nblocks <= 6; nblocks++) {
     test_ctx t;
     ctx_init(&t, 0, 1, nblocks, 0);
-    t.epoch[0] = 0xfffffffeu - 3; /* also crosses the 32-bit wrap */
-    uint32_t start = t.epoch[0];
+    const uint32_t start = 0xfffffffeu - 3; /* also crosses the 32-bit wrap */
+    for (uint32_t b = 0; b < nblocks; b++)
+      t.epoch[b] = start;
     for (uint32_t round = 0; round < 8; round++) {
       block_arg a[6];
       pthread_t th[6];
       for (uint32_t b = 0; b < nblocks; b++) {
         a[b].t = &t;
+        a[b].block = b;
         CHECK(pthread_create(&th[b], NULL, block_main, &a[b]) == 0);
       }
       for (uint32_t b = 0; b < nblocks; b++)
         CHECK(pthread_join(th[b], NULL) == 0);
-      for (uint32_t b = 0; b < nblocks; b++)
+      for (uint32_t b = 0; b < nblocks; b++) {
         CHECK(a[b].seen == start + round);
-      CHECK(t.epoch[0] == start + round + 1);
-      CHECK(t.epoch[1] == 0);
+        CHECK(t.epoch[b] == start + round + 1);
+      }
+      for (uint32_t b = nblocks; b < 8; b++)
+        CHECK(t.epoch[b] == 0); /* untouched */
     }
   }
+  /* One block two calls ahead of another (as on a GPU, where a block's
+   * counter is only its own): each still reads its own count. */
+  test_ctx t;
+  ctx_init(&t, 0, 1, 2, 0);
+  __ccl_host_set_block(0);
+  for (uint32_t i = 0; i < 2; i++)
+    __ccl_end(&t.ctx, __ccl_begin(&t.ctx));
+  CHECK(t.epoch[0] == 2 && t.epoch[1] == 0);
+  __ccl_host_set_block(1);
+  CHECK(__ccl_begin(&t.ctx) == 0);
 }
 
 /* The start delay of __ccl_begin (cclCommDebugSetDelay): only the selected
@@ -799,7 +818,8 @@ static void test_start_delay(void) {
   const uint64_t delay = 30000000ull; /* 30 ms */
   test_ctx t;
   ctx_init(&t, 0, 1, 3, 0);
-  t.epoch[0] = 41;
+  for (uint32_t b = 0; b < 3; b++)
+    t.epoch[b] = 41;
   uint32_t e = 0;
   /* Off by default (the context is zeroed). */
   CHECK(timed_begin(&t, 1, &e) < delay && e == 41);
@@ -817,10 +837,6 @@ static void test_start_delay(void) {
   t.ctx.delay_block = CCL_DELAY_ALL_BLOCKS;
   for (uint32_t b = 0; b < 3; b++)
     CHECK(timed_begin(&t, b, &e) >= delay);
-  /* A block id that was never set (0xFFFFFFFF) is not a block number: it
-   * is delayed only under CCL_DELAY_ALL_BLOCKS. */
-  t.ctx.delay_block = 2;
-  CHECK(timed_begin(&t, 0xFFFFFFFFu, &e) < delay);
   /* An aborted communicator does not wait out a long delay. */
   t.ctx.delay_ns = 60ull * 1000000000ull;
   t.abort_flag = 1;

@@ -38,7 +38,7 @@ std::atomic<const ccl_dev_ctx *> g_ctx1{nullptr};
 void one_way(const ccl_dev_ctx *ctx, const void *, void *, uint64_t,
              uint32_t block) {
   __ccl_host_set_block(block);
-  __ccl_begin(ctx);
+  uint32_t epoch = __ccl_begin(ctx);
   if (ctx->rank == 0) {
     __ccl_signal(ctx, 0);
     g_signals++;
@@ -48,7 +48,7 @@ void one_way(const ccl_dev_ctx *ctx, const void *, void *, uint64_t,
     __ccl_wait_commit(ctx, 0, 1);
     g_waits_done++;
   }
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 const ccl_op_info kOneWayOps[] = {{"wait", "credit.ccl", 3, 5}};
@@ -92,7 +92,7 @@ void ack_pipe(const ccl_dev_ctx *ctx, const void *input, void *output,
     __ccl_signal(ctx, 1);
     __ccl_wait_commit(ctx, 0, 1);
   }
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 const ccl_op_info kPipeOps[] = {{"wait", "pipe.ccl", 7, 5},

@@ -43,7 +43,7 @@ void timed_kernel(const ccl_dev_ctx *ctx, const void *, void *output,
   if (block == 0) // one writer per rank
     g_ctx[ctx->rank] = ctx;
   static_cast<uint32_t *>(output)[block] = epoch;
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 const ccl_kernel_info kKernels[] = {

@@ -80,7 +80,7 @@ void ring(const ccl_dev_ctx *ctx, const void *input, void *output,
   __ccl_port_flush(ctx, out_ch, /*op_id=*/4); // our input may be reused
   __ccl_wait_commit(ctx, ack_in, 1);
   __ccl_wait_commit(ctx, in_ch, kPuts);
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 const ccl_op_info kOps[] = {{"wait", "proxy.ccl", 3, 5},

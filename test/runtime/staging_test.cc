@@ -118,7 +118,7 @@ void ag_oop(const ccl_dev_ctx *ctx, const void *input, void *output,
     __ccl_copy(out + (uint64_t)q * count * 4, slot, count * 4);
   });
   g_calls++;
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 // In place: the rank's block is output + rank * count; `input` is not read.
@@ -135,7 +135,7 @@ void ag_ip(const ccl_dev_ctx *ctx, const void *input, void *output,
     __ccl_copy(out + (uint64_t)q * count * 4, slot, count * 4);
   });
   g_calls++;
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 void rs_oop(const ccl_dev_ctx *ctx, const void *input, void *output,
@@ -151,7 +151,7 @@ void rs_oop(const ccl_dev_ctx *ctx, const void *input, void *output,
     __ccl_reduce_f32_sum(out, slot, count);
   });
   g_calls++;
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 // In place: the result goes to input + rank * count; `output` is not used.
@@ -168,7 +168,7 @@ void rs_ip(const ccl_dev_ctx *ctx, const void *input, void *output,
     __ccl_reduce_f32_sum(mine, slot, count);
   });
   g_calls++;
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 // Variants for 2, 3 and 4 ranks: one block, one scratch buffer of n slots,

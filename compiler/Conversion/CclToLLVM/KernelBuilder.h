@@ -7,7 +7,7 @@
 //     epoch = __ccl_begin(ctx)
 //     switch (ctx->rank * nblocks + block)   // per-rank kernels: block
 //       case r * nblocks + t: <copies of thread block t of rank r's ops>
-//     __ccl_end(ctx)
+//     __ccl_end(ctx, epoch)
 //
 // and records the kernel's environment: its arguments, element size and
 // type, reduction operator and the algorithm's tables (where each scratch
@@ -153,7 +153,7 @@ void buildKernels(mlir::OpBuilder &b, llvm::ArrayRef<AlgorithmOp> algos,
 ///                                                // per-rank kernels: block
 ///     switch (programs[sel])
 ///       case p: program_p(ctx, input, output, count, epoch, &params[offsets[sel]])
-///     __ccl_end(ctx)
+///     __ccl_end(ctx, epoch)
 ///
 /// The block functions are erased (ShareBlocks.cpp).
 void shareBlockPrograms(mlir::OpBuilder &b, mlir::ModuleOp module,

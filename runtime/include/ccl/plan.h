@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define CCL_PLAN_ABI_VERSION 6u
+#define CCL_PLAN_ABI_VERSION 7u
 /* The largest ccl_plan::max_bytes (1 TiB). */
 #define CCL_MAX_PLAN_BYTES (1ull << 40)
 
@@ -120,9 +120,9 @@ typedef struct ccl_dev_ctx {
   uint32_t nblocks;     /* thread blocks per rank of this kernel */
   uint32_t num_scratch; /* scratch buffers of the variant */
   uint64_t timeout_ns;  /* spin-wait timeout; 0 = wait forever */
-  /* epoch[0]: call counter, read at kernel start, advanced by the last
-   * block to finish; epoch[1]: blocks finished in the current call. In
-   * device memory of this rank. */
+  /* epoch[b]: the calls thread block b has finished (nblocks counters,
+   * each read at its block's start and advanced at its end by that block
+   * alone). In device memory of this rank. */
   uint32_t *epoch;
   volatile uint32_t *abort_flag; /* shared by the communicator, host-mapped */
   ccl_error_record *error;       /* shared by the communicator, host-mapped */

@@ -23,7 +23,7 @@
 // HOST-DAG:   llvm.func @__ccl_put_packets(
 // HOST-DAG:   llvm.func @__ccl_reduce_packets_f32_sum(
 // HOST-DAG:   llvm.func @__ccl_begin(!llvm.ptr) -> i32
-// HOST-DAG:   llvm.func @__ccl_end(!llvm.ptr)
+// HOST-DAG:   llvm.func @__ccl_end(!llvm.ptr, i32)
 // HOST-DAG:   @ccl_allpairs_nN_f32_sum__programs(dense<[0, 1, 0, 1]> : tensor<4xi32>) {addr_space = 0 : i32
 // HOST-DAG:   @ccl_allpairs_nN_f32_sum__offsets(dense<[0, 6, 3, 8]> : tensor<4xi32>)
 // HOST-DAG:   @ccl_allpairs_nN_f32_sum__params(dense<[1, 0, 2, 0, 1, 5, 0, 1, 1, 0]> : tensor<10xi32>)
@@ -81,7 +81,7 @@
 // HOST-NEXT:    llvm.call @ccl_allpairs_nN_f32_sum__p1(%arg0, %arg1, %arg2, %arg3, %[[EPOCH]], %[[ROW]])
 // HOST-NEXT:    llvm.br ^[[EXIT]]
 // HOST:       ^[[EXIT]]:
-// HOST-NEXT:    llvm.call @__ccl_end(%arg0)
+// HOST-NEXT:    llvm.call @__ccl_end(%arg0, %[[EPOCH]])
 // HOST-NEXT:    llvm.return
 
 // Tests that for sm_90 this algorithm, whose ranks run the same programs,

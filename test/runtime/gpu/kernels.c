@@ -30,7 +30,7 @@ KERNEL void ap_ll_f32_sum(const ccl_dev_ctx *ctx, const char *input,
       __ccl_reduce_packets_f32_sum(ctx, output, src, count, flag, 2);
     }
   }
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 /* One channel, rank 0 -> rank 1 (the plan may give it credit): rank 0
@@ -47,7 +47,7 @@ KERNEL void credit_f32_sum(const ccl_dev_ctx *ctx, const char *input,
   }
   if (__nvvm_read_ptx_sreg_tid_x() == 0 && count)
     *(uint32_t *)output = epoch;
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 /* A stand-in for an in-place ReduceScatter algorithm, without
@@ -56,10 +56,10 @@ KERNEL void credit_f32_sum(const ccl_dev_ctx *ctx, const char *input,
  * copies around the kernel. */
 KERNEL void double_block_f32_sum(const ccl_dev_ctx *ctx, const char *input,
                                  char *output, uint64_t count) {
-  __ccl_begin(ctx);
+  uint32_t epoch = __ccl_begin(ctx);
   float *b = (float *)input + (uint64_t)ctx->rank * count;
   for (uint64_t i = __nvvm_read_ptx_sreg_tid_x(); i < count;
        i += __nvvm_read_ptx_sreg_ntid_x())
     b[i] *= 2.0f;
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }

@@ -70,9 +70,9 @@ def exported_functions(path):
     return names
 
 
-# --- ccl_plan (ccl/plan.h, ABI 6): the fields the package reads ------------
+# --- ccl_plan (ccl/plan.h, ABI 7): the fields the package reads ------------
 
-_PLAN_ABI = 6
+_PLAN_ABI = 7
 
 
 class _Kernel(ctypes.Structure):
