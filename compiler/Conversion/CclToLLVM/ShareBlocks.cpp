@@ -397,8 +397,69 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
                          caseBlocks, caseOperands);
 
   b.setInsertionPointToStart(exit);
-  callLib(b, loc, func, "__ccl_end", voidTy, {kctx});
+  callLib(b, loc, func, "__ccl_end", voidTy, {kctx, epoch});
   LLVM::ReturnOp::create(b, loc, ValueRange{});
+}
+
+/// The bytes of a kernel's tables: programs and offsets per entry, a row of
+/// the group's differing constants per block, and the variant tables of a
+/// kernel that serves many rank counts.
+uint64_t tableBytes(const KernelSkeleton &skel, ArrayRef<Group> groups,
+                    size_t k) {
+  uint64_t words = 2 * static_cast<uint64_t>(skel.entries);
+  for (const Group &grp : groups)
+    for (Member m : grp.members)
+      if (m.first == k)
+        words += grp.varying.size();
+  uint64_t bytes = 4 * words;
+  if (skel.variants.size() > kSelectVariants) { // variantOf's
+    int64_t most = 0;
+    for (const KernelSkeleton::Variant &v : skel.variants)
+      most = std::max(most, v.nranks);
+    bytes += 8 * (most + 1);
+  }
+  return bytes;
+}
+
+/// The address space of each kernel's tables: the constant space for the
+/// kernels with the smallest tables, as many as fit in kConstantTableBytes
+/// together; global memory for the rest.
+SmallVector<unsigned> tableSpaces(ArrayRef<KernelSkeleton> skeletons,
+                                  ArrayRef<Group> groups,
+                                  const TargetInfo &target) {
+  SmallVector<std::pair<uint64_t, size_t>> bySize;
+  for (size_t k = 0; k < skeletons.size(); ++k)
+    bySize.push_back({tableBytes(skeletons[k], groups, k), k});
+  llvm::sort(bySize);
+  SmallVector<unsigned> space(skeletons.size(), target.tableAddressSpace());
+  uint64_t used = 0;
+  for (auto [bytes, k] : bySize) {
+    if (used + bytes > kConstantTableBytes)
+      break;
+    used += bytes;
+    space[k] = target.constantAddressSpace();
+  }
+  return space;
+}
+
+/// Splits each group whose members' kernels read their tables from
+/// different address spaces into one group per space (same differing
+/// constants), so that each program reads its rows from one space.
+SmallVector<Group> splitBySpace(SmallVector<Group> groups,
+                                ArrayRef<unsigned> space) {
+  SmallVector<Group> out;
+  for (Group &grp : groups) {
+    std::map<unsigned, Group> parts;
+    for (Member m : grp.members) {
+      Group &part = parts[space[m.first]];
+      if (part.members.empty())
+        part.varying = grp.varying;
+      part.members.push_back(m);
+    }
+    for (auto &entry : parts)
+      out.push_back(std::move(entry.second));
+  }
+  return out;
 }
 
 } // namespace
@@ -413,6 +474,17 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
       flat.back().push_back(flatten(entry.second));
   }
   SmallVector<Group> groups = groupBlocks(skeletons, flat);
+
+  // Every block reads its entries before it does anything: in the constant
+  // space (a cache made for values every thread reads) where they fit, else
+  // in global memory. Decided per kernel, smallest tables first: a bundle
+  // whose tables do not all fit keeps those of its small kernels (the LL
+  // all-pairs, where every table load is on the critical path of a few
+  // microseconds) in the constant space and moves the rings' large tables
+  // out. A program reads its rows through one address space, so a group
+  // whose kernels landed in both is split in two.
+  SmallVector<unsigned> space = tableSpaces(skeletons, groups, target);
+  groups = splitBySpace(std::move(groups), space);
 
   // Per kernel: program and row offset per (rank, block), the rows.
   SmallVector<std::vector<int32_t>> programOf, offsetOf, rows;
@@ -431,23 +503,12 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
         rows[k].push_back(
             static_cast<int32_t>(flat[k][m.second].values[pos]));
     }
-
-  // Every block reads its entries before it does anything: in the constant
-  // space (a cache made for values every thread reads) when all the tables
-  // fit there, else in global memory.
-  uint64_t bytes = 0;
-  for (size_t k = 0; k < skeletons.size(); ++k) {
-    bytes += 4 * (programOf[k].size() + offsetOf[k].size() + rows[k].size());
-    if (skeletons[k].variants.size() > kSelectVariants) { // variantOf's
-      int64_t most = 0;
-      for (const KernelSkeleton::Variant &v : skeletons[k].variants)
-        most = std::max(most, v.nranks);
-      bytes += 8 * (most + 1);
-    }
-  }
-  unsigned as = bytes <= kConstantTableBytes ? target.constantAddressSpace()
-                                             : target.tableAddressSpace();
-  Tables tables(b, module, as);
+  Tables constTables(b, module, target.constantAddressSpace());
+  Tables globalTables(b, module, target.tableAddressSpace());
+  auto tablesOf = [&](size_t k) -> Tables & {
+    return space[k] == target.constantAddressSpace() ? constTables
+                                                     : globalTables;
+  };
 
   // One function per group, built from its first member; a program that
   // blocks of several kernels run (the same block shape at several rank
@@ -457,10 +518,11 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
   SmallVector<SmallVector<LLVM::LLVMFuncOp>> called(skeletons.size());
   for (auto [g, grp] : llvm::enumerate(groups)) {
     Member rep = grp.members.front();
-    grp.program = makeProgram(
-        b, skeletons[rep.first].blocks[rep.second].second,
-        flat[rep.first][rep.second], grp.varying,
-        skeletons[rep.first].name + "__p" + std::to_string(g), as);
+    grp.program =
+        makeProgram(b, skeletons[rep.first].blocks[rep.second].second,
+                    flat[rep.first][rep.second], grp.varying,
+                    skeletons[rep.first].name + "__p" + std::to_string(g),
+                    space[rep.first]);
     bool shared = llvm::any_of(grp.members, [&](Member m) {
       return m.first != rep.first;
     });
@@ -479,5 +541,5 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
 
   for (auto [k, skel] : llvm::enumerate(skeletons))
     buildKernel(b, target, skel, called[k], programOf[k], offsetOf[k], rows[k],
-                tables);
+                tablesOf(k));
 }
