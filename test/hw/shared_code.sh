@@ -5,8 +5,9 @@
 #   test/hw/shared_code.sh build [OUT]     here (toolchain; OUT: .carry/shared)
 #   OUT/shared_code.sh run [RESULTS]       on a machine with 2 GPUs
 #
-# build compiles allpairs_ll (up to 64 KiB per rank), ring_wide and
-# ring_wide_tiled (up to 1 GiB) for sm_90 at 2 ranks twice: with the
+# build compiles allpairs_ll (up to 64 KiB per rank), allpairs_ll_wide (up
+# to 1 MiB), ring_wide and ring_wide_tiled (up to 1 GiB) for sm_90 at 2
+# ranks twice: with the
 # default --kernels=shared (one kernel for every rank, block programs read
 # from tables) and with --kernels=per-rank (one kernel per rank, every
 # constant inlined: the code the block programs replaced, kept as an
@@ -16,7 +17,7 @@
 # per size, per-rank time / shared time for both shared runs.
 set -uo pipefail
 mode=${1:-}
-ALGOS="allpairs_ll:64K ring_wide:1G ring_wide_tiled:1G"
+ALGOS="allpairs_ll:64K allpairs_ll_wide:1M ring_wide:1G ring_wide_tiled:1G"
 case "$mode" in
 build)
   set -e

@@ -23,6 +23,11 @@
 #            rs_ring_wide_tiled), sizes x16, NCCL beside them
 #   mp       AllReduce with one process per GPU (ccl-run -n 2), eager
 #            and graphs
+#   cand     each candidate algorithm of the selection tables up to
+#            4 MiB (CANDIDATES below; CAND in the environment: fewer) on
+#            its own, from a library of just those compiled up to 4 MiB
+#            per rank, in graphs, 4 B .. 4 MiB (x4; CAND_FACTOR: another
+#            step), NCCL beside it: the data the rows come from
 # Every part runs on all the machine's GPUs (NGPUS in the environment:
 # fewer). EAGER=0 in the environment skips the eager runs, BF16=0 the
 # bfloat16 AllReduce.
@@ -34,6 +39,16 @@
 # ./results), a line per run in RESULTS/summary.txt.
 set -uo pipefail
 mode=${1:-}
+# The candidates of the cand part, COLLECTIVE:FILE under stdlib/.
+CANDIDATES="AllReduce:allreduce/allpairs_ll AllReduce:allreduce/allpairs_ll_wide
+  AllReduce:allreduce/allpairs_2p AllReduce:allreduce/ring_wide
+  AllGather:allgather/ag_allpairs_ll AllGather:allgather/ag_allpairs_ll_wide
+  AllGather:allgather/ag_allpairs AllGather:allgather/ag_ring_wide
+  ReduceScatter:reducescatter/rs_allpairs_ll
+  ReduceScatter:reducescatter/rs_allpairs_ll_wide
+  ReduceScatter:reducescatter/rs_allpairs ReduceScatter:reducescatter/rs_ring_wide
+  AllToAll:alltoall/a2a_allpairs_ll AllToAll:alltoall/a2a_allpairs_ll_wide
+  AllToAll:alltoall/a2a_allpairs AllToAll:alltoall/a2a_wide"
 case "$mode" in
 build)
   set -e
@@ -43,13 +58,28 @@ build)
   out/bin/cclc stdlib/stdlib.ccl --target=sm_90 --nranks=2,4,8 \
       --dtype=float32,bfloat16 --op=sum --max-bytes=1G -o "$OUT/libccl_stdlib.so"
   echo "two_gpu: compiled the bundle in $((SECONDS - start)) s"
+  start=$SECONDS
+  # Selection tables make cclc compile the imported algorithms; ccl-perf
+  # calls each by its own entry point (--algo), not through the tables.
+  { for c in $CANDIDATES; do printf 'import "%s.ccl";\n' "${c#*:}"; done
+    for coll in AllReduce AllGather ReduceScatter AllToAll; do
+      printf 'select %s {' "$coll"
+      for c in $CANDIDATES; do
+        if [[ ${c%%:*} == "$coll" ]]; then printf ' %s;' "$(basename "${c#*:}")"; fi
+      done
+      printf ' }\n'
+    done
+  } >"$OUT/cand.ccl"
+  out/bin/cclc "$OUT/cand.ccl" -I stdlib --target=sm_90 --nranks=2,4,8 \
+      --dtype=float32 --op=sum --max-bytes=4M -o "$OUT/libccl_cand.so"
+  echo "two_gpu: compiled the candidates in $((SECONDS - start)) s"
   hw_install out/bin/ccl-perf out/bin/ccl-run out/lib/libcclrt.so \
       test/hw/ceiling.cu test/hw/cuda_check.h test/hw/two_gpu.sh
   ;;
 run)
   HERE=$(cd "$(dirname "$0")" && pwd)
   RESULTS=${2:-$PWD/results}
-  PARTS=${3:-ceiling,ar,ag,rs,a2a,wide,tiled,mp}
+  PARTS=${3:-ceiling,ar,ag,rs,a2a,wide,tiled,mp,cand}
   FACTOR=${FACTOR:-4} # size step
   EAGER=${EAGER:-1}   # 0: CUDA graphs only
   BF16=${BF16:-1}     # 0: no bfloat16 AllReduce
@@ -126,6 +156,13 @@ run)
     ccl-run -n "$NGPUS" ccl-perf --lib "$lib" --coll AllReduce --target cuda \
         -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 -G 10 --compare nccl >"$RESULTS/mp-allreduce-graph.txt" 2>&1
     record mp-allreduce-graph $? "$RESULTS/mp-allreduce-graph.txt" $((SECONDS - t))
+  fi
+  if part cand; then
+    for c in ${CAND:-$CANDIDATES}; do
+      a=$(basename "${c#*:}")
+      lib=$HERE/libccl_cand.so FACTOR=${CAND_FACTOR:-4} perf "cand-$a-f32-graph" \
+          --algo "$a" -g "$NGPUS" -G 10 -e 4M --compare nccl
+    done
   fi
   echo "results in $RESULTS; summary:"
   cat "$SUMMARY"
