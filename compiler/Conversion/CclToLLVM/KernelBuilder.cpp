@@ -200,6 +200,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
         AlgorithmOp first = variants.front().algo;
         KernelSkeleton skel(first.getLoc());
         skel.name = kernelName(sharedPrefix(first), d, o);
+        skel.packets = first.getProtocol() == Protocol::LL;
         for (const Variant &v : variants)
           addBlocks(b, v, d, o, maxBytesOf(v.algo), std::nullopt, envs, skel);
         skeletons.push_back(std::move(skel));
@@ -217,6 +218,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
             skel.name += "_r" + std::to_string(r);
           }
           skel.rank = rank;
+          skel.packets = algo.getProtocol() == Protocol::LL;
           addBlocks(b, v, d, o, maxBytesOf(algo), rank, envs, skel);
           skeletons.push_back(std::move(skel));
         }

@@ -121,6 +121,10 @@ struct KernelSkeleton {
   /// Table entries: per variant nranks * nblocks (per-rank kernels:
   /// nblocks), rank * nblocks + tb within it.
   int64_t entries = 0;
+  /// The algorithm moves LL packets: a small-message kernel, whose table
+  /// reads are on the critical path of a call of a few microseconds (its
+  /// tables go to the constant space first).
+  bool packets = false;
   mlir::Location loc;
   /// (entry) -> the block's function.
   llvm::SmallVector<std::pair<int64_t, mlir::LLVM::LLVMFuncOp>> blocks;

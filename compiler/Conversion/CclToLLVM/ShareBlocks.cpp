@@ -44,9 +44,9 @@ uintptr_t ptrOf(const void *p) { return reinterpret_cast<uintptr_t>(p); }
 
 bool fitsI32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
-/// The tables of a module go to the constant space when they fit in this
-/// much of its 64 KiB (the device library's constants need little).
-constexpr uint64_t kConstantTableBytes = 48 * 1024;
+/// The most of a module's 64 KiB of constant space its tables take (the
+/// device library has no constants of its own; 4 KiB stay free).
+constexpr uint64_t kConstantTableBytes = 60 * 1024;
 
 /// A per-rank kernel with at most this many blocks branches on its block
 /// directly rather than on the program it reads from a table.
@@ -421,21 +421,26 @@ uint64_t tableBytes(const KernelSkeleton &skel, ArrayRef<Group> groups,
   return bytes;
 }
 
-/// The address space of each kernel's tables: the constant space for the
-/// kernels with the smallest tables, as many as fit in kConstantTableBytes
-/// together; global memory for the rest.
+/// The address space of each kernel's tables: the constant space for as
+/// many kernels as fit in kConstantTableBytes together, those of LL-packet
+/// algorithms first (small messages: their table reads are on the critical
+/// path), smallest tables first within each kind; global memory for the
+/// rest. A kernel that does not fit is skipped, so smaller ones after it
+/// may still fit.
 SmallVector<unsigned> tableSpaces(ArrayRef<KernelSkeleton> skeletons,
                                   ArrayRef<Group> groups,
                                   const TargetInfo &target) {
-  SmallVector<std::pair<uint64_t, size_t>> bySize;
+  // (not LL, bytes, kernel): LL kernels first, then by size.
+  SmallVector<std::tuple<bool, uint64_t, size_t>> order;
   for (size_t k = 0; k < skeletons.size(); ++k)
-    bySize.push_back({tableBytes(skeletons[k], groups, k), k});
-  llvm::sort(bySize);
+    order.push_back(
+        {!skeletons[k].packets, tableBytes(skeletons[k], groups, k), k});
+  llvm::sort(order);
   SmallVector<unsigned> space(skeletons.size(), target.tableAddressSpace());
   uint64_t used = 0;
-  for (auto [bytes, k] : bySize) {
+  for (auto [notPackets, bytes, k] : order) {
     if (used + bytes > kConstantTableBytes)
-      break;
+      continue;
     used += bytes;
     space[k] = target.constantAddressSpace();
   }

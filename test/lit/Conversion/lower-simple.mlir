@@ -122,7 +122,7 @@
 
 // Tests that sm_90, too, has one kernel for both ranks (their blocks are
 // three programs, at most twice the two of rank 1), its tables (a few
-// bytes, well under 48 KiB) in the constant space (address space 4), and
+// bytes, well under 60 KiB) in the constant space (address space 4), and
 // the programs' row argument a pointer into it.
 // SM90-DAG:    llvm.mlir.global internal constant @ccl_simple_nN_f32_sum__programs(dense<[0, -1, 1, 2]> : tensor<4xi32>) {addr_space = 4 : i32
 // SM90-LABEL:  llvm.func internal @ccl_simple_nN_f32_sum__p0(

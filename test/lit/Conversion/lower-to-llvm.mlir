@@ -88,7 +88,7 @@
 // also has one kernel for all ranks (per-rank kernels NAME_nK_rR are for
 // algorithms whose ranks run different programs: share-blocks.mlir), with
 // the ptx_kernel calling convention, no block parameter, the block id read
-// from %ctaid.x, and its tables (72 bytes, under 48 KiB) and the programs'
+// from %ctaid.x, and its tables (72 bytes, under 60 KiB) and the programs'
 // rows in the constant space (address space 4), read before __ccl_begin.
 // SM90-DAG:   @ccl_allpairs_nN_f32_sum__programs(dense<[0, 1, 0, 1]> : tensor<4xi32>) {addr_space = 4 : i32
 // SM90-DAG:   @ccl_allpairs_nN_f32_sum__offsets(dense<[0, 6, 3, 8]> : tensor<4xi32>) {addr_space = 4 : i32
