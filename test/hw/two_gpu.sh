@@ -36,7 +36,8 @@
 # --check-mem), NCCL in the same run (--compare nccl; in mp NCCL joins with
 # ncclCommInitRank in the same processes). NCCL_NVLS_ENABLE=0; nothing
 # here creates multicast objects. Output per run in RESULTS (default
-# ./results), a line per run in RESULTS/summary.txt.
+# ./results), a line per run in RESULTS/summary.txt, all of it packed into
+# RESULTS.tgz at the end.
 set -uo pipefail
 mode=${1:-}
 # The candidates of the cand part, COLLECTIVE:FILE under stdlib/.
@@ -164,12 +165,15 @@ run)
           --algo "$a" -g "$NGPUS" -G 10 -e 4M --compare nccl
     done
   fi
-  echo "results in $RESULTS; summary:"
+  # One archive beside the folder: the device tool returns a limited number
+  # of files (a run that left one file per table lost most of them).
+  tar czf "$RESULTS.tgz" -C "$(dirname "$RESULTS")" "$(basename "$RESULTS")"
+  echo "results in $RESULTS (and $RESULTS.tgz); summary:"
   cat "$SUMMARY"
   exit $failed
   ;;
 *)
-  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
   ;;
 esac
