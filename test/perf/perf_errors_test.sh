@@ -138,7 +138,7 @@ rm -f /tmp/perf_bare.$$
 # --version.
 run --version
 expect_rc 0
-expect_has "ccl-perf 0.12.0 (cclc plan ABI 6)"
+expect_has "ccl-perf 0.12.0 (cclc plan ABI 7)"
 
 # An error is printed once when standard output and standard error are the
 # same file (a terminal, one log).
