@@ -482,12 +482,12 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
 
   // Every block reads its entries before it does anything: in the constant
   // space (a cache made for values every thread reads) where they fit, else
-  // in global memory. Decided per kernel, smallest tables first: a bundle
-  // whose tables do not all fit keeps those of its small kernels (the LL
-  // all-pairs, where every table load is on the critical path of a few
-  // microseconds) in the constant space and moves the rings' large tables
-  // out. A program reads its rows through one address space, so a group
-  // whose kernels landed in both is split in two.
+  // in global memory. Decided per kernel (tableSpaces: LL-packet kernels
+  // first, then the smallest tables): a bundle whose tables do not all fit
+  // keeps those of the LL all-pairs, where every table load is on the
+  // critical path of a few microseconds, in the constant space and moves
+  // the rings' large tables out. A program reads its rows through one
+  // address space, so a group whose kernels landed in both is split in two.
   SmallVector<unsigned> space = tableSpaces(skeletons, groups, target);
   groups = splitBySpace(std::move(groups), space);
 
