@@ -26,7 +26,7 @@ KERNEL void k_ll(const ccl_dev_ctx *ctx, const char *src, uint64_t nelems,
     CCL_FOR_EACH_DT_OP(X)
 #undef X
   }
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 /* Every block waits for packets that never come. */
@@ -34,7 +34,7 @@ KERNEL void k_timeout(const ccl_dev_ctx *ctx, const char *pk, char *dst,
                       uint64_t nbytes) {
   uint32_t epoch = __ccl_begin(ctx);
   __ccl_unpack_packets(ctx, dst, pk, nbytes, epoch + 1000, 9);
-  __ccl_end(ctx);
+  __ccl_end(ctx, epoch);
 }
 
 /* Local copy / reduce (which == 12: copy of nelems bytes). */

@@ -220,9 +220,11 @@ void errors(int n) {
            "a 5 MiB cclAllReduce");
   expectIn(
       m,
-      "it serves AllReduce: allpairs_ll (1..2 ranks, up to 65536 bytes), "
-      "allpairs_ll (1.. ranks, up to 32768 bytes), allpairs_2p (3.. ranks, "
-      "up to 262144 bytes), ring_wide "
+      "it serves AllReduce: allpairs_ll (1..2 ranks, up to 8192 bytes), "
+      "allpairs_ll_wide (1..2 ranks, up to 1048576 bytes), "
+      "allpairs_ll (1.. ranks, up to 4096 bytes), "
+      "allpairs_ll_wide (1.. ranks, up to 262144 bytes), allpairs_2p (3.. "
+      "ranks, up to 262144 bytes), ring_wide "
       "(1.. ranks, up to 4194304 bytes), ring_wide_tiled (1.. ranks, any size)",
       "a 5 MiB cclAllReduce");
   expectIn(m, "ring_wide_tiled (row ", "a 5 MiB cclAllReduce");
