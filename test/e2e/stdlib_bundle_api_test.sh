@@ -26,7 +26,7 @@ done
 CCL_ALGO=allreduce=ring ./bundle_api forced 3 ring
 CCL_ALGO=AllReduce=allpairs_2p,allgather=ag_ring ./bundle_api forced 4 allpairs_2p
 CCL_ALGO=allreduce=nccl_ring ./bundle_api forced 2 \
-    "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_2p, allpairs_2p_ll, ring, ring_oop, ring_wide"
+    "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_ll_wide, allpairs_2p, allpairs_2p_ll, ring, ring_oop, ring_wide, ring_wide_tiled"
 CCL_ALGO=allreduc=ring ./bundle_api forced 2 \
     "error:CCL_ALGO=\"allreduc=ring\": 'allreduc=ring' is not COLLECTIVE=ALGORITHM"
 

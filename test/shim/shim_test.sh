@@ -25,7 +25,7 @@ done
 CCL_NCCL_LOG=2 "$check" all 2 1 > log.txt 2>&1 || { cat log.txt; fail "log run"; }
 grep -q 'rank 0/2 ncclAllReduce(count=1, float32, sum): cclc (allpairs_ll)' log.txt ||
   { cat log.txt; fail "no per-call line for the served AllReduce"; }
-grep -q 'rank 1/2 ncclAlltoAll(count=20000, int32): cclc (a2a_allpairs)' log.txt ||
+grep -q 'rank 1/2 ncclAlltoAll(count=20000, int32): cclc (a2a_allpairs_ll_wide)' log.txt ||
   { cat log.txt; fail "no per-call line for the served AlltoAll"; }
 
 # Forwarded calls, no loadable NCCL.

@@ -20,7 +20,7 @@ import ctypes
 import os
 import sys
 
-CCL_PLAN_ABI = 6
+CCL_PLAN_ABI = 7
 TARGET = {"host": 0, "sm_90": 1, "gfx942": 2, "gfx90a": 2}
 THREADS = {0: 1, 1: 512, 2: 256}
 IMAGE_KIND = {0: "ptx", 1: "cubin", 2: "hsaco"}
@@ -44,7 +44,7 @@ class Variant(ctypes.Structure):
                 ("num_barriers", u32), ("barriers", ptr), ("chunks", u32)]
 
 
-# The structs of ccl/plan.h (ABI 6), whole where the code indexes arrays of
+# The structs of ccl/plan.h (ABI 7), whole where the code indexes arrays of
 # them; ccl_plan only up to what is read.
 class Plan(ctypes.Structure):
     _fields_ = [("abi_version", u32), ("target", u32), ("algorithm", cstr),
