@@ -86,7 +86,7 @@ head -1 rows.csv | grep -q '^backend,collective,nranks,target,bytes,count,type,r
   fail "--csv: the header is $(head -1 rows.csv)"
 # 5 sizes x 2 types x 2 placements, each naming the algorithm the table names.
 test "$(grep -c '^cclc,AllGather,3,host,' rows.csv)" = 20 || { cat rows.csv; fail "--csv rows"; }
-grep -q ',ag_allpairs_ll$' rows.csv && grep -q ',ag_ring_wide$' rows.csv || { cat rows.csv; fail "--csv algorithms"; }
+grep -q ',ag_allpairs_ll$' rows.csv && grep -q ',ag_allpairs_ll_wide$' rows.csv || { cat rows.csv; fail "--csv algorithms"; }
 if python3 -c 'import matplotlib' 2>/dev/null; then
   test -s rows.png || fail "--plot wrote no image"
 else
