@@ -275,9 +275,9 @@ std::unique_ptr<PreparedPlan> preparePlan(Shared *s, const ccl_plan *p,
         (res = dev.upload(r, pr.scratchTable, table.data(), tableBytes)) !=
             cclSuccess)
       return failAgreed(res, cclGetLastError());
-    // One call counter per thread block (ccl_dev_ctx::epoch).
-    const size_t epochBytes =
-        std::max<size_t>(var->nblocks, 1) * sizeof(uint32_t);
+    // One call counter per thread block (ccl_dev_ctx::epoch; a variant
+    // without blocks was refused above).
+    const size_t epochBytes = var->nblocks * sizeof(uint32_t);
     if ((res = dev.allocate(r, epochBytes, &pr.epoch,
                             format("epoch of rank %d", r).c_str())) !=
         cclSuccess)

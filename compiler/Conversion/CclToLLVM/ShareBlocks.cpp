@@ -401,22 +401,26 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
 
-/// The bytes of a kernel's tables: programs and offsets per entry, a row of
-/// the group's differing constants per block, and the variant tables of a
-/// kernel that serves many rank counts.
-uint64_t tableBytes(const KernelSkeleton &skel, ArrayRef<Group> groups,
-                    size_t k) {
-  uint64_t words = 2 * static_cast<uint64_t>(skel.entries);
+/// The bytes of each kernel's tables: programs and offsets per entry, a
+/// row of its group's differing constants per block, and the variant
+/// tables of a kernel that serves many rank counts.
+SmallVector<uint64_t> tableBytes(ArrayRef<KernelSkeleton> skeletons,
+                                 ArrayRef<Group> groups) {
+  SmallVector<uint64_t> words(skeletons.size());
+  for (size_t k = 0; k < skeletons.size(); ++k)
+    words[k] = 2 * static_cast<uint64_t>(skeletons[k].entries);
   for (const Group &grp : groups)
     for (Member m : grp.members)
-      if (m.first == k)
-        words += grp.varying.size();
-  uint64_t bytes = 4 * words;
-  if (skel.variants.size() > kSelectVariants) { // variantOf's
-    int64_t most = 0;
-    for (const KernelSkeleton::Variant &v : skel.variants)
-      most = std::max(most, v.nranks);
-    bytes += 8 * (most + 1);
+      words[m.first] += grp.varying.size();
+  SmallVector<uint64_t> bytes(skeletons.size());
+  for (size_t k = 0; k < skeletons.size(); ++k) {
+    bytes[k] = 4 * words[k];
+    if (skeletons[k].variants.size() > kSelectVariants) { // variantOf's
+      int64_t most = 0;
+      for (const KernelSkeleton::Variant &v : skeletons[k].variants)
+        most = std::max(most, v.nranks);
+      bytes[k] += 8 * (most + 1);
+    }
   }
   return bytes;
 }
@@ -431,17 +435,17 @@ SmallVector<unsigned> tableSpaces(ArrayRef<KernelSkeleton> skeletons,
                                   ArrayRef<Group> groups,
                                   const TargetInfo &target) {
   // (not LL, bytes, kernel): LL kernels first, then by size.
+  SmallVector<uint64_t> bytes = tableBytes(skeletons, groups);
   SmallVector<std::tuple<bool, uint64_t, size_t>> order;
   for (size_t k = 0; k < skeletons.size(); ++k)
-    order.push_back(
-        {!skeletons[k].packets, tableBytes(skeletons[k], groups, k), k});
+    order.push_back({!skeletons[k].packets, bytes[k], k});
   llvm::sort(order);
   SmallVector<unsigned> space(skeletons.size(), target.tableAddressSpace());
   uint64_t used = 0;
-  for (auto [notPackets, bytes, k] : order) {
-    if (used + bytes > kConstantTableBytes)
+  for (auto [notPackets, size, k] : order) {
+    if (used + size > kConstantTableBytes)
       continue;
-    used += bytes;
+    used += size;
     space[k] = target.constantAddressSpace();
   }
   return space;
