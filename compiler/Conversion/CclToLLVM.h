@@ -78,6 +78,14 @@ struct BlockPrograms {
 /// of line rather than inlining a copy into every kernel.
 inline constexpr const char *kSharedProgramAttr = "ccl-shared-program";
 
+/// Function attribute (LLVM "passthrough") of a kernel of an LL-packet
+/// algorithm, whose time is latency: the code generator inlines every call
+/// in it, its block programs and the device library's movers, even those
+/// other kernels keep out of line. An out-of-line call there cost the LL
+/// all-pairs AllReduce about 2.4 us of its 5.1 in the stdlib bundle on 2 x
+/// H200 (docs/perf.md, "Calls in LL kernels").
+inline constexpr const char *kInlineAllAttr = "ccl-inline-all";
+
 /// Replaces every operation of `algo` that moves several chunks from or
 /// into a scratch buffer by one operation per chunk (SlotRanges.cpp).
 void splitSlotRanges(AlgorithmOp algo);

@@ -33,6 +33,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <map>
@@ -203,6 +204,30 @@ static bool keepOutOfLine(const Function &f, const TargetInfo &target) {
   return calls > kMaxInlinedBulkCalls;
 }
 
+/// Inlines every call of `kernel` to a function of the module, and the
+/// calls those bring in, whatever the callees' attributes say: a kernel
+/// marked kInlineAllAttr (an LL-packet algorithm's) gets the straight-line
+/// code it would have in a library of its own.
+static void inlineAllCalls(Function &kernel) {
+  auto defined = [](CallBase *cb) {
+    Function *callee = cb->getCalledFunction();
+    return callee && !callee->isDeclaration() && !callee->isIntrinsic();
+  };
+  SmallVector<CallBase *> work;
+  for (Instruction &i : instructions(kernel))
+    if (auto *cb = dyn_cast<CallBase>(&i); cb && defined(cb))
+      work.push_back(cb);
+  while (!work.empty()) {
+    CallBase *cb = work.pop_back_val();
+    InlineFunctionInfo info;
+    if (!InlineFunction(*cb, info).isSuccess())
+      continue;
+    for (CallBase *inlined : info.InlinedCallSites)
+      if (defined(inlined))
+        work.push_back(inlined);
+  }
+}
+
 bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
                           std::string &error) {
   std::string diag;
@@ -264,6 +289,10 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
   for (GlobalVariable &g : module.globals())
     if (!g.isDeclaration())
       g.setLinkage(GlobalValue::InternalLinkage);
+  for (Function &f : module)
+    if (isKernel(f) && f.hasFnAttribute(kInlineAllAttr) &&
+        target.planTarget() != CCL_TARGET_HOST)
+      inlineAllCalls(f);
 
   if (verifyModule(module, &errs())) {
     error = "internal error: the linked kernel module is invalid";

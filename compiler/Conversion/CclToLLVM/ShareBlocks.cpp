@@ -189,6 +189,15 @@ struct Group {
   LLVM::LLVMFuncOp program;
 };
 
+/// The variant of `skel` whose table entries hold `entry`.
+uintptr_t variantIndex(const KernelSkeleton &skel, int64_t entry) {
+  uintptr_t v = 0;
+  for (auto [i, variant] : llvm::enumerate(skel.variants))
+    if (variant.base <= entry)
+      v = i;
+  return v;
+}
+
 /// Groups the blocks of all kernels by shape (blocks of different element
 /// types or operators call different library functions, so they never
 /// share); splits a group whose differing constants do not fit the i32
@@ -209,6 +218,17 @@ SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
       std::vector<uintptr_t> key = flat[k][i].shape;
       if (skeletons[k].rank)
         key.push_back(~uintptr_t(k));
+      // An LL-packet kernel (small messages, a few microseconds a call)
+      // shares programs only between the ranks of one of its variants:
+      // shared with another rank count, or with the instances of another
+      // algorithm (allpairs_ll with allpairs_ll_wide), its chunk counts
+      // became table values and every chunk offset a 64-bit division at
+      // run time (22 of them: 4.6 us against 2.7 per 1 KiB AllReduce on 2
+      // x H200, docs/perf.md "Shared programs in LL kernels").
+      if (skeletons[k].packets) {
+        key.push_back(~uintptr_t(k));
+        key.push_back(variantIndex(skeletons[k], skeletons[k].blocks[i].first));
+      }
       auto [it, fresh] = byShape.try_emplace(std::move(key), groups.size());
       if (fresh)
         groups.push_back({});
@@ -301,6 +321,13 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
   auto func = LLVM::LLVMFuncOp::create(
       b, loc, skel.name, LLVM::LLVMFunctionType::get(voidTy, args));
   target.markKernel(func);
+  if (skel.packets) {
+    SmallVector<Attribute> pass;
+    if (ArrayAttr a = func.getPassthroughAttr())
+      pass.append(a.begin(), a.end());
+    pass.push_back(b.getStringAttr(kInlineAllAttr));
+    func.setPassthroughAttr(b.getArrayAttr(pass));
+  }
   OpBuilder::InsertionGuard g(b);
   Block *entry = func.addEntryBlock(b);
   Block *exit = new Block();
