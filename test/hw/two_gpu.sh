@@ -23,6 +23,8 @@
 #            rs_ring_wide_tiled), sizes x16, NCCL beside them
 #   mp       AllReduce with one process per GPU (ccl-run -n 2), eager
 #            and graphs
+#   mpall    AllGather, ReduceScatter, AllToAll, Broadcast and Reduce with
+#            one process per GPU, in graphs, sizes x16
 #   cand     each candidate algorithm of the selection tables up to
 #            4 MiB (CANDIDATES below; CAND in the environment: fewer) on
 #            its own, from a library of just those compiled up to 4 MiB
@@ -80,7 +82,7 @@ build)
 run)
   HERE=$(cd "$(dirname "$0")" && pwd)
   RESULTS=${2:-$PWD/results}
-  PARTS=${3:-ceiling,ar,ag,rs,a2a,wide,tiled,mp,cand}
+  PARTS=${3:-ceiling,ar,ag,rs,a2a,wide,tiled,mp,mpall,cand}
   FACTOR=${FACTOR:-4} # size step
   EAGER=${EAGER:-1}   # 0: CUDA graphs only
   BF16=${BF16:-1}     # 0: no bfloat16 AllReduce
@@ -157,6 +159,15 @@ run)
     ccl-run -n "$NGPUS" ccl-perf --lib "$lib" --coll AllReduce --target cuda \
         -b 4 -e 1G -f "$FACTOR" -n 20 -w 5 -G 10 --compare nccl >"$RESULTS/mp-allreduce-graph.txt" 2>&1
     record mp-allreduce-graph $? "$RESULTS/mp-allreduce-graph.txt" $((SECONDS - t))
+  fi
+  if part mpall; then
+    for c in AllGather ReduceScatter AllToAll Broadcast Reduce; do
+      n=$(tr '[:upper:]' '[:lower:]' <<<"$c")
+      t=$SECONDS
+      ccl-run -n "$NGPUS" ccl-perf --lib "$lib" --coll "$c" --target cuda \
+          -b 4 -e 1G -f 16 -n 20 -w 5 -G 10 --compare nccl >"$RESULTS/mp-$n-graph.txt" 2>&1
+      record "mp-$n-graph" $? "$RESULTS/mp-$n-graph.txt" $((SECONDS - t))
+    done
   fi
   if part cand; then
     for c in ${CAND:-$CANDIDATES}; do
