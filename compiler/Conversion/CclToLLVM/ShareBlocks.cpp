@@ -200,8 +200,9 @@ uintptr_t variantIndex(const KernelSkeleton &skel, int64_t entry) {
 
 /// Groups the blocks of all kernels by shape (blocks of different element
 /// types or operators call different library functions, so they never
-/// share); splits a group whose differing constants do not fit the i32
-/// table into single blocks.
+/// share; the blocks of a per-rank kernel share only with each other, those
+/// of an LL-packet kernel only within one of its variants); splits a group
+/// whose differing constants do not fit the i32 table into single blocks.
 SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
                                ArrayRef<SmallVector<Flattened>> flat) {
   SmallVector<Group> groups;
@@ -224,7 +225,7 @@ SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
       // algorithm (allpairs_ll with allpairs_ll_wide), its chunk counts
       // became table values and every chunk offset a 64-bit division at
       // run time (22 of them: 4.6 us against 2.7 per 1 KiB AllReduce on 2
-      // x H200, docs/perf.md "Shared programs in LL kernels").
+      // x H200, docs/perf.md "LL kernels with code of their own").
       if (skeletons[k].packets) {
         key.push_back(~uintptr_t(k));
         key.push_back(variantIndex(skeletons[k], skeletons[k].blocks[i].first));
