@@ -114,7 +114,8 @@ static inline void kernel_end(const ccl_dev_ctx *ctx) {
 }
 
 // Reports a timeout the way device code does: claim the record, fill it,
-// raise the abort flag.
+// raise the abort flag (only the block whose claim succeeded: the runtime
+// reads the record once it sees the flag).
 static inline void report_timeout(const ccl_dev_ctx *ctx, uint32_t block,
                                   uint32_t op_id, uint32_t expected,
                                   uint32_t observed, uint64_t waited) {
@@ -127,10 +128,10 @@ static inline void report_timeout(const ccl_dev_ctx *ctx, uint32_t block,
     ctx->error->expected = expected;
     ctx->error->observed = observed;
     ctx->error->waited_ns = waited;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(const_cast<uint32_t *>(ctx->abort_flag), 1u,
+                     __ATOMIC_RELEASE);
   }
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  __atomic_store_n(const_cast<uint32_t *>(ctx->abort_flag), 1u,
-                   __ATOMIC_RELEASE);
 }
 
 // Spins until *flag == expected (or, with at_least, until it reached
