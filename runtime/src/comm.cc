@@ -189,12 +189,14 @@ std::string laggards(Shared *s) {
 
 } // namespace
 
-// Describes the communicator's asynchronous error (the abort flag is set).
-std::string describeAsyncError(Shared *s) {
-  volatile ccl_error_record *e = s->error;
-  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+ccl_error_record readErrorRecord(const Shared *s) {
+  // The state is claimed with a compare-and-swap, which a losing thread of
+  // another rank may still be running while this reads it: an atomic load.
+  // The other fields are written by the winner before it raises the abort
+  // flag, and the caller has seen the flag (or the kernels finished).
   ccl_error_record rec;
-  rec.state = e->state;
+  rec.state = __atomic_load_n(&s->error->state, __ATOMIC_ACQUIRE);
+  volatile const ccl_error_record *e = s->error;
   rec.rank = e->rank;
   rec.block = e->block;
   rec.op_id = e->op_id;
@@ -203,6 +205,12 @@ std::string describeAsyncError(Shared *s) {
   rec.waited_ns = e->waited_ns;
   rec.wait = e->wait;
   rec.channel = e->channel;
+  return rec;
+}
+
+// Describes the communicator's asynchronous error (the abort flag is set).
+std::string describeAsyncError(Shared *s) {
+  ccl_error_record rec = readErrorRecord(s);
   if (rec.state == CCL_ERR_REMOTE) {
     std::lock_guard<std::mutex> lk(s->failMu);
     return s->remoteFailure + "; the communicator is aborted";

@@ -302,6 +302,9 @@ void releaseShared(Shared *s, int rank, PreparedRank &pr);
 // Shared by the API functions (comm.cc).
 std::string planName(const ccl_plan *p);
 std::string describeAsyncError(Shared *s);
+// A copy of the communicator's error record (read once the abort flag is
+// seen), its state read atomically.
+ccl_error_record readErrorRecord(const Shared *s);
 bool aborted(Shared *s);
 // The result code of the communicator's asynchronous error: cclTimeout for
 // a spin-wait timeout, cclRemoteError when another rank failed or the

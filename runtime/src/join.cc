@@ -312,8 +312,7 @@ void tellPeers(Shared *s) {
   // A kernel of this rank timed out: tell the others once.
   if (!s->boot || !aborted(s) || s->timeoutBroadcast.exchange(true))
     return;
-  ccl_error_record rec;
-  memcpy(&rec, (const void *)s->error, sizeof rec);
+  const ccl_error_record rec = readErrorRecord(s);
   if (rec.state != CCL_ERR_TIMEOUT)
     return; // a remote failure or an abort: already told
   {
