@@ -94,7 +94,9 @@ void splitSlotRanges(AlgorithmOp algo);
 /// its ranks share their block programs (one kernel then serves all rank
 /// counts of the algorithm that do), otherwise its own symbol `<name>_n<N>`
 /// (on GPU targets with `_r<R>` appended per rank); always the latter with
-/// `perRankKernels` (cclc --kernels=per-rank).
+/// `perRankKernels` (cclc --kernels=per-rank). An LL-packet algorithm whose
+/// ranks share their programs gets `<name>_n<N>` too, one kernel for all
+/// ranks of that rank count.
 std::string kernelPrefix(AlgorithmOp algo, bool perRankKernels);
 
 /// Bytes per element of `dtype` ("float32", ...), 0 if unknown.

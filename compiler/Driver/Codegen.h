@@ -40,6 +40,9 @@ struct VariantInfo {
 struct AlgorithmInfo {
   std::string name, collective;
   bool inplace = false, ll = false;
+  /// Out of place, and its code serves in-place calls too (`implements
+  /// C(inplace, outofplace)`): the plan's inplace is CCL_INPLACE_BOTH.
+  bool bothForms = false;
   int64_t chunks = 1;
   int64_t root = 0; ///< the collective's `root` parameter (0 without one)
   /// Largest message its plan supports (scratch is sized for it): the

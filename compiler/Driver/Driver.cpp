@@ -178,6 +178,7 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
       a.name = algo.getName().str();
       a.collective = algo.getCollectiveName().str();
       a.inplace = algo.getInplace();
+      a.bothForms = bool(algo.getAlsoInplaceAttr());
       a.chunks = algo.getChunks();
       a.ll = algo.isLL();
       if (DictionaryAttr params = algo.getParamsAttr())

@@ -16,6 +16,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace ccl;
 
@@ -75,10 +77,14 @@ void ccl::printSelection(const std::vector<SelectionRow> &rows,
           "items)\n";
     return;
   }
+  // The algorithm column fits the longest name.
+  size_t width = 20;
+  for (const SelectionRow &r : rows)
+    width = std::max(width, r.algorithm.size());
   os << "# selection table: the first row that holds the call and whose "
         "algorithm has a kernel for it serves it\n"
-     << "# collective      ranks     max-bytes  algorithm             "
-        "plan-max-bytes  row\n";
+     << "# collective      ranks     max-bytes  "
+     << llvm::left_justify("algorithm", width) << "  plan-max-bytes  row\n";
   for (const SelectionRow &r : rows) {
     std::string ranks = std::to_string(r.minRanks) + ".." +
                         (r.maxRanks < 0 ? std::string("") :
@@ -90,7 +96,7 @@ void ccl::printSelection(const std::vector<SelectionRow> &rows,
         planMax = a.maxBytes;
     os << llvm::left_justify(r.collective, 16) << "  "
        << llvm::left_justify(ranks, 8) << "  " << llvm::right_justify(bytes, 12)
-       << "  " << llvm::left_justify(r.algorithm, 20) << "  "
+       << "  " << llvm::left_justify(r.algorithm, width) << "  "
        << llvm::right_justify(std::to_string(planMax), 14) << "  " << r.where
        << "\n";
   }

@@ -275,12 +275,14 @@ public:
     auto *init = ConstantStruct::get(
         planTy,
         {u32(CCL_PLAN_ABI_VERSION), u32(art.planTarget), str(a.name),
-         str(a.collective), u32(a.inplace), u32(a.chunks),
-         u32(a.ll ? CCL_PROTO_LL : CCL_PROTO_SIMPLE), u64(a.maxBytes),
-         str(info.source), u32(variants.size()),
+         str(a.collective),
+         u32(a.bothForms ? CCL_INPLACE_BOTH
+             : a.inplace ? CCL_INPLACE_ONLY
+                         : CCL_INPLACE_NO),
+         u32(a.chunks), u32(a.ll ? CCL_PROTO_LL : CCL_PROTO_SIMPLE),
+         u64(a.maxBytes), str(info.source), u32(variants.size()),
          array(variantTy, variants, "ccl_variants"), u32(info.ops.size()),
-         ops(info), u32(imageCount), imageArray,
-         u32(a.root)});
+         ops(info), u32(imageCount), imageArray, u32(a.root)});
     return new GlobalVariable(m, planTy, true, GlobalValue::InternalLinkage,
                               init, "ccl_plan_" + a.name + "_" + art.target);
   }
@@ -382,7 +384,10 @@ std::string headerText(const PlanInfo &plan, StringRef guard) {
      << "#endif\n\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   for (const AlgorithmInfo &a : plan.algorithms) {
-    os << "/* " << a.name << ": " << a.collective << (a.inplace ? " (in place)" : "")
+    os << "/* " << a.name << ": " << a.collective
+       << (a.bothForms ? " (in place or out of place)"
+           : a.inplace ? " (in place)"
+                       : "")
        << ", ranks";
     for (const VariantInfo &v : a.variants)
       os << " " << v.nranks;

@@ -31,10 +31,14 @@ struct SlotState {
 void buildDag(AlgorithmOp algo) {
   std::map<Slot, SlotState> slots;
   int64_t id = 0;
-  auto each = [](ArrayRef<ChunkRefAttr> refs, auto fn) {
-    for (ChunkRefAttr r : refs)
+  // Slots where they live in place (an algorithm of both forms: edges
+  // for what conflicts only when its output is its input, too).
+  auto each = [&](ArrayRef<ChunkRefAttr> refs, auto fn) {
+    for (ChunkRefAttr ref : refs) {
+      ChunkRefAttr r = algo.inPlaceRef(ref);
       for (int64_t i = 0; i < r.getCount(); ++i)
         fn(Slot{r.getBuffer().str(), r.getRank(), r.getIndex() + i});
+    }
   };
   for (Operation &op : algo.getBody().front()) {
     if (!isa<InstructionOp, TbBarrierOp>(op))

@@ -17,12 +17,15 @@ using namespace ccl;
 
 namespace {
 
-/// Ranges touched since the last barrier of one thread block.
+/// Ranges touched since the last barrier of one thread block, where they
+/// live when the algorithm is called in place (an algorithm of both forms:
+/// its output may be its input, AlgorithmOp::inPlaceRef).
 struct PendingAccesses {
   SmallVector<ChunkRefAttr> reads, writes;
 
-  bool conflicts(InstructionOp op) const {
-    auto overlapsAny = [](ChunkRefAttr ref, ArrayRef<ChunkRefAttr> list) {
+  bool conflicts(AlgorithmOp algo, InstructionOp op) const {
+    auto overlapsAny = [&](ChunkRefAttr ref, ArrayRef<ChunkRefAttr> list) {
+      ref = algo.inPlaceRef(ref);
       return llvm::any_of(list, [&](ChunkRefAttr o) { return o.overlaps(ref); });
     };
     for (ChunkRefAttr r : op.getReadRefs())
@@ -33,9 +36,11 @@ struct PendingAccesses {
         return true;
     return false;
   }
-  void add(InstructionOp op) {
-    llvm::append_range(reads, op.getReadRefs());
-    llvm::append_range(writes, op.getWrittenRefs());
+  void add(AlgorithmOp algo, InstructionOp op) {
+    for (ChunkRefAttr r : op.getReadRefs())
+      reads.push_back(algo.inPlaceRef(r));
+    for (ChunkRefAttr w : op.getWrittenRefs())
+      writes.push_back(algo.inPlaceRef(w));
   }
 };
 
@@ -88,12 +93,12 @@ LogicalResult schedule(AlgorithmOp algo, int64_t &nextId) {
     std::pair<int64_t, int64_t> key{op.getExecRank(), op.getThreadBlock()};
     Block &dest = blocks[key].getBody().front();
     PendingAccesses &acc = pending[key];
-    if (acc.conflicts(op)) {
+    if (acc.conflicts(algo, op)) {
       OpBuilder bb = OpBuilder::atBlockEnd(&dest);
       BarrierOp::create(bb, op.getLoc());
       acc = PendingAccesses();
     }
-    acc.add(op);
+    acc.add(algo, op);
     setOpId(op, nextId++);
     op->moveBefore(&dest, dest.end());
   }

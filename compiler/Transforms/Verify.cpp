@@ -15,7 +15,9 @@
 
 #include "ccl/Dialect/CclDialect.h"
 
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <map>
 #include <set>
@@ -451,10 +453,10 @@ LogicalResult ccl::verify::buildProgram(AlgorithmOp algo, Program &program) {
 
 namespace {
 
-/// Verifies `algo`. When it fails on a limit (its size, thread blocks per
-/// rank) rather than on its semantics, `*limit` is set.
-LogicalResult verifyAlgorithm(AlgorithmOp algo, int64_t maxBlocks,
-                              int64_t calls, bool *limit) {
+/// Verifies `algo` as it is. When it fails on a limit (its size, thread
+/// blocks per rank) rather than on its semantics, `*limit` is set.
+LogicalResult verifyOneForm(AlgorithmOp algo, int64_t maxBlocks, int64_t calls,
+                            bool *limit) {
   if (failed(checkSize(algo)) || failed(checkResources(algo, maxBlocks))) {
     *limit = true;
     return failure();
@@ -468,6 +470,76 @@ LogicalResult verifyAlgorithm(AlgorithmOp algo, int64_t maxBlocks,
   if (failed(builder.build()))
     return failure();
   return runMachine(builder.program(), calls);
+}
+
+/// A copy of out-of-place `algo` (not in any block; the caller erases it)
+/// whose every reference is where it lives in place (AlgorithmOp::
+/// inPlaceRef): the same operations, run on aliased buffers. The contract moves
+/// with it (`at`; the terms name input chunks at the start of the call,
+/// wherever they live).
+AlgorithmOp aliasedCopy(AlgorithmOp algo) {
+  auto copy = cast<AlgorithmOp>(algo->clone());
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([&](ChunkRefAttr ref) -> std::optional<Attribute> {
+    ChunkRefAttr moved = algo.inPlaceRef(ref);
+    return moved == ref ? std::nullopt : std::optional<Attribute>(moved);
+  });
+  copy.walk([&](Operation *op) {
+    if (auto req = dyn_cast<RequireOp>(op))
+      req.setAtAttr(cast<ChunkRefAttr>(replacer.replace(req.getAt())));
+    else if (auto ens = dyn_cast<EnsureOp>(op))
+      ens.setAtAttr(cast<ChunkRefAttr>(replacer.replace(ens.getAt())));
+    else if (op != copy.getOperation())
+      replacer.replaceElementsIn(op);
+  });
+  copy.setInplace(true);
+  copy.removeAlsoInplaceAttr();
+  return copy;
+}
+
+/// Verifies `algo`; one that also serves in-place calls (`also_inplace`)
+/// a second time, on its buffers aliased as in place. Errors of the second
+/// say so.
+LogicalResult verifyAlgorithm(AlgorithmOp algo, int64_t maxBlocks,
+                              int64_t calls, bool *limit) {
+  if (failed(verifyOneForm(algo, maxBlocks, calls, limit)))
+    return failure();
+  DictionaryAttr alias = algo.getAlsoInplaceAttr();
+  if (!alias)
+    return success();
+  AlgorithmOp copy = aliasedCopy(algo);
+  auto erase = llvm::make_scope_exit([&] { copy->erase(); });
+  std::optional<Diagnostic> first;
+  LogicalResult result = success();
+  {
+    ScopedDiagnosticHandler handler(algo.getContext(), [&](Diagnostic &d) {
+      if (d.getSeverity() != DiagnosticSeverity::Error)
+        return failure();
+      if (!first)
+        first.emplace(std::move(d));
+      return success();
+    });
+    DeclarationIndex index(copy);
+    result = verifyOneForm(copy, maxBlocks, calls, limit);
+  }
+  if (succeeded(result))
+    return success();
+  std::string buffers =
+      (alias.getAs<StringAttr>("from").getValue() + " aliasing " +
+       alias.getAs<StringAttr>("to").getValue())
+          .str();
+  if (!first) {
+    emitError(algo.getLoc()) << "called in place (" << buffers
+                             << "), the algorithm fails verification";
+    return failure();
+  }
+  InFlightDiagnostic d =
+      emitError(first->getLocation())
+      << "called in place (" << buffers << ", as "
+      << "'outofplace' with 'inplace' promises): " << first->str();
+  for (Diagnostic &note : first->getNotes())
+    d.attachNote(note.getLocation()) << note.str();
+  return failure();
 }
 
 /// An error diagnostic with its notes, held back so that the failures of

@@ -183,10 +183,12 @@ LogicalResult Evaluator::beginAlgorithm(const ast::Algorithm &a, int64_t n) {
   return success();
 }
 
-/// The collective `a` implements; sets `inplace` and collects the arguments
-/// it gives to the collective's parameters.
+/// The collective `a` implements; sets `inplace` and `outofplace` (the
+/// forms it names) and collects the arguments it gives to the collective's
+/// parameters.
 FailureOr<const ast::Collective *>
 Evaluator::collectiveOf(const ast::Algorithm &a, bool &inplace,
+                        bool &outofplace,
                         std::map<std::string, const ast::Arg *> &given) {
   auto collIt = collectives.find(a.collective);
   if (collIt == collectives.end()) {
@@ -203,11 +205,16 @@ Evaluator::collectiveOf(const ast::Algorithm &a, bool &inplace,
   const ast::Collective &coll = *collIt->second;
   for (const ast::Arg &arg : a.args) {
     if (arg.name.empty()) {
-      if (arg.value->kind != Expr::Ident || arg.value->name != "inplace")
+      if (arg.value->kind != Expr::Ident ||
+          (arg.value->name != "inplace" && arg.value->name != "outofplace"))
         return error(arg.value->loc)
-               << "unknown collective variant; expected 'inplace' or a "
-                  "parameter 'name = value'";
-      inplace = true;
+               << "unknown collective variant; expected 'inplace', "
+                  "'outofplace' or a parameter 'name = value'";
+      bool &form = arg.value->name == "inplace" ? inplace : outofplace;
+      if (form)
+        return error(arg.value->loc)
+               << "'" << arg.value->name << "' is given twice";
+      form = true;
       continue;
     }
     bool known = llvm::any_of(coll.params, [&](const ast::Arg &p) {
@@ -331,11 +338,16 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
                                    ModuleOp module) {
   if (failed(beginAlgorithm(a, n)))
     return failure();
-  bool inplace = false;
+  bool inplace = false, outofplace = false;
   std::map<std::string, const ast::Arg *> given;
-  auto collOr = collectiveOf(a, inplace, given);
+  auto collOr = collectiveOf(a, inplace, outofplace, given);
   if (failed(collOr))
     return failure();
+  // Both forms: the program is evaluated out of place, and the verifier
+  // proves it again with the buffers aliased as the in-place form has them.
+  bool bothForms = inplace && outofplace;
+  if (bothForms)
+    inplace = false;
   const ast::Collective &coll = **collOr;
   std::string protocol = "Simple";
   std::optional<ChannelKind> channelKind;
@@ -348,7 +360,7 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
   // Buffer sizes and in-place layout, in the program's view (per instance).
   if (failed(sizes(coll, chunks, inChunks, outChunks)))
     return failure();
-  if (inplace) {
+  if (inplace || bothForms) {
     auto al = alias(coll, chunks, inChunks, outChunks);
     if (failed(al))
       return failure();
@@ -357,7 +369,23 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
              << "collective '" << coll.name
              << "' has no in-place form (its declaration has no "
                 "'inplace(...)' clause)";
-    aliasing = **al;
+    if (inplace)
+      aliasing = **al;
+  }
+  // The in-place layout over the whole buffers (all instances).
+  DictionaryAttr alsoInplace;
+  if (bothForms) {
+    int64_t full = chunks * instances, in, out;
+    if (failed(sizes(coll, full, in, out)))
+      return failure();
+    auto al = alias(coll, full, in, out);
+    if (failed(al))
+      return failure();
+    alsoInplace = builder.getDictionaryAttr(
+        {builder.getNamedAttr("from", builder.getStringAttr((*al)->from)),
+         builder.getNamedAttr("to", builder.getStringAttr((*al)->to)),
+         builder.getNamedAttr("offsets",
+                              builder.getDenseI64ArrayAttr((*al)->offsets))});
   }
 
   builder.setInsertionPointToEnd(module.getBody());
@@ -379,7 +407,8 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
       ProtocolAttr::get(ctx, *symbolizeProtocol(protocol)),
       /*scheduled=*/nullptr, optI64(inChunks * instances, chunks * instances),
       optI64(outChunks * instances, chunks * instances), optI64(instances, 1),
-      /*params=*/nullptr, /*channel_kind=*/nullptr, optI64(tiles, 1));
+      /*params=*/nullptr, /*channel_kind=*/nullptr, optI64(tiles, 1),
+      alsoInplace);
   if (channelKind)
     algo.setChannelKindAttr(ChannelKindAttr::get(ctx, *channelKind));
   if (!paramAttrs.empty())

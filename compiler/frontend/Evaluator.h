@@ -217,7 +217,7 @@ private:
                                 mlir::ModuleOp module);
   mlir::LogicalResult beginAlgorithm(const ast::Algorithm &a, int64_t n);
   mlir::FailureOr<const ast::Collective *>
-  collectiveOf(const ast::Algorithm &a, bool &inplace,
+  collectiveOf(const ast::Algorithm &a, bool &inplace, bool &outofplace,
                std::map<std::string, const ast::Arg *> &given);
   mlir::LogicalResult clauses(const ast::Algorithm &a, std::string &protocol,
                               std::optional<ChannelKind> &channelKind);

@@ -45,7 +45,57 @@ int64_t AlgorithmOp::getBufferChunks(StringRef buffer) {
   return -1;
 }
 
+ChunkRefAttr AlgorithmOp::inPlaceRef(ChunkRefAttr ref) {
+  DictionaryAttr alias = getAlsoInplaceAttr();
+  if (!alias)
+    return ref;
+  auto from = alias.getAs<StringAttr>("from");
+  auto to = alias.getAs<StringAttr>("to");
+  auto offsets = alias.getAs<DenseI64ArrayAttr>("offsets");
+  if (!from || !to || !offsets || ref.getBuffer() != from.getValue() ||
+      ref.getRank() < 0 || ref.getRank() >= (int64_t)offsets.size())
+    return ref;
+  return ChunkRefAttr::get(getContext(), to.getValue(), ref.getRank(),
+                           ref.getIndex() + offsets[ref.getRank()],
+                           ref.getCount());
+}
+
+/// `also_inplace`: {from, to: "input" / "output", one each; offsets: one
+/// chunk offset per rank, within `to`}.
+static LogicalResult verifyAlsoInplace(AlgorithmOp op, DictionaryAttr d) {
+  auto from = d.getAs<StringAttr>("from");
+  auto to = d.getAs<StringAttr>("to");
+  auto offsets = d.getAs<DenseI64ArrayAttr>("offsets");
+  if (!from || !to || !offsets || d.size() != 3)
+    return op.emitOpError("also_inplace needs exactly 'from' and 'to' "
+                          "(strings) and 'offsets' (array<i64>)");
+  auto isUser = [](StringAttr s) {
+    return s.getValue() == "input" || s.getValue() == "output";
+  };
+  if (!isUser(from) || !isUser(to) || from == to)
+    return op.emitOpError("also_inplace aliases 'input' and 'output', not '")
+           << from.getValue() << "' and '" << to.getValue() << "'";
+  if (op.getInplace())
+    return op.emitOpError("is the in-place form already; also_inplace "
+                          "belongs on an out-of-place algorithm");
+  if ((int64_t)offsets.size() != op.getNranks())
+    return op.emitOpError("also_inplace has ")
+           << offsets.size() << " offsets for " << op.getNranks() << " ranks";
+  int64_t fromChunks = op.getBufferChunks(from.getValue());
+  int64_t toChunks = op.getBufferChunks(to.getValue());
+  for (auto [r, off] : llvm::enumerate(offsets.asArrayRef()))
+    if (off < 0 || off + fromChunks > toChunks)
+      return op.emitOpError("also_inplace puts ")
+             << from.getValue() << " of rank " << r << " at chunks " << off
+             << ".." << off + fromChunks << " of " << to.getValue()
+             << ", which has " << toChunks << " chunks";
+  return success();
+}
+
 LogicalResult AlgorithmOp::verify() {
+  if (DictionaryAttr d = getAlsoInplaceAttr())
+    if (failed(verifyAlsoInplace(*this, d)))
+      return failure();
   // The operations are verified next (before verifyRegions); their channel
   // and semaphore checks look declarations up.
   DeclarationIndex::beginVerification(*this);

@@ -52,6 +52,8 @@ bool overlap(uintptr_t a, uint64_t na, uintptr_t b, uint64_t nb) {
 bool stagingBytes(const ccl_plan *p, int nranks, uint64_t *out) {
   const Collective c = collectiveOf(p);
   *out = 0;
+  if (p->inplace == CCL_INPLACE_BOTH)
+    return true; // no call is staged
   if (p->inplace && c != Collective::kReduceScatter)
     return true; // the output is the kernel's buffer
   return !__builtin_mul_overflow(p->max_bytes, inputBlocks(c, nranks), out);
@@ -111,6 +113,8 @@ cclResult_t planBuffers(const ccl_plan *plan, void *staging, int nranks,
                layout, here.c_str()));
   }
   char *stage = static_cast<char *>(staging);
+  if (plan->inplace == CCL_INPLACE_BOTH)
+    return cclSuccess; // proved in both layouts
   if (plan->inplace) {
     if (inPlaceCall)
       return cclSuccess;

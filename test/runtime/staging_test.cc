@@ -9,15 +9,19 @@
 //            output + rank * count, as MSCCLang's index mapping says);
 //  - rs_oop: out-of-place ReduceScatter;
 //  - rs_ip:  in-place ReduceScatter: uses only `input`, leaves its result
-//            in input + rank * count.
+//            in input + rank * count;
+//  - ag_both, rs_both: plans of both forms (CCL_INPLACE_BOTH, what cclc
+//            emits for `implements C(inplace, outofplace)`): out-of-place
+//            code that is also correct on the in-place layout, given the
+//            caller's buffers as they are in either form (never staged).
 // Each plan is called in place (NCCL's layouts) and out of place,
 // alternating, with varying counts (the largest included), twelve calls
 // back to back: inputs refilled, outputs and inputs saved with
 // cclMemcpyAsync, output buffers poisoned before every call. Checked: every
 // result, the caller's input of out-of-place calls unchanged, the buffers
 // each kind of kernel was given (in-place kernels the in-place layout,
-// out-of-place kernels disjoint buffers), and the refusal of other
-// overlaps with its message.
+// out-of-place kernels disjoint buffers, kernels of both forms exactly the
+// caller's pointers), and the refusal of other overlaps with its message.
 #include <atomic>
 #include <vector>
 
@@ -104,19 +108,41 @@ const char *block_of(const ccl_dev_ctx *, const void *buf, uint64_t count,
   return static_cast<const char *>(buf) + (uint64_t)p * count * 4;
 }
 
+// The buffers each rank's kernels of both forms were given, in call order
+// (each rank's kernels run one after another on its worker).
+std::vector<std::pair<const void *, void *>> g_given[kMaxRanks];
+
+// Out-of-place AllGather; on the in-place layout (input == output + rank *
+// count) the copy of its own block is skipped and the rest holds too.
+void ag_body(const ccl_dev_ctx *ctx, uint32_t epoch, const void *input,
+             void *output, uint64_t count) {
+  char *out = static_cast<char *>(output);
+  char *mine = out + (uint64_t)ctx->rank * count * 4;
+  if (mine != input)
+    __ccl_copy(mine, static_cast<const char *>(input), count * 4);
+  exchange(ctx, epoch, count, whole, input, [&](uint32_t q, char *slot) {
+    __ccl_copy(out + (uint64_t)q * count * 4, slot, count * 4);
+  });
+}
+
 void ag_oop(const ccl_dev_ctx *ctx, const void *input, void *output,
             uint64_t count, uint32_t block) {
   __ccl_host_set_block(block);
   uint32_t epoch = __ccl_begin(ctx);
-  const uint32_t n = ctx->nranks, r = ctx->rank;
+  const uint32_t n = ctx->nranks;
   if (count && !disjoint(input, count * 4, output, n * count * 4))
     g_bad_alias++;
-  char *out = static_cast<char *>(output);
-  __ccl_copy(out + (uint64_t)r * count * 4,
-             static_cast<const char *>(input), count * 4);
-  exchange(ctx, epoch, count, whole, input, [&](uint32_t q, char *slot) {
-    __ccl_copy(out + (uint64_t)q * count * 4, slot, count * 4);
-  });
+  ag_body(ctx, epoch, input, output, count);
+  g_calls++;
+  __ccl_end(ctx, epoch);
+}
+
+void ag_both(const ccl_dev_ctx *ctx, const void *input, void *output,
+             uint64_t count, uint32_t block) {
+  __ccl_host_set_block(block);
+  uint32_t epoch = __ccl_begin(ctx);
+  g_given[ctx->rank].push_back({input, output});
+  ag_body(ctx, epoch, input, output, count);
   g_calls++;
   __ccl_end(ctx, epoch);
 }
@@ -138,18 +164,38 @@ void ag_ip(const ccl_dev_ctx *ctx, const void *input, void *output,
   __ccl_end(ctx, epoch);
 }
 
+// Out-of-place ReduceScatter; on the in-place layout (output == input +
+// rank * count) the copy of its own block is skipped, and the peers' blocks
+// it sends are not the one it reduces into.
+void rs_body(const ccl_dev_ctx *ctx, uint32_t epoch, const void *input,
+             void *output, uint64_t count) {
+  char *out = static_cast<char *>(output);
+  const char *mine = block_of(ctx, input, count, ctx->rank);
+  if (mine != out)
+    __ccl_copy(out, mine, count * 4);
+  exchange(ctx, epoch, count, block_of, input, [&](uint32_t, char *slot) {
+    __ccl_reduce_f32_sum(out, slot, count);
+  });
+}
+
 void rs_oop(const ccl_dev_ctx *ctx, const void *input, void *output,
             uint64_t count, uint32_t block) {
   __ccl_host_set_block(block);
   uint32_t epoch = __ccl_begin(ctx);
-  const uint32_t n = ctx->nranks, r = ctx->rank;
+  const uint32_t n = ctx->nranks;
   if (count && !disjoint(input, n * count * 4, output, count * 4))
     g_bad_alias++;
-  char *out = static_cast<char *>(output);
-  __ccl_copy(out, block_of(ctx, input, count, r), count * 4);
-  exchange(ctx, epoch, count, block_of, input, [&](uint32_t, char *slot) {
-    __ccl_reduce_f32_sum(out, slot, count);
-  });
+  rs_body(ctx, epoch, input, output, count);
+  g_calls++;
+  __ccl_end(ctx, epoch);
+}
+
+void rs_both(const ccl_dev_ctx *ctx, const void *input, void *output,
+             uint64_t count, uint32_t block) {
+  __ccl_host_set_block(block);
+  uint32_t epoch = __ccl_begin(ctx);
+  g_given[ctx->rank].push_back({input, output});
+  rs_body(ctx, epoch, input, output, count);
   g_calls++;
   __ccl_end(ctx, epoch);
 }
@@ -181,6 +227,8 @@ const ccl_kernel_info kAgOop[] = {{CCL_DT_FLOAT32, CCL_OP_SUM, "ag", ag_oop}};
 const ccl_kernel_info kAgIp[] = {{CCL_DT_FLOAT32, CCL_OP_SUM, "ag", ag_ip}};
 const ccl_kernel_info kRsOop[] = {{CCL_DT_FLOAT32, CCL_OP_SUM, "rs", rs_oop}};
 const ccl_kernel_info kRsIp[] = {{CCL_DT_FLOAT32, CCL_OP_SUM, "rs", rs_ip}};
+const ccl_kernel_info kAgBoth[] = {{CCL_DT_FLOAT32, CCL_OP_SUM, "ag", ag_both}};
+const ccl_kernel_info kRsBoth[] = {{CCL_DT_FLOAT32, CCL_OP_SUM, "rs", rs_both}};
 
 #define VARIANTS(kernels)                                                      \
   {{2, 1, 1, 1, &kScratch[2], 1, kernels, 4, g_channels[2]},                   \
@@ -190,6 +238,8 @@ const ccl_variant kAgOopV[] = VARIANTS(kAgOop);
 const ccl_variant kAgIpV[] = VARIANTS(kAgIp);
 const ccl_variant kRsOopV[] = VARIANTS(kRsOop);
 const ccl_variant kRsIpV[] = VARIANTS(kRsIp);
+const ccl_variant kAgBothV[] = VARIANTS(kAgBoth);
+const ccl_variant kRsBothV[] = VARIANTS(kRsBoth);
 
 const ccl_op_info kOps[] = {{"wait", "x.ccl", 1, 1}, {"wait", "x.ccl", 2, 1}};
 #define PLAN(name, coll, inplace, variants)                                    \
@@ -199,6 +249,10 @@ const ccl_plan kAgOopPlan = PLAN("ag_oop", "AllGather", 0, kAgOopV);
 const ccl_plan kAgIpPlan = PLAN("ag_ip", "AllGather", 1, kAgIpV);
 const ccl_plan kRsOopPlan = PLAN("rs_oop", "ReduceScatter", 0, kRsOopV);
 const ccl_plan kRsIpPlan = PLAN("rs_ip", "ReduceScatter", 1, kRsIpV);
+const ccl_plan kAgBothPlan =
+    PLAN("ag_both", "AllGather", CCL_INPLACE_BOTH, kAgBothV);
+const ccl_plan kRsBothPlan =
+    PLAN("rs_both", "ReduceScatter", CCL_INPLACE_BOTH, kRsBothV);
 
 // For the overlap messages of the other collectives (never runs).
 void nop(const ccl_dev_ctx *, const void *, void *, uint64_t, uint32_t) {}
@@ -224,6 +278,8 @@ __attribute__((constructor)) void register_plans() {
   cclrtRegisterPlan(&kAgIpPlan);
   cclrtRegisterPlan(&kRsOopPlan);
   cclrtRegisterPlan(&kRsIpPlan);
+  cclrtRegisterPlan(&kAgBothPlan);
+  cclrtRegisterPlan(&kRsBothPlan);
   cclrtRegisterPlan(&kArPlan);
   cclrtRegisterPlan(&kA2aPlan);
 }
@@ -281,6 +337,10 @@ void run_plan(const ccl_plan *plan, int n) {
     }
   }
   const int before = g_calls.load();
+  for (auto &g : g_given)
+    g.clear();
+  // The buffers of each rank's calls, as the caller passed them.
+  std::vector<std::vector<std::pair<const void *, void *>>> passed(n);
   for (int k = 0; k < calls; k++) {
     const uint64_t count = counts[k];
     const uint64_t bytes = count * 4;
@@ -309,6 +369,7 @@ void run_plan(const ccl_plan *plan, int n) {
         input = big;
         output = big + r * bytes;
       }
+      passed[r].push_back({input, output});
       CHECK_OK(cclrtLaunch(plan, c, input, output, count, cclFloat32, cclSum,
                            nullptr));
       CHECK_OK(cclMemcpyAsync(c, b.saveOut[k], output, outBytes, nullptr));
@@ -319,6 +380,22 @@ void run_plan(const ccl_plan *plan, int n) {
   for (int r = 0; r < n; r++)
     CHECK_OK(cclCommSynchronize(comms[r], nullptr));
   CHECK(g_calls.load() - before == calls * n);
+  if (plan->inplace == CCL_INPLACE_BOTH)
+    for (int r = 0; r < n; r++) {
+      // Nothing staged: the kernel ran on the caller's buffers, in place
+      // and out of place alike.
+      CHECK(g_given[r].size() == (size_t)calls);
+      for (int k = 0; k < calls && k < (int)g_given[r].size(); k++)
+        if (g_given[r][k] != passed[r][k]) {
+          fprintf(stderr,
+                  "%s, %d ranks, call %d (%s): rank %d's kernel got input "
+                  "%p, output %p; the caller passed %p, %p\n",
+                  plan->algorithm, n, k, k % 2 ? "in place" : "out of place", r,
+                  g_given[r][k].first, g_given[r][k].second, passed[r][k].first,
+                  passed[r][k].second);
+          g_failures++;
+        }
+    }
   for (int k = 0; k < calls; k++) {
     const uint64_t count = counts[k];
     const bool inPlace = k % 2 == 1;
@@ -451,6 +528,8 @@ int main() {
     run_plan(&kAgIpPlan, n);
     run_plan(&kRsOopPlan, n);
     run_plan(&kRsIpPlan, n);
+    run_plan(&kAgBothPlan, n);
+    run_plan(&kRsBothPlan, n);
   }
   test_overlap_refused();
   return test_result("staging_test");

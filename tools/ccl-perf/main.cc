@@ -239,9 +239,12 @@ void printHeader(Env &env, const Target &t, const ccl_variant *variant,
                "last column)\n",
                env.coll->name, env.coll->rooted ? ", root " + std::to_string(env.root) : "");
   else if (plan)
-    fmt::print("# algorithm : {} ({}{}, {}, {}; source {})\n", opt.algo, env.coll->name,
+    fmt::print("# algorithm : {} ({}{}, {}, {}; source {})\n", opt.algo,
+               env.coll->name,
                env.coll->rooted ? " root " + std::to_string(env.root) : "",
-               plan->inplace ? "in-place" : "out-of-place",
+               plan->inplace == CCL_INPLACE_BOTH ? "in-place and out-of-place"
+               : plan->inplace                   ? "in-place"
+                                                 : "out-of-place",
                plan->protocol == CCL_PROTO_LL ? "LL" : "Simple",
                plan->source ? plan->source : "?");
   else

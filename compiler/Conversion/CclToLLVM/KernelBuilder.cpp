@@ -7,6 +7,7 @@
 #include "ccl/types.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <map>
 #include <optional>
 
 using namespace mlir;
@@ -72,7 +73,10 @@ std::string sharedPrefix(AlgorithmOp algo) {
 } // namespace
 
 std::string ccl::kernelPrefix(AlgorithmOp algo, bool perRankKernels) {
-  if (!perRankKernels && BlockPrograms::of(algo).rankParametric)
+  // An LL-packet algorithm's kernel serves the ranks of one rank count: its
+  // block count and table base are then constants, not selects on the
+  // communicator's rank count (its programs are its own anyway: ShareBlocks).
+  if (!perRankKernels && BlockPrograms::of(algo).rankParametric && !algo.isLL())
     return sharedPrefix(algo);
   return algo.getSymName().str();
 }
@@ -184,22 +188,27 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
           return (uint64_t)v.getInt();
     return maxBytes;
   };
-  llvm::MapVector<StringRef, SmallVector<Variant>> shared;
+  // An LL-packet algorithm's variants whose ranks share their programs get
+  // a kernel each, for all their ranks (NAME_nK): a call of a few
+  // microseconds pays for every select before its block's entry.
+  llvm::MapVector<std::string, SmallVector<Variant>,
+                  std::map<std::string, unsigned>>
+      shared;
   SmallVector<Variant> own;
   for (AlgorithmOp algo : algos) {
     Variant v{algo, BlockPrograms::of(algo),
               std::make_shared<const AlgorithmTables>(algo)};
     if (v.programs.rankParametric && !perRankKernels)
-      shared[algo.getName()].push_back(std::move(v));
+      shared[kernelPrefix(algo, perRankKernels)].push_back(std::move(v));
     else
       own.push_back(std::move(v));
   }
   for (const std::string &d : dtypes)
     for (const std::string &o : redops) {
-      for (auto &[name, variants] : shared) {
+      for (auto &[prefix, variants] : shared) {
         AlgorithmOp first = variants.front().algo;
         KernelSkeleton skel(first.getLoc());
-        skel.name = kernelName(sharedPrefix(first), d, o);
+        skel.name = kernelName(prefix, d, o);
         skel.packets = first.getProtocol() == Protocol::LL;
         for (const Variant &v : variants)
           addBlocks(b, v, d, o, maxBytesOf(v.algo), std::nullopt, envs, skel);

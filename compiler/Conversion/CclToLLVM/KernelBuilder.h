@@ -134,8 +134,9 @@ struct KernelSkeleton {
 
 /// Builds the block functions of the kernels of `algos` at the end of
 /// `b`'s block, per dtype and operator: one kernel for the variants of an
-/// algorithm whose ranks share their block programs (BlockPrograms), named
-/// after kernelPrefix, unless `perRankKernels`; for every other variant one
+/// algorithm whose ranks share their block programs (BlockPrograms; of an
+/// LL-packet algorithm, one per such variant), named after kernelPrefix,
+/// unless `perRankKernels`; for every other variant one
 /// kernel, on targets whose
 /// kernels read the block index from a register one per rank (NAME_nK_rR).
 /// Records the block functions' environments and the kernels' skeletons.

@@ -46,6 +46,14 @@ enum {
 
 /* Protocols. */
 enum { CCL_PROTO_SIMPLE = 0, CCL_PROTO_LL = 1 };
+/* ccl_plan::inplace: which calls the kernels take as they come. A call in
+ * the other form is staged through a copy (docs/runtime.md, "In place and
+ * out of place"). CCL_INPLACE_BOTH (an algorithm that `implements
+ * C(inplace, outofplace)`): out-of-place code that cclc also proved with
+ * the buffers aliased as the collective's in-place layout has them; no
+ * call is staged. A runtime older than the value reads it as in place,
+ * which stays correct (out-of-place calls are staged). */
+enum { CCL_INPLACE_NO = 0, CCL_INPLACE_ONLY = 1, CCL_INPLACE_BOTH = 2 };
 
 /* Kinds of device image. */
 enum { CCL_IMAGE_PTX = 0, CCL_IMAGE_CUBIN = 1, CCL_IMAGE_HSACO = 2 };
@@ -283,7 +291,7 @@ typedef struct ccl_plan {
   uint32_t target;      /* CCL_TARGET_* */
   const char *algorithm;
   const char *collective; /* "AllReduce", ... */
-  uint32_t inplace;
+  uint32_t inplace;       /* CCL_INPLACE_* */
   /* The smallest chunk count of the variants (an algorithm's chunks may
    * depend on the rank count). Scratch is sized with the variant's own
    * ccl_variant::chunks; this count only where a variant has none. */

@@ -11,7 +11,7 @@
 //  - unpack_packets writes the destination chunk's bytes.
 
 // Rank 0's block (program 0); the epoch is the program's argument 4.
-// CHECK-LABEL: llvm.func internal @ccl_pk_nN_f32_sum__p0(
+// CHECK-LABEL: llvm.func internal @ccl_pk_n2_f32_sum__p0(
 // CHECK:         %[[DST:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         %[[CAP:.*]] = llvm.call @__ccl_scratch_elems(
 // CHECK:         %[[N:.*]] = llvm.call @__ccl_chunk_elems(
@@ -25,7 +25,7 @@
 // CHECK-NOT:     llvm.call @__ccl_put_packets_pad(
 // CHECK:         llvm.return
 // Rank 1's block (program 1).
-// CHECK-LABEL: llvm.func internal @ccl_pk_nN_f32_sum__p1(
+// CHECK-LABEL: llvm.func internal @ccl_pk_n2_f32_sum__p1(
 // CHECK:         %[[F:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         %[[R:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         %[[RCAP:.*]] = llvm.call @__ccl_scratch_elems(
@@ -39,10 +39,10 @@
 // CHECK:         %[[OB:.*]] = llvm.mul %[[ON]], %{{.*}} : i64
 // CHECK:         llvm.call @__ccl_unpack_packets(%arg0, %[[OUT]], %{{.*}}, %[[OB]], %{{.*}}, %{{.*}})
 // The kernel passes its call's epoch (from __ccl_begin) to the programs.
-// CHECK-LABEL: llvm.func @ccl_pk_nN_f32_sum(
+// CHECK-LABEL: llvm.func @ccl_pk_n2_f32_sum(
 // CHECK:         %[[EPOCH:.*]] = llvm.call @__ccl_begin(%arg0)
-// CHECK:         llvm.call @ccl_pk_nN_f32_sum__p0(%arg0, %arg1, %arg2, %arg3, %[[EPOCH]], %{{.*}})
-// CHECK:         llvm.call @ccl_pk_nN_f32_sum__p1(%arg0, %arg1, %arg2, %arg3, %[[EPOCH]], %{{.*}})
+// CHECK:         llvm.call @ccl_pk_n2_f32_sum__p0(%arg0, %arg1, %arg2, %arg3, %[[EPOCH]], %{{.*}})
+// CHECK:         llvm.call @ccl_pk_n2_f32_sum__p1(%arg0, %arg1, %arg2, %arg3, %[[EPOCH]], %{{.*}})
 ccl.algorithm @pk_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "pk", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 1
   ccl.scratch @fwd slots 1
@@ -59,7 +59,7 @@ ccl.algorithm @pk_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<
 // forward) sends its result on as LL packets with this call's flag, after a
 // block barrier.
 
-// CHECK-LABEL: llvm.func internal @ccl_rcs_nN_f32_sum__p0(
+// CHECK-LABEL: llvm.func internal @ccl_rcs_n3_f32_sum__p0(
 // CHECK:         %[[D:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
 // CHECK:         llvm.call @__ccl_reduce_packets_f32_sum(%arg0, %[[D]],
 // CHECK-NEXT:    llvm.call @__ccl_barrier()

@@ -29,6 +29,41 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllRedu
 
 // -----
 
+// Tests that also_inplace has exactly from, to and offsets.
+// expected-error@+1 {{'ccl.algorithm' op also_inplace needs exactly 'from' and 'to' (strings) and 'offsets' (array<i64>)}}
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>, also_inplace = {from = "output", to = "input"}} {
+}
+
+// -----
+
+// Tests that also_inplace aliases input and output.
+// expected-error@+1 {{'ccl.algorithm' op also_inplace aliases 'input' and 'output', not 'output' and 'output'}}
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>, also_inplace = {from = "output", to = "output", offsets = array<i64: 0, 0>}} {
+}
+
+// -----
+
+// Tests that also_inplace is for out-of-place algorithms only.
+// expected-error@+1 {{'ccl.algorithm' op is the in-place form already; also_inplace belongs on an out-of-place algorithm}}
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, inplace = true, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>, also_inplace = {from = "output", to = "input", offsets = array<i64: 0, 0>}} {
+}
+
+// -----
+
+// Tests that also_inplace has an offset per rank.
+// expected-error@+1 {{'ccl.algorithm' op also_inplace has 1 offsets for 2 ranks}}
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>, also_inplace = {from = "output", to = "input", offsets = array<i64: 0>}} {
+}
+
+// -----
+
+// Tests that also_inplace keeps the aliased buffer inside the other.
+// expected-error@+1 {{'ccl.algorithm' op also_inplace puts input of rank 1 at chunks 2..3 of output, which has 2 chunks}}
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllGather>, nranks = 2 : i64, chunks = 1 : i64, output_chunks = 2 : i64, protocol = #ccl.protocol<LL>, also_inplace = {from = "input", to = "output", offsets = array<i64: 0, 2>}} {
+}
+
+// -----
+
 // Tests that only scratch, channel, thread_block and instructions may appear in an algorithm.
 ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
   // expected-error@+1 {{'llvm.mlir.constant' op is not allowed directly inside 'ccl.algorithm'}}

@@ -62,3 +62,32 @@ ccl.algorithm @sched_n2 attributes {name = "sched", collective = #ccl.collective
     ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
   }
 }
+
+// -----
+
+// Tests that in an algorithm of both forms a write of output[0][0] depends
+// on an earlier read of input[0][0] (write after read: the same chunk in
+// place), and that without also_inplace it does not.
+// CHECK-LABEL: ccl.algorithm @both_n2
+// CHECK:         ccl.put_packets {{.*}}ccl.dag_id = 0
+// CHECK-NEXT:    ccl.copy {{.*}} {ccl.dag_id = 1 : i64, ccl.war = array<i64: 0>}
+ccl.algorithm @both_n2 attributes {also_inplace = {from = "output", offsets = array<i64: 0, 0>, to = "input"}, chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "both", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+}
+
+// -----
+
+// Tests that without also_inplace the copy has no edge to the put (they
+// touch different buffers).
+// CHECK-LABEL: ccl.algorithm @oop_n2
+// CHECK:         ccl.put_packets {{.*}}ccl.dag_id = 0
+// CHECK-NEXT:    ccl.copy {{.*}} {ccl.dag_id = 1 : i64}
+ccl.algorithm @oop_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "oop", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+}

@@ -119,3 +119,40 @@ ccl.algorithm @bars_n1 attributes {chunks = 2 : i64, collective = #ccl.collectiv
   ccl.tb_barrier rank 0 tbs [0, 1]
   ccl.tb_barrier rank 0 tbs [1, 2]
 }
+
+// -----
+
+// Tests that in an algorithm of both forms (also_inplace: its output may be
+// its input) a block that reads input[0][0] for a put and then writes
+// output[0][0] gets a barrier between the two (the chunks are one in
+// place), and that the copy of another chunk after them does not.
+// CHECK-LABEL: ccl.algorithm @both_n2
+// CHECK:         ccl.thread_block rank 0 tb 0 {
+// CHECK-NEXT:      ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
+// CHECK-NEXT:      ccl.barrier
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 1 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> {ccl.op_id = 2 : i64}
+// CHECK-NEXT:    }
+ccl.algorithm @both_n2 attributes {also_inplace = {from = "output", offsets = array<i64: 0, 0>, to = "input"}, chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "both", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+}
+
+// -----
+
+// Tests that without also_inplace the same put and copy share the block
+// without a barrier (they touch different buffers).
+// CHECK-LABEL: ccl.algorithm @oop_n2
+// CHECK:         ccl.thread_block rank 0 tb 0 {
+// CHECK-NEXT:      ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
+// CHECK-NEXT:      ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 1 : i64}
+// CHECK-NEXT:    }
+ccl.algorithm @oop_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "oop", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+}

@@ -36,7 +36,13 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     the algorithm's chunk-level transfers (the program's `channel(port)`
     clause; without it the pass's `channel` option decides); `tiles` the
     tiles per chunk the program asks for (its `tiles(k)` clause), which
-    `--ccl-replicate{share-blocks}` applies and then drops. The
+    `--ccl-replicate{share-blocks}` applies and then drops.
+    `also_inplace`, on an out-of-place algorithm (`implements
+    C(inplace, outofplace)`), says that its code also serves in-place
+    calls, and how the buffers then alias: `{from = "output", to =
+    "input", offsets = array<i64: 0, 0>}` (chunk `i` of `from` on rank `r`
+    is chunk `offsets[r] + i` of `to`); `--ccl-verify` proves the algorithm
+    under that aliasing too. The
     collective's contract is the `ccl.require` and `ccl.ensure` operations
     in the body. The symbol name
     is `<name>_n<nranks>`, so one module can hold an
@@ -65,7 +71,8 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$instances,
       OptionalAttr<DictionaryAttr>:$params,
       OptionalAttr<Ccl_ChannelKindAttr>:$channel_kind,
-      OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$tiles);
+      OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$tiles,
+      OptionalAttr<DictionaryAttr>:$also_inplace);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -84,6 +91,12 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     /// before the contract and the operations).
     ::mlir::Block::iterator declarationSlot(Decl kind);
     bool isLL() { return getProtocol() == ::ccl::Protocol::LL; }
+    /// Where `ref` lives when an algorithm of both forms (`also_inplace`) is
+    /// called in place: a reference to the aliased buffer moved into the
+    /// other at its rank's offset; every other reference as it is. Analyses
+    /// that order accesses compare these, so that they also order what
+    /// conflicts only in place.
+    ::ccl::ChunkRefAttr inPlaceRef(::ccl::ChunkRefAttr ref);
     /// The collective's name: a built-in's (`AllReduce`) or the declared
     /// name of a custom one.
     ::llvm::StringRef getCollectiveName() {
