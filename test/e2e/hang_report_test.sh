@@ -6,7 +6,7 @@ source "$REPO/test/e2e/expect_timeout.sh"
 cclc "$REPO/stdlib/allreduce/allpairs_ll.ccl" --target=host --nranks=2 --dtype=float32 -o "$WORK/ap.so"
 expect_timeout "$WORK/out" ccl-perf --lib "$WORK/ap.so" --algo allpairs_ll --target host -g 2 \
     -b 1K -e 1K --skip-rank 1 --timeout-ms 1000
-grep -q "rank 0 thread block 0 timed out after 1\.[0-9][0-9] s in reduce_packets at .*allpairs_ll.ccl:18:20" "$WORK/out"
+grep -q "rank 0 thread block 0 timed out after 1\.[0-9][0-9] s in reduce_packets at .*allpairs_ll.ccl:24:20" "$WORK/out"
 
 # Eight ranks of the Simple ring, rank 5 never launches. Whichever rank
 # times out first, its report names the rank its wait is on, the operation
