@@ -44,8 +44,10 @@ set -uo pipefail
 mode=${1:-}
 # The candidates of the cand part, COLLECTIVE:FILE under stdlib/.
 CANDIDATES="AllReduce:allreduce/allpairs_ll AllReduce:allreduce/allpairs_ll_wide
+  AllReduce:allreduce/allpairs_ll_split AllReduce:allreduce/allpairs_ll_split_wide
   AllReduce:allreduce/allpairs_2p AllReduce:allreduce/ring_wide
   AllGather:allgather/ag_allpairs_ll AllGather:allgather/ag_allpairs_ll_wide
+  AllGather:allgather/ag_allpairs_ll_split_wide
   AllGather:allgather/ag_allpairs AllGather:allgather/ag_ring_wide
   ReduceScatter:reducescatter/rs_allpairs_ll
   ReduceScatter:reducescatter/rs_allpairs_ll_wide
