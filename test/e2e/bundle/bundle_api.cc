@@ -221,9 +221,10 @@ void errors(int n) {
   expectIn(
       m,
       "it serves AllReduce: allpairs_ll (1..2 ranks, up to 8192 bytes), "
-      "allpairs_ll_wide (1..2 ranks, up to 1048576 bytes), "
-      "allpairs_ll (1.. ranks, up to 4096 bytes), "
-      "allpairs_ll_wide (1.. ranks, up to 262144 bytes), allpairs_2p (3.. "
+      "allpairs_ll_wide (1..2 ranks, up to 262144 bytes), "
+      "allpairs_ll_split_wide (1..2 ranks, up to 1048576 bytes), "
+      "allpairs_ll_split (1.. ranks, up to 4096 bytes), "
+      "allpairs_ll_split_wide (1.. ranks, up to 262144 bytes), allpairs_2p (3.. "
       "ranks, up to 262144 bytes), ring_wide "
       "(1.. ranks, up to 4194304 bytes), ring_wide_tiled (1.. ranks, any size)",
       "a 5 MiB cclAllReduce");
