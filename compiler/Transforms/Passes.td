@@ -35,6 +35,12 @@ def CclVerify : Pass<"ccl-verify", "mlir::ModuleOp"> {
     it is acquired, or an LL sender that runs two calls ahead of its
     receiver is a compile error naming the calls involved.
 
+    An algorithm of both forms (`also_inplace`, from `implements
+    C(inplace, outofplace)`) is proved a second time on a copy whose every
+    chunk reference is moved where it lives when the call is in place
+    (`output[r]` into `input[r]` for AllReduce); its errors begin `called
+    in place (output aliasing input, ...)`.
+
     Rejected, with rank, buffer and chunk, the source lines of both
     operations and a counterexample trace: a wrong final value (missing and
     double-counted terms), a read of undefined data, a read of data a put
@@ -81,7 +87,10 @@ def CclChunkDag : Pass<"ccl-chunk-dag", "mlir::ModuleOp"> {
     the transitive reduction per slot. An accumulating operation (`reduce`,
     `reduce_packets`) reads and writes its destination; a fused forward
     writes its forward destinations; a multimem operation touches the chunk
-    on every member. Thread-block barriers depend on nothing by data.
+    on every member. Thread-block barriers depend on nothing by data. In an
+    algorithm of both forms (`also_inplace`) slots are compared where they
+    live in place, so a write of `output[r][c]` also depends on an earlier
+    read of `input[r][c]` of an AllReduce.
     Later passes and tools read the edges; the pass changes no semantics and
     running it twice gives the same result.
 
@@ -268,7 +277,10 @@ def CclSchedule : Pass<"ccl-schedule", "mlir::ModuleOp"> {
     a `ccl.barrier` between two operations of a block when the later one
     touches data the earlier one wrote, or writes data it read (the threads
     of a block split each operation differently). A barrier is not inserted
-    between independent operations.
+    between independent operations. In an algorithm of both forms
+    (`also_inplace`) data is compared where it lives in place: a put that
+    reads `input[r][0]` and a later copy into `output[r][0]` of an
+    AllReduce get a barrier.
 
     ```mlir
     // before

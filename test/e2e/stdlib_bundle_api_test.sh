@@ -22,11 +22,11 @@ for n in 2 3 4 8; do
   ./bundle_api errors "$n"
 done
 ./bundle_api unserved 9
-./bundle_api forced 3 allpairs_ll
+./bundle_api forced 3 allpairs_ll_split
 CCL_ALGO=allreduce=ring ./bundle_api forced 3 ring
 CCL_ALGO=AllReduce=allpairs_2p,allgather=ag_ring ./bundle_api forced 4 allpairs_2p
 CCL_ALGO=allreduce=nccl_ring ./bundle_api forced 2 \
-    "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_ll_wide, allpairs_2p, allpairs_2p_ll, ring, ring_oop, ring_wide, ring_wide_tiled"
+    "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_ll_wide, allpairs_ll_split, allpairs_ll_split_wide, allpairs_2p, allpairs_2p_ll, ring, ring_oop, ring_wide, ring_wide_tiled"
 CCL_ALGO=allreduc=ring ./bundle_api forced 2 \
     "error:CCL_ALGO=\"allreduc=ring\": 'allreduc=ring' is not COLLECTIVE=ALGORITHM"
 
