@@ -360,8 +360,17 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
   // Buffer sizes and in-place layout, in the program's view (per instance).
   if (failed(sizes(coll, chunks, inChunks, outChunks)))
     return failure();
+  // The in-place layout: in the program's view (per instance) for the
+  // in-place form, whose references the evaluation moves; over the whole
+  // buffers (all instances) for an algorithm of both forms, whose
+  // references the verifier moves.
+  DictionaryAttr alsoInplace;
   if (inplace || bothForms) {
-    auto al = alias(coll, chunks, inChunks, outChunks);
+    int64_t factor = inplace ? chunks : chunks * instances;
+    int64_t in = inChunks, out = outChunks;
+    if (bothForms && failed(sizes(coll, factor, in, out)))
+      return failure();
+    auto al = alias(coll, factor, in, out);
     if (failed(al))
       return failure();
     if (!*al)
@@ -371,21 +380,12 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
                 "'inplace(...)' clause)";
     if (inplace)
       aliasing = **al;
-  }
-  // The in-place layout over the whole buffers (all instances).
-  DictionaryAttr alsoInplace;
-  if (bothForms) {
-    int64_t full = chunks * instances, in, out;
-    if (failed(sizes(coll, full, in, out)))
-      return failure();
-    auto al = alias(coll, full, in, out);
-    if (failed(al))
-      return failure();
-    alsoInplace = builder.getDictionaryAttr(
-        {builder.getNamedAttr("from", builder.getStringAttr((*al)->from)),
-         builder.getNamedAttr("to", builder.getStringAttr((*al)->to)),
-         builder.getNamedAttr("offsets",
-                              builder.getDenseI64ArrayAttr((*al)->offsets))});
+    else
+      alsoInplace = builder.getDictionaryAttr(
+          {builder.getNamedAttr("from", builder.getStringAttr((*al)->from)),
+           builder.getNamedAttr("to", builder.getStringAttr((*al)->to)),
+           builder.getNamedAttr("offsets",
+                                builder.getDenseI64ArrayAttr((*al)->offsets))});
   }
 
   builder.setInsertionPointToEnd(module.getBody());

@@ -112,6 +112,17 @@ const char *block_of(const ccl_dev_ctx *, const void *buf, uint64_t count,
 // (each rank's kernels run one after another on its worker).
 std::vector<std::pair<const void *, void *>> g_given[kMaxRanks];
 
+// What every kernel here does around its body: the block, the call's
+// epoch, the count of kernel calls.
+template <typename Body>
+void kernel(const ccl_dev_ctx *ctx, uint32_t block, Body body) {
+  __ccl_host_set_block(block);
+  uint32_t epoch = __ccl_begin(ctx);
+  body(epoch);
+  g_calls++;
+  __ccl_end(ctx, epoch);
+}
+
 // Out-of-place AllGather; on the in-place layout (input == output + rank *
 // count) the copy of its own block is skipped and the rest holds too.
 void ag_body(const ccl_dev_ctx *ctx, uint32_t epoch, const void *input,
@@ -127,41 +138,33 @@ void ag_body(const ccl_dev_ctx *ctx, uint32_t epoch, const void *input,
 
 void ag_oop(const ccl_dev_ctx *ctx, const void *input, void *output,
             uint64_t count, uint32_t block) {
-  __ccl_host_set_block(block);
-  uint32_t epoch = __ccl_begin(ctx);
-  const uint32_t n = ctx->nranks;
-  if (count && !disjoint(input, count * 4, output, n * count * 4))
-    g_bad_alias++;
-  ag_body(ctx, epoch, input, output, count);
-  g_calls++;
-  __ccl_end(ctx, epoch);
+  kernel(ctx, block, [&](uint32_t epoch) {
+    if (count && !disjoint(input, count * 4, output, ctx->nranks * count * 4))
+      g_bad_alias++;
+    ag_body(ctx, epoch, input, output, count);
+  });
 }
 
 void ag_both(const ccl_dev_ctx *ctx, const void *input, void *output,
              uint64_t count, uint32_t block) {
-  __ccl_host_set_block(block);
-  uint32_t epoch = __ccl_begin(ctx);
-  g_given[ctx->rank].push_back({input, output});
-  ag_body(ctx, epoch, input, output, count);
-  g_calls++;
-  __ccl_end(ctx, epoch);
+  kernel(ctx, block, [&](uint32_t epoch) {
+    g_given[ctx->rank].push_back({input, output});
+    ag_body(ctx, epoch, input, output, count);
+  });
 }
 
 // In place: the rank's block is output + rank * count; `input` is not read.
 void ag_ip(const ccl_dev_ctx *ctx, const void *input, void *output,
            uint64_t count, uint32_t block) {
-  __ccl_host_set_block(block);
-  uint32_t epoch = __ccl_begin(ctx);
-  const uint32_t r = ctx->rank;
-  char *out = static_cast<char *>(output);
-  char *mine = out + (uint64_t)r * count * 4;
-  if (count && input != mine)
-    g_bad_alias++;
-  exchange(ctx, epoch, count, whole, mine, [&](uint32_t q, char *slot) {
-    __ccl_copy(out + (uint64_t)q * count * 4, slot, count * 4);
+  kernel(ctx, block, [&](uint32_t epoch) {
+    char *out = static_cast<char *>(output);
+    char *mine = out + (uint64_t)ctx->rank * count * 4;
+    if (count && input != mine)
+      g_bad_alias++;
+    exchange(ctx, epoch, count, whole, mine, [&](uint32_t q, char *slot) {
+      __ccl_copy(out + (uint64_t)q * count * 4, slot, count * 4);
+    });
   });
-  g_calls++;
-  __ccl_end(ctx, epoch);
 }
 
 // Out-of-place ReduceScatter; on the in-place layout (output == input +
@@ -180,41 +183,33 @@ void rs_body(const ccl_dev_ctx *ctx, uint32_t epoch, const void *input,
 
 void rs_oop(const ccl_dev_ctx *ctx, const void *input, void *output,
             uint64_t count, uint32_t block) {
-  __ccl_host_set_block(block);
-  uint32_t epoch = __ccl_begin(ctx);
-  const uint32_t n = ctx->nranks;
-  if (count && !disjoint(input, n * count * 4, output, count * 4))
-    g_bad_alias++;
-  rs_body(ctx, epoch, input, output, count);
-  g_calls++;
-  __ccl_end(ctx, epoch);
+  kernel(ctx, block, [&](uint32_t epoch) {
+    if (count && !disjoint(input, ctx->nranks * count * 4, output, count * 4))
+      g_bad_alias++;
+    rs_body(ctx, epoch, input, output, count);
+  });
 }
 
 void rs_both(const ccl_dev_ctx *ctx, const void *input, void *output,
              uint64_t count, uint32_t block) {
-  __ccl_host_set_block(block);
-  uint32_t epoch = __ccl_begin(ctx);
-  g_given[ctx->rank].push_back({input, output});
-  rs_body(ctx, epoch, input, output, count);
-  g_calls++;
-  __ccl_end(ctx, epoch);
+  kernel(ctx, block, [&](uint32_t epoch) {
+    g_given[ctx->rank].push_back({input, output});
+    rs_body(ctx, epoch, input, output, count);
+  });
 }
 
 // In place: the result goes to input + rank * count; `output` is not used.
 void rs_ip(const ccl_dev_ctx *ctx, const void *input, void *output,
            uint64_t count, uint32_t block) {
-  __ccl_host_set_block(block);
-  uint32_t epoch = __ccl_begin(ctx);
-  const uint32_t r = ctx->rank;
-  char *in = const_cast<char *>(static_cast<const char *>(input));
-  char *mine = in + (uint64_t)r * count * 4;
-  if (count && output != mine)
-    g_bad_alias++;
-  exchange(ctx, epoch, count, block_of, in, [&](uint32_t, char *slot) {
-    __ccl_reduce_f32_sum(mine, slot, count);
+  kernel(ctx, block, [&](uint32_t epoch) {
+    char *in = const_cast<char *>(static_cast<const char *>(input));
+    char *mine = in + (uint64_t)ctx->rank * count * 4;
+    if (count && output != mine)
+      g_bad_alias++;
+    exchange(ctx, epoch, count, block_of, in, [&](uint32_t, char *slot) {
+      __ccl_reduce_f32_sum(mine, slot, count);
+    });
   });
-  g_calls++;
-  __ccl_end(ctx, epoch);
 }
 
 // Variants for 2, 3 and 4 ranks: one block, one scratch buffer of n slots,

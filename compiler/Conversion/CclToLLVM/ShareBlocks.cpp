@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <cassert>
 #include <map>
 #include <tuple>
 
@@ -189,20 +190,11 @@ struct Group {
   LLVM::LLVMFuncOp program;
 };
 
-/// The variant of `skel` whose table entries hold `entry`.
-uintptr_t variantIndex(const KernelSkeleton &skel, int64_t entry) {
-  uintptr_t v = 0;
-  for (auto [i, variant] : llvm::enumerate(skel.variants))
-    if (variant.base <= entry)
-      v = i;
-  return v;
-}
-
 /// Groups the blocks of all kernels by shape (blocks of different element
 /// types or operators call different library functions, so they never
-/// share; the blocks of a per-rank kernel share only with each other, those
-/// of an LL-packet kernel only within one of its variants); splits a group
-/// whose differing constants do not fit the i32 table into single blocks.
+/// share; the blocks of a per-rank or LL-packet kernel share only with each
+/// other); splits a group whose differing constants do not fit the i32
+/// table into single blocks.
 SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
                                ArrayRef<SmallVector<Flattened>> flat) {
   SmallVector<Group> groups;
@@ -215,20 +207,18 @@ SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
       }
       // A per-rank kernel keeps its own code: its blocks share programs only
       // with each other (a GPU loads only its rank's kernel, and a program
-      // shared with other kernels would be a call and table loads).
-      std::vector<uintptr_t> key = flat[k][i].shape;
-      if (skeletons[k].rank)
-        key.push_back(~uintptr_t(k));
-      // An LL-packet kernel (small messages, a few microseconds a call)
-      // shares programs only between the ranks of one of its variants:
+      // shared with other kernels would be a call and table loads). So does
+      // an LL-packet kernel, which serves one rank count (kernelPrefix):
       // shared with another rank count, or with the instances of another
       // algorithm (allpairs_ll with allpairs_ll_wide), its chunk counts
       // became table values and every chunk offset a 64-bit division at
       // run time (22 of them: 4.6 us against 2.7 per 1 KiB AllReduce on 2
       // x H200, docs/perf.md "LL kernels with code of their own").
-      if (skeletons[k].packets) {
+      std::vector<uintptr_t> key = flat[k][i].shape;
+      if (skeletons[k].rank || skeletons[k].packets) {
+        assert((skeletons[k].rank || skeletons[k].variants.size() == 1) &&
+               "an LL kernel serves one rank count");
         key.push_back(~uintptr_t(k));
-        key.push_back(variantIndex(skeletons[k], skeletons[k].blocks[i].first));
       }
       auto [it, fresh] = byShape.try_emplace(std::move(key), groups.size());
       if (fresh)
