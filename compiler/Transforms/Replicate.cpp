@@ -172,6 +172,21 @@ public:
     algo.setChunks(algo.getChunks() * k);
     algo.setInputChunksAttr(scale(algo.getInputChunksAttr()));
     algo.setOutputChunksAttr(scale(algo.getOutputChunksAttr()));
+    // The in-place layout of an algorithm of both forms moves with the
+    // chunks: chunk i becomes chunks i * k .. i * k + k - 1, so input[r][i]
+    // at output[r][i + off] becomes input[r][i * k + j] at
+    // output[r][(i + off) * k + j].
+    if (DictionaryAttr alias = algo.getAlsoInplaceAttr()) {
+      SmallVector<NamedAttribute> entries(alias.getValue());
+      for (NamedAttribute &e : entries)
+        if (auto offsets = dyn_cast<DenseI64ArrayAttr>(e.getValue())) {
+          SmallVector<int64_t> scaled;
+          for (int64_t off : offsets.asArrayRef())
+            scaled.push_back(off * k);
+          e.setValue(b.getDenseI64ArrayAttr(scaled));
+        }
+      algo.setAlsoInplaceAttr(b.getDictionaryAttr(entries));
+    }
     if (!share) {
       int64_t prev =
           algo.getInstancesAttr() ? algo.getInstancesAttr().getInt() : 1;

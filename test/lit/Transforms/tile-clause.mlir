@@ -67,3 +67,28 @@ ccl.algorithm @unplaced_n2 attributes {name = "unplaced", collective = #ccl.coll
   ccl.copy <"input"[1] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.ensure <"input"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
 }
+
+// -----
+
+// Tests that tiling moves the in-place layout of an algorithm of both forms
+// with its chunks: input[1] at output[1][1] becomes input[1][0..1] at
+// output[1][2..3] (offsets x 2), so the verifier's in-place proof of the
+// tiled program aliases the right chunks.
+// CHECK-LABEL: ccl.algorithm @both_n2
+// CHECK-SAME:    also_inplace = {from = "input", offsets = array<i64: 0, 2>, to = "output"}
+// CHECK-SAME:    chunks = 2 : i64
+// CHECK-SAME:    output_chunks = 4 : i64
+// TWICE-LABEL: ccl.algorithm @both_n2
+// TWICE-SAME:    also_inplace = {from = "input", offsets = array<i64: 0, 4>, to = "output"}
+// INST-LABEL: ccl.algorithm @both_n2
+// INST-SAME:    also_inplace = {from = "input", offsets = array<i64: 0, 2>, to = "output"}
+ccl.algorithm @both_n2 attributes {also_inplace = {from = "input", offsets = array<i64: 0, 1>, to = "output"}, chunks = 1 : i64, collective = #ccl.collective<AllGather>, name = "both", nranks = 2 : i64, output_chunks = 2 : i64, protocol = #ccl.protocol<Simple>, tiles = 2 : i64} {
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[1] [0 : 1]> = <"output"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[1] [1 : 1]> = <"input"[1] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [1 : 1]> = <"output"[1] [1 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.ensure <"output"[0] [1 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>]
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.ensure <"output"[1] [1 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>]
+}
