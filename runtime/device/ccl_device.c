@@ -384,8 +384,11 @@ CCL_INLINE void ccl_copy16(char *d, char *d2, const char *s, uint64_t n) {
  * Never touches a byte outside [src, src + nbytes) or [dst, dst + nbytes).
  * Written as three loops (16-byte vectors, 4/2/1-byte units, edge bytes)
  * to keep the inlined code small: every data operation of a kernel
- * inlines it. */
+ * inlines it. A copy onto itself (an algorithm of both forms called in
+ * place, where output[r][c] is input[r][c]) reads and writes nothing. */
 CCL_INLINE void ccl_copy(char *dst, const char *src, uint64_t nbytes) {
+  if (dst == src)
+    return;
   uint64_t tid = ccl_tid(), nt = ccl_nthreads();
   uintptr_t x = (uintptr_t)dst ^ (uintptr_t)src;
   uint32_t shift = (x & 15) == 0 ? 4 : (x & 3) == 0 ? 2 : (x & 1) == 0 ? 1 : 0;
@@ -426,6 +429,10 @@ void __ccl_copy(char *dst, const char *src, uint64_t nbytes) {
  * when all three pointers are 16-byte aligned; otherwise two copies from
  * src. */
 void __ccl_copy_fwd(char *dst, char *fwd, const char *src, uint64_t nbytes) {
+  if (dst == src) { /* in place: only the forward moves data */
+    ccl_copy(fwd, src, nbytes);
+    return;
+  }
   if ((((uintptr_t)dst | (uintptr_t)fwd | (uintptr_t)src) & 15) != 0) {
     ccl_copy(dst, src, nbytes);
     ccl_copy(fwd, src, nbytes);
