@@ -22,11 +22,11 @@ for n in 2 3 4 8; do
   ./bundle_api errors "$n"
 done
 ./bundle_api unserved 9
-./bundle_api forced 3 allpairs_ll_split
+./bundle_api forced 3 allpairs_ll
 CCL_ALGO=allreduce=ring ./bundle_api forced 3 ring
 CCL_ALGO=AllReduce=allpairs_2p,allgather=ag_ring ./bundle_api forced 4 allpairs_2p
 CCL_ALGO=allreduce=nccl_ring ./bundle_api forced 2 \
-    "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_ll_wide, allpairs_ll_split, allpairs_ll_split_wide, allpairs_2p, allpairs_2p_ll, ring, ring_oop, ring_wide, ring_wide_tiled"
+    "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_ll_wide, allpairs_ll_split, allpairs_ll_split_wide, allpairs_2p, allpairs_2p_ll, ring, ring_oop, ring_oop_wide, ring_oop_wide_tiled"
 CCL_ALGO=allreduc=ring ./bundle_api forced 2 \
     "error:CCL_ALGO=\"allreduc=ring\": 'allreduc=ring' is not COLLECTIVE=ALGORITHM"
 
@@ -52,10 +52,12 @@ forced() {  # COLLECTIVE ALGORITHM [MAX]
 grep '^# in the library without a row' "$table"
 forced allreduce allpairs_2p 256K   # its row: 3 ranks and more, up to 256 KiB
 forced allreduce allpairs_2p_ll
+forced allreduce allpairs_ll_split
 forced allreduce ring
 forced allreduce ring_oop
 forced broadcast bc_allpairs
 forced reduce red_allpairs
+forced reduce red_allpairs_ll 4K    # its row: 2 ranks only
 
 # --- One process per rank, and delays.
 for coll in AllReduce AllGather ReduceScatter AllToAll Broadcast Reduce; do

@@ -18,7 +18,7 @@
 # per check, eagerly and as a CUDA-graph replay (-G 2), Broadcast and Reduce
 # at root 0 and at the last rank; every row must have 0 wrong values and be
 # served by the algorithm the table names. Then every algorithm without a
-# row, forced with CCL_ALGO, at 2 and 4 ranks (at 4 ranks ring_wide does not
+# row, forced with CCL_ALGO, at 2 and 4 ranks (at 4 ranks ring_oop_wide does not
 # fit one GPU: its plan says so, and the table's fallback row, ring, serves); and each collective at 4
 # ranks with K = 8 and rank 1 delayed 1 ms per call. Output per run in
 # RESULTS (default ./results), a line per run in RESULTS/summary.txt; exit
@@ -66,10 +66,10 @@ run)
     local wrong
     wrong=$(grep -oE 'Out of bounds values : [0-9]+' "$RESULTS/$name.txt" | grep -oE '[0-9]+$' || echo "?")
     if [[ $select == table ]]; then
-      # Four ranks on one GPU: ring_wide's 4 x 64 blocks do not fit at once
+      # Four ranks on one GPU: ring_oop_wide's 4 x 64 blocks do not fit at once
       # (its plan reports that), so the table's fallback row serves.
       local unavailable=""
-      ((g >= 4)) && unavailable=ring_wide
+      ((g >= 4)) && unavailable=ring_oop_wide
       python3 "$HERE/check_selection.py" "$HERE/selection.txt" "$RESULTS/$name.txt" "$coll" "$g" \
           $unavailable >> "$RESULTS/$name.txt" 2>&1 || sel=WRONG
     elif ! grep -qE '^ +[0-9]+ ' "$RESULTS/$name.txt" ||

@@ -221,14 +221,14 @@ void errors(int n) {
   expectIn(
       m,
       "it serves AllReduce: allpairs_ll (1..2 ranks, up to 8192 bytes), "
-      "allpairs_ll_wide (1..2 ranks, up to 262144 bytes), "
-      "allpairs_ll_split_wide (1..2 ranks, up to 1048576 bytes), "
-      "allpairs_ll_split (1.. ranks, up to 4096 bytes), "
-      "allpairs_ll_split_wide (1.. ranks, up to 262144 bytes), allpairs_2p (3.. "
-      "ranks, up to 262144 bytes), ring_wide "
-      "(1.. ranks, up to 4194304 bytes), ring_wide_tiled (1.. ranks, any size)",
+      "allpairs_ll (1.. ranks, up to 4096 bytes), "
+      "allpairs_ll_wide (1.. ranks, up to 262144 bytes), "
+      "allpairs_ll_split_wide (1..2 ranks, up to 1048576 bytes), allpairs_2p (3.. "
+      "ranks, up to 262144 bytes), ring_oop_wide "
+      "(1.. ranks, up to 4194304 bytes), ring_oop_wide_tiled (1.. ranks, any "
+      "size)",
       "a 5 MiB cclAllReduce");
-  expectIn(m, "ring_wide_tiled (row ", "a 5 MiB cclAllReduce");
+  expectIn(m, "ring_oop_wide_tiled (row ", "a 5 MiB cclAllReduce");
   expectIn(m, "5242880 bytes is above its limit of 4194304", "a 5 MiB cclAllReduce");
   m = errorOf(cclInvalidArgument,
               [&] { return cclBroadcast(a, b, 16, cclFloat32, n, c, nullptr); },
