@@ -231,8 +231,11 @@ def CclReplicate : Pass<"ccl-replicate", "mlir::ModuleOp"> {
     buffers' chunk counts and every scratch buffer's slots grow `k`-fold),
     each copy gets its own channels (`NAME_iJ`) and semaphores, and thread
     block `t` of copy `j` becomes `t + j * T`, `T` being the number of
-    thread blocks of the original. The contract is refined the same way.
-    More copies mean more thread blocks and channels working in parallel.
+    thread blocks of the original. The contract is refined the same way,
+    and so is the in-place layout of an algorithm of both forms
+    (`also_inplace`: each rank's chunk offset times `k`), which the
+    verifier's in-place proof of the replicated program uses. More copies
+    mean more thread blocks and channels working in parallel.
     An operation on several chunks is split per chunk. Algorithms with an
     unplaced operation are left alone (run `--ccl-lower-chunks` first).
 
