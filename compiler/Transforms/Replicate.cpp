@@ -177,15 +177,13 @@ public:
     // at output[r][i + off] becomes input[r][i * k + j] at
     // output[r][(i + off) * k + j].
     if (DictionaryAttr alias = algo.getAlsoInplaceAttr()) {
-      SmallVector<NamedAttribute> entries(alias.getValue());
-      for (NamedAttribute &e : entries)
-        if (auto offsets = dyn_cast<DenseI64ArrayAttr>(e.getValue())) {
-          SmallVector<int64_t> scaled;
-          for (int64_t off : offsets.asArrayRef())
-            scaled.push_back(off * k);
-          e.setValue(b.getDenseI64ArrayAttr(scaled));
-        }
-      algo.setAlsoInplaceAttr(b.getDictionaryAttr(entries));
+      SmallVector<int64_t> offsets(
+          alias.getAs<DenseI64ArrayAttr>("offsets").asArrayRef());
+      for (int64_t &off : offsets)
+        off *= k;
+      NamedAttrList entries(alias);
+      entries.set("offsets", b.getDenseI64ArrayAttr(offsets));
+      algo.setAlsoInplaceAttr(entries.getDictionary(b.getContext()));
     }
     if (!share) {
       int64_t prev =
