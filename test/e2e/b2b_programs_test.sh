@@ -1,7 +1,7 @@
 # Back-to-back calls on the host target, for the stdlib algorithms
 # (stdlib/<collective>/*.ccl) other than those only the bundle tests run
 # (stdlib_bundle*_test: the LL all-pairs of AllGather, ReduceScatter and
-# AllToAll, the two-phase AllReduces, the trees, ring_wide; and the
+# AllToAll, the two-phase AllReduces, the trees; and the
 # programs over port channels, ring_rs_overlap, ag_allpairs_ce and ring_ce,
 # which port_channels_test runs), and for
 # the chunk- and channel-level programs of test/e2e/programs (AllGather,
@@ -19,7 +19,7 @@ progs=("$REPO"/stdlib/{allreduce,allgather,reducescatter,alltoall,broadcast,redu
 for src in "${progs[@]}"; do
   name=$(basename "$src" .ccl)
   case $name in
-    ring_rs_overlap | ag_allpairs_ce | ring_ce | ring_wide | allpairs_2p | allpairs_2p_ll | ag_allpairs_ll | \
+    ring_rs_overlap | ag_allpairs_ce | ring_ce | allpairs_2p | allpairs_2p_ll | ag_allpairs_ll | \
       rs_allpairs_ll | a2a_allpairs_ll | bc_tree | red_tree) continue ;;
   esac
   cclc "$src" --target=host --nranks=2,3,4,8 --dtype=float32,bfloat16 \
