@@ -6,15 +6,16 @@
 #   OUT/two_gpu.sh run [RESULTS] [PARTS]    on a machine with 2 GPUs
 #
 # build compiles stdlib/stdlib.ccl for sm_90 at 2, 4 and 8 ranks, float32 and
-# bfloat16, sum, up to 1 GiB per rank, and copies ccl-perf, ccl-run,
+# bfloat16, sum, up to 1 GiB per rank (MAX_BYTES in the environment: another
+# bound), and copies ccl-perf, ccl-run,
 # libcclrt and test/hw/ceiling.cu next to it.
 #
 # run (PARTS: a comma list, default all of them):
 #   ceiling  the link ceilings (ceiling.cu, built there with nvcc)
 #   ar       AllReduce float32, eager and CUDA graphs (-G 10), and
 #            bfloat16 in graphs
-#   ag rs a2a  AllGather, ReduceScatter, AllToAll float32, eager and
-#            graphs
+#   ag rs a2a bc red  AllGather, ReduceScatter, AllToAll, Broadcast,
+#            Reduce float32, eager and graphs
 #   wide     AllGather, ReduceScatter, AllToAll in graphs with the wide
 #            algorithms forced at every size (CCL_ALGO: ag_ring_wide,
 #            rs_ring_wide, a2a_wide), sizes x16, NCCL beside them
@@ -45,7 +46,7 @@ mode=${1:-}
 # The candidates of the cand part, COLLECTIVE:FILE under stdlib/.
 CANDIDATES="AllReduce:allreduce/allpairs_ll AllReduce:allreduce/allpairs_ll_wide
   AllReduce:allreduce/allpairs_ll_split AllReduce:allreduce/allpairs_ll_split_wide
-  AllReduce:allreduce/allpairs_2p AllReduce:allreduce/ring_wide
+  AllReduce:allreduce/allpairs_2p AllReduce:allreduce/ring_oop_wide
   AllGather:allgather/ag_allpairs_ll AllGather:allgather/ag_allpairs_ll_wide
   AllGather:allgather/ag_allpairs_ll_split_wide
   AllGather:allgather/ag_allpairs AllGather:allgather/ag_ring_wide
@@ -53,21 +54,29 @@ CANDIDATES="AllReduce:allreduce/allpairs_ll AllReduce:allreduce/allpairs_ll_wide
   ReduceScatter:reducescatter/rs_allpairs_ll_wide
   ReduceScatter:reducescatter/rs_allpairs ReduceScatter:reducescatter/rs_ring_wide
   AllToAll:alltoall/a2a_allpairs_ll AllToAll:alltoall/a2a_allpairs_ll_wide
-  AllToAll:alltoall/a2a_allpairs AllToAll:alltoall/a2a_wide"
+  AllToAll:alltoall/a2a_allpairs AllToAll:alltoall/a2a_wide
+  Broadcast:broadcast/bc_allpairs_ll Broadcast:broadcast/bc_allpairs_ll_wide
+  Broadcast:broadcast/bc_tree Broadcast:broadcast/bc_sag_wide
+  Broadcast:broadcast/bc_chain_wide Reduce:reduce/red_allpairs_ll
+  Reduce:reduce/red_allpairs_ll_wide Reduce:reduce/red_tree
+  Reduce:reduce/red_chain_wide"
 case "$mode" in
 build)
   set -e
   source "$(dirname "$0")/prepare.sh"
   hw_prepare two "${2:-}"
   start=$SECONDS
+  # MAX_BYTES: 256M for 4 or 8 GPUs, where 1G's scratch does not fit (the
+  # rooted plans are prepared per root: 139 GiB per rank at 4 ranks).
   out/bin/cclc stdlib/stdlib.ccl --target=sm_90 --nranks=2,4,8 \
-      --dtype=float32,bfloat16 --op=sum --max-bytes=1G -o "$OUT/libccl_stdlib.so"
+      --dtype=float32,bfloat16 --op=sum --max-bytes="${MAX_BYTES:-1G}" \
+      -o "$OUT/libccl_stdlib.so"
   echo "two_gpu: compiled the bundle in $((SECONDS - start)) s"
   start=$SECONDS
   # Selection tables make cclc compile the imported algorithms; ccl-perf
   # calls each by its own entry point (--algo), not through the tables.
   { for c in $CANDIDATES; do printf 'import "%s.ccl";\n' "${c#*:}"; done
-    for coll in AllReduce AllGather ReduceScatter AllToAll; do
+    for coll in AllReduce AllGather ReduceScatter AllToAll Broadcast Reduce; do
       printf 'select %s {' "$coll"
       for c in $CANDIDATES; do
         if [[ ${c%%:*} == "$coll" ]]; then printf ' %s;' "$(basename "${c#*:}")"; fi
@@ -84,7 +93,7 @@ build)
 run)
   HERE=$(cd "$(dirname "$0")" && pwd)
   RESULTS=${2:-$PWD/results}
-  PARTS=${3:-ceiling,ar,ag,rs,a2a,wide,tiled,mp,mpall,cand}
+  PARTS=${3:-ceiling,ar,ag,rs,a2a,bc,red,wide,tiled,mp,mpall,cand}
   FACTOR=${FACTOR:-4} # size step
   EAGER=${EAGER:-1}   # 0: CUDA graphs only
   BF16=${BF16:-1}     # 0: no bfloat16 AllReduce
@@ -131,7 +140,7 @@ run)
     ((BF16)) && perf allreduce-bf16-graph --coll AllReduce -g "$NGPUS" -G 10 -d bfloat16 \
         --compare nccl
   fi
-  for c in ag:AllGather rs:ReduceScatter a2a:AllToAll; do
+  for c in ag:AllGather rs:ReduceScatter a2a:AllToAll bc:Broadcast red:Reduce; do
     part "${c%%:*}" || continue
     n=$(tr '[:upper:]' '[:lower:]' <<<"${c#*:}")
     ((EAGER)) && perf "$n-f32-eager" --coll "${c#*:}" -g "$NGPUS" --compare nccl
