@@ -6,9 +6,11 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <system_error>
+#include <map>
+#include <mutex>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <system_error>
 #include <thread>
 #include <unistd.h>
 
@@ -294,14 +296,31 @@ public:
 
   SavedContext saveContext() const override { return {}; }
 
+  // Large regions are anonymous mappings: their pages are zero and take no
+  // memory until first touched, and zero() gives them back (a bundle
+  // prepares every plan's scratch for its largest message, most of which a
+  // run never touches; 8 ranks in one process add up).
   cclResult_t allocate(int rank, size_t bytes, void **ptr,
                        const char *what) override {
     *ptr = nullptr;
-    if (bytes > SIZE_MAX - 63)
+    if (bytes > SIZE_MAX - kPage)
       return setError(cclSystemError,
                       format("allocating %zu bytes for %s failed: more than "
                              "the address space holds",
                              bytes, what));
+    if (bytes >= kMapBytes) {
+      size_t n = (bytes + kPage - 1) / kPage * kPage;
+      void *p = mmap(nullptr, n, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED)
+        return setError(cclSystemError,
+                        format("allocating %zu bytes for %s failed: %s", bytes,
+                               what, strerror(errno)));
+      std::lock_guard<std::mutex> lk(mapMu_);
+      mapped_[p] = n;
+      *ptr = p;
+      return cclSuccess;
+    }
     size_t n = (bytes + 63) / 64 * 64;
     if (n == 0)
       n = 64;
@@ -316,6 +335,15 @@ public:
   }
 
   cclResult_t deallocate(int rank, void *ptr, const char *fn) override {
+    {
+      std::lock_guard<std::mutex> lk(mapMu_);
+      auto it = mapped_.find(ptr);
+      if (it != mapped_.end()) {
+        munmap(ptr, it->second);
+        mapped_.erase(it);
+        return cclSuccess;
+      }
+    }
     std::free(ptr);
     return cclSuccess;
   }
@@ -398,9 +426,22 @@ public:
     munmap(ptr, bytes);
   }
 
+  // Zeroing the whole pages of a mapped region drops them (they read as
+  // zero again and take no memory); the partial pages at its ends are
+  // cleared.
   cclResult_t zero(int rank, void *ptr, size_t bytes) override {
-    if (bytes)
-      memset(ptr, 0, bytes);
+    if (!bytes)
+      return cclSuccess;
+    if (bytes >= kMapBytes && inMapped(ptr, bytes)) {
+      uintptr_t b = (uintptr_t)ptr, e = b + bytes;
+      uintptr_t pb = (b + kPage - 1) / kPage * kPage, pe = e / kPage * kPage;
+      memset(ptr, 0, pb - b);
+      if (pe > pb && madvise((void *)pb, pe - pb, MADV_DONTNEED) != 0)
+        memset((void *)pb, 0, pe - pb);
+      memset((void *)pe, 0, e - pe);
+      return cclSuccess;
+    }
+    memset(ptr, 0, bytes);
     return cclSuccess;
   }
 
@@ -509,8 +550,24 @@ public:
   }
 
 private:
+  const size_t kPage = (size_t)sysconf(_SC_PAGESIZE);
+  static constexpr size_t kMapBytes = 1 << 20;
+
+  // Whether [ptr, ptr + bytes) lies inside one region allocate() mapped.
+  bool inMapped(void *ptr, size_t bytes) {
+    std::lock_guard<std::mutex> lk(mapMu_);
+    auto it = mapped_.upper_bound(ptr);
+    if (it == mapped_.begin())
+      return false;
+    --it;
+    uintptr_t b = (uintptr_t)it->first, p = (uintptr_t)ptr;
+    return p >= b && p + bytes <= b + it->second;
+  }
+
   Shared *s_;
   std::vector<std::unique_ptr<HostRank>> workers_;
+  std::mutex mapMu_;
+  std::map<void *, size_t> mapped_; // base -> mapped bytes
 };
 
 } // namespace
