@@ -99,6 +99,65 @@ int64_t ccl::lower_chunks::assignLanes(AlgorithmOp algo,
   return laneOfRoot.size();
 }
 
+namespace {
+
+/// The chunk a local copy or reduce writes, or null for any other op.
+ChunkRefAttr localResult(Operation *op) {
+  if (auto copy = dyn_cast<CopyOp>(op); copy && !copy.isCrossRank())
+    return copy.getDst();
+  if (auto red = dyn_cast<ReduceOp>(op); red && !red.isCrossRank())
+    return red.getDst();
+  return nullptr;
+}
+
+/// Whether `op` is a cross-rank copy or reduce of `src`: lowered, it starts
+/// with a put of `src` on the rank that holds it.
+bool sendsFrom(Operation *op, ChunkRefAttr src) {
+  if (auto copy = dyn_cast<CopyOp>(op))
+    return copy.isCrossRank() && copy.getSrc() == src;
+  if (auto red = dyn_cast<ReduceOp>(op))
+    return red.isCrossRank() && red.getSrc() == src;
+  return false;
+}
+
+/// `order` (a topological order of `ops`) with each cross-rank copy or
+/// reduce that sends the result of a local copy or reduce moved up to just
+/// after it, where its other predecessors allow. Sorted by depth, a block
+/// that holds several lanes would otherwise run all their local copies
+/// before any of the sends that read them (the root of a chain whose chunks
+/// share blocks); as neighbours, ccl-fuse makes each pair one pass over the
+/// data. Only a local operation pulls its send up, so a chain of cross-rank
+/// hops keeps its breadth-first order.
+SmallVector<size_t> keepSendsWithSources(ArrayRef<Operation *> ops,
+                                         ArrayRef<SmallVector<size_t>> preds,
+                                         ArrayRef<size_t> order) {
+  std::vector<SmallVector<size_t>> succs(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (size_t p : preds[i])
+      succs[p].push_back(i);
+  std::vector<bool> placed(ops.size(), false);
+  SmallVector<size_t> out;
+  out.reserve(order.size());
+  for (size_t i : order) {
+    if (placed[i])
+      continue;
+    placed[i] = true;
+    out.push_back(i);
+    ChunkRefAttr result = localResult(ops[i]);
+    if (!result)
+      continue;
+    for (size_t s : succs[i])
+      if (!placed[s] && sendsFrom(ops[s], result) &&
+          llvm::all_of(preds[s], [&](size_t p) { return placed[p]; })) {
+        placed[s] = true;
+        out.push_back(s);
+      }
+  }
+  return out;
+}
+
+} // namespace
+
 void ccl::lower_chunks::orderByPriority(AlgorithmOp algo,
                                         ArrayRef<Operation *> ops) {
   Block &body = algo.getBody().front();
@@ -133,6 +192,7 @@ void ccl::lower_chunks::orderByPriority(AlgorithmOp algo,
     return std::make_tuple(depth[a], -rdepth[a], a) <
            std::make_tuple(depth[b], -rdepth[b], b);
   });
+  order = keepSendsWithSources(ops, preds, order);
   Operation *after = ops.back()->getNextNode();
   for (size_t i : order) {
     if (after)

@@ -130,7 +130,11 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
     (critical path first), then program order; so a block starts every
     chain's first hop before any chain's second one instead of running one
     chain to its end first (needs `--ccl-chunk-dag` and a program with no
-    placed operations). Programs without chunk-level or unplaced operations
+    placed operations). One exception keeps fusable pairs together: a
+    cross-rank copy or reduce that sends the result of a local copy or
+    reduce follows it directly once its other predecessors have run, so
+    the root of a chain whose chunks share a block copies and sends chunk
+    by chunk and `ccl-fuse` makes each pair one pass. Programs without chunk-level or unplaced operations
     are left alone.
 
     Consecutive calls: a rank starts its next call as soon as its own blocks

@@ -1,5 +1,6 @@
 // RUN: %ccl-opt %s --ccl-chunk-dag --ccl-lower-chunks="max-blocks=1" | FileCheck %s --check-prefix=FOLD
 // RUN: %ccl-opt %s --ccl-chunk-dag --ccl-lower-chunks="max-blocks=1" --ccl-fuse --ccl-schedule --ccl-verify > /dev/null
+// RUN: %ccl-opt %s --ccl-chunk-dag --ccl-lower-chunks="max-blocks=1" --ccl-fuse | FileCheck %s --check-prefix=FUSED
 // RUN: %ccl-opt %s --ccl-chunk-dag --ccl-lower-chunks="max-blocks=2" | FileCheck %s --check-prefix=SPREAD
 // RUN: %ccl-opt %s --ccl-lower-chunks="max-blocks=1" | FileCheck %s --check-prefix=NODAG
 
@@ -37,4 +38,57 @@ ccl.algorithm @two_chains_n2 attributes {name = "two_chains", collective = #ccl.
   ccl.ensure <"output"[0] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>]
   ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
   ccl.ensure <"output"[1] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>]
+}
+
+// Tests that a send of a local result is moved up to just after it when
+// lanes share a block: the root's copy into its output and the put of that
+// output are neighbours per chunk (not both copies, then both puts), so
+// ccl-fuse makes each pair one copy with a forward; and that the result
+// still proves.
+// FOLD-LABEL: ccl.algorithm @copy_then_send_n2
+// FOLD:         ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+// FOLD-NEXT:    ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"output"[0] [0 : 1]>
+// FOLD-NEXT:    ccl.signal @mem_0_1_b0 tb 0
+// FOLD:         ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+// FOLD-NEXT:    ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [1 : 1]> = <"output"[0] [1 : 1]>
+// FOLD-NEXT:    ccl.signal @mem_0_1_b0 tb 0
+// FUSED-LABEL: ccl.algorithm @copy_then_send_n2
+// FUSED:         ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> forward [#ccl.chunk<"xfer"[1] [0 : 1]>] via [@mem_0_1_b0] signal
+// FUSED:         ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> forward [#ccl.chunk<"xfer"[1] [1 : 1]>] via [@mem_0_1_b0] signal
+ccl.algorithm @copy_then_send_n2 attributes {name = "copy_then_send", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
+  ccl.copy <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy <"output"[1] [0 : 1]> = <"output"[0] [0 : 1]>
+  ccl.copy <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+  ccl.copy <"output"[1] [1 : 1]> = <"output"[0] [1 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.ensure <"output"[0] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>]
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.ensure <"output"[1] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>]
+}
+
+// Tests that a send is not moved up past an operation it also depends on:
+// the reduce into output[1][c] reads the root's copy and needs rank 1's own
+// copy into output[1][c] first, so both copies of both chunks come before
+// either put.
+// FOLD-LABEL: ccl.algorithm @send_waits_for_both_n2
+// FOLD:         ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+// FOLD-NEXT:    ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]>
+// FOLD-NEXT:    ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+// FOLD-NEXT:    ccl.copy tb 0 <"output"[1] [1 : 1]> = <"input"[1] [1 : 1]>
+// FOLD:         ccl.put @mem_0_1_b0 tb 0 <"xfer"[1] [0 : 1]> = <"output"[0] [0 : 1]>
+ccl.algorithm @send_waits_for_both_n2 attributes {name = "send_waits_for_both", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
+  ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
+  ccl.require <"input"[1] [1 : 1]> holds <"input"[1] [1 : 1]>
+  ccl.copy <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.copy <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]>
+  ccl.reduce <"output"[1] [0 : 1]> from <"output"[0] [0 : 1]>
+  ccl.copy <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+  ccl.copy <"output"[1] [1 : 1]> = <"input"[1] [1 : 1]>
+  ccl.reduce <"output"[1] [1 : 1]> from <"output"[0] [1 : 1]>
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>]
+  ccl.ensure <"output"[1] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>, #ccl.chunk<"input"[1] [1 : 1]>]
 }
