@@ -313,9 +313,10 @@ public:
       void *p = mmap(nullptr, n, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (p == MAP_FAILED)
-        return setError(cclSystemError,
-                        format("allocating %zu bytes for %s failed: %s", bytes,
-                               what, strerror(errno)));
+        return setError(
+            cclSystemError,
+            format("allocating %zu bytes for %s failed: %s", bytes, what,
+                   errno == ENOMEM ? "out of host memory" : strerror(errno)));
       std::lock_guard<std::mutex> lk(mapMu_);
       mapped_[p] = n;
       *ptr = p;
@@ -357,7 +358,10 @@ public:
     *dev = *host;
     return r;
   }
-  void freeHostMapped(int rank, void *host) override { std::free(host); }
+  // allocate() may have mapped it (a FIFO of 1 MiB or more).
+  void freeHostMapped(int rank, void *host) override {
+    deallocate(rank, host, "freeHostMapped");
+  }
   std::unique_ptr<Transport> createTransport(int rank) override {
     return std::make_unique<HostTransport>();
   }
