@@ -116,7 +116,7 @@ bool fuse(Operation *prev, Operation *next, const PortSet &ports) {
     auto more = dyn_cast<ReduceOp>(next);
     if (more && !more.isCrossRank() && more.getDst() == red.getDst() &&
         !red.getFwdDstsAttr() && !more.getFwdDstsAttr() &&
-        !more.getMoreAttr()) {
+        !more.getMoreAttr() && !red.getBaseAttr() && !more.getBaseAttr()) {
       Builder b(red.getContext());
       red.setMoreAttr(append(b, red.getMoreAttr(), more.getSrc()));
       return true;
@@ -144,17 +144,44 @@ bool fuse(Operation *prev, Operation *next, const PortSet &ports) {
   return false;
 }
 
+/// Folds the local copy `prev` (`dst = base`) into the local reduce `red`
+/// of the same destination that follows it, with only waits of the block
+/// in between: `red` becomes `dst = base OP src` and the copy goes. The
+/// copy then happens at the reduce, after the waits; a wait only orders
+/// later operations after a peer's, so nothing that raced neither the copy
+/// nor the reduce before can race them now. Not when `src` is (in place)
+/// the copy's destination, which the reduce would read after the copy, or
+/// when base and destination partly overlap in place.
+bool foldCopyIntoReduce(AlgorithmOp algo, Operation *prev, ReduceOp red) {
+  auto copy = dyn_cast_or_null<CopyOp>(prev);
+  if (!copy || !single(copy) || !single(red) || copy.isCrossRank() ||
+      red.isCrossRank() || copy.getFwdDstsAttr() || copy.getFwdSignal() ||
+      red.getBaseAttr() || red.getMoreAttr() || copy.getDst() != red.getDst())
+    return false;
+  ChunkRefAttr base = algo.inPlaceRef(copy.getSrc());
+  ChunkRefAttr dst = algo.inPlaceRef(red.getDst());
+  if (algo.inPlaceRef(red.getSrc()).overlaps(dst) ||
+      (base != dst && base.overlaps(dst)))
+    return false;
+  red.setBaseAttr(copy.getSrc());
+  return true;
+}
+
 void fuseAlgorithm(AlgorithmOp algo) {
   PortSet ports;
   for (auto ch : algo.getBody().getOps<ChannelOp>())
     if (ch.getKind() == ChannelKind::Port)
       ports.insert(ch.getSymNameAttr());
   std::map<std::pair<int64_t, int64_t>, Operation *> last;
+  // Per block, the last operation that is not a wait (waits after it).
+  std::map<std::pair<int64_t, int64_t>, Operation *> beforeWaits;
   SmallVector<Operation *> dead;
   for (Operation &op : algo.getBody().front()) {
     if (auto bar = dyn_cast<TbBarrierOp>(op)) {
-      for (int64_t t : bar.getTbs())
+      for (int64_t t : bar.getTbs()) {
         last[{bar.getRankAttr().getInt(), t}] = nullptr;
+        beforeWaits[{bar.getRankAttr().getInt(), t}] = nullptr;
+      }
       continue;
     }
     auto inst = dyn_cast<InstructionOp>(op);
@@ -166,7 +193,14 @@ void fuseAlgorithm(AlgorithmOp algo) {
       dead.push_back(&op);
       continue;
     }
+    if (auto red = dyn_cast<ReduceOp>(op);
+        red && foldCopyIntoReduce(algo, beforeWaits[key], red)) {
+      dead.push_back(beforeWaits[key]);
+      beforeWaits[key] = nullptr;
+    }
     last[key] = &op;
+    if (!isa<WaitOp>(op) || !single(&op))
+      beforeWaits[key] = &op;
   }
   for (Operation *op : dead)
     op->erase();

@@ -198,14 +198,23 @@ def CclFuse : Pass<"ccl-fuse", "mlir::ModuleOp"> {
       `signal` on its (single) forward channel gets `signal`.
     * **n-ary reduce**: `reduce D from X` then `reduce D from Z` (local)
       becomes `reduce D from X and [Z]`.
+    * **copy into reduce (3-address reduce)**: a local `copy D = B` then,
+      with only waits of the block in between, a local `reduce D from X`
+      becomes `reduce D from X base B` (`D = B OP X`, one pass instead of
+      two, after the waits). Not when X is, in place, D (the reduce would
+      read the copy's result), when B partly overlaps D in place, or when
+      the copy forwards.
     * **packet reduce-copy-send**: `reduce_packets D from R` then
       `put_packets Y = D` becomes `reduce_packets D from R forward [Y]`.
     * **multimem load-reduce-store**: `multimem_reduce @s D = S` then
       `multimem_broadcast @s D = D` becomes `multimem_reduce @s D = S
       broadcast`.
 
-    Fusion never moves an operation past another one of its block, so the
-    order every block observes is unchanged; it removes the barrier the
+    Fusion moves no operation past another one of its block except a
+    copy folded into a reduce, which moves past waits only: a wait makes
+    later operations wait for a peer, it lets no peer wait for this block,
+    so the copy races nothing it did not race before. The order every block
+    observes is otherwise unchanged; fusion removes the barrier the
     scheduler would put between the two operations and one pass over the
     data. Cross-rank (chunk-level) operations, thread-block groups and
     operations on different blocks are never fused, and a put over a port

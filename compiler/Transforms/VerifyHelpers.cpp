@@ -98,8 +98,10 @@ void footprint(Operation *op, SmallVectorImpl<Loc> &reads,
         detail::addOnMembers(op, o.getChannelAttr(), o.getDst(), writes);
       })
       .Default([](Operation *) {});
-  // Fused forms: the extra sources of an n-ary reduce, the forwarded
+  // Fused forms: the base and the extra sources of a reduce, the forwarded
   // destinations.
+  if (auto red = dyn_cast<ReduceOp>(op); red && red.getBaseAttr())
+    addRange(red.getBaseAttr(), reads);
   if (auto more = op->getAttrOfType<ArrayAttr>("more"))
     for (Attribute a : more)
       addRange(cast<ChunkRefAttr>(a), reads);

@@ -180,6 +180,10 @@ LogicalResult Machine::execOp(int b, Operation *op) {
       .Case<GetOp, CopyOp>(
           [&](auto o) { return move(o.getDst(), o.getSrc(), false); })
       .Case<ReduceOp>([&](ReduceOp o) -> LogicalResult {
+        // With a base: the copy of the base it folds in, then the reduce.
+        if (ChunkRefAttr base = o.getBaseAttr())
+          if (failed(move(o.getDst(), base, false)))
+            return failure();
         if (failed(move(o.getDst(), o.getSrc(), true)))
           return failure();
         if (auto more = o.getMoreAttr())

@@ -616,10 +616,13 @@ LogicalResult CopyOp::verify() {
 }
 
 int64_t ReduceOp::getExecRank() { return getDst().getRank(); }
-bool ReduceOp::accumulates() { return true; }
+bool ReduceOp::accumulates() { return !getBaseAttr(); }
 SmallVector<ChunkRefAttr, 2> ReduceOp::getWrittenRefs() { return withForwards(*this); }
 SmallVector<ChunkRefAttr, 2> ReduceOp::getReadRefs() {
-  SmallVector<ChunkRefAttr, 2> refs{getSrc()};
+  SmallVector<ChunkRefAttr, 2> refs;
+  if (ChunkRefAttr base = getBaseAttr())
+    refs.push_back(base);
+  refs.push_back(getSrc());
   if (auto more = getMoreAttr())
     for (Attribute a : more)
       refs.push_back(cast<ChunkRefAttr>(a));
@@ -646,6 +649,18 @@ LogicalResult ReduceOp::verify() {
   }
   if (getFwdDstsAttr() && isCrossRank())
     return emitOpError("a chunk-level reduce cannot forward");
+  if (ChunkRefAttr base = getBaseAttr()) {
+    if (isCrossRank())
+      return emitOpError("a chunk-level reduce has no base");
+    if (getMoreAttr())
+      return emitOpError("a reduce with a base has one source");
+    if (failed(verifyMove(*this, getDst(), base)))
+      return failure();
+    if (base.getRank() != getDst().getRank())
+      return emitOpError("base ")
+             << base.str() << " is not on the destination's rank "
+             << getDst().getRank();
+  }
   return verifyForwards(*this);
 }
 

@@ -144,11 +144,17 @@ void __ccl_unpack_packets(const ccl_dev_ctx *ctx, char *dst, const char *pkts,
  * calls; unused pointers may be NULL). Folded left to right, each step
  * computed in float and rounded to the dtype; 16-byte vectors when every
  * pointer is 16-byte aligned. reduce_fwd also stores the result to fwd in
- * the same pass (reduce and forward). */
+ * the same pass (reduce and forward). reduce_base computes
+ * dst[i] = base[i] OP src[i] (a copy of base into dst folded into the
+ * reduction; base may be dst itself), and stores it to fwd too unless fwd
+ * is NULL. */
 #define CCL_DECLARE_REDUCE(DT, OP)                                             \
   void __ccl_reduce_##DT##_##OP(char *dst, const char *src, uint64_t nelems);  \
   void __ccl_reduce_fwd_##DT##_##OP(char *dst, const char *src, char *fwd,     \
                                     uint64_t nelems);                          \
+  void __ccl_reduce_base_##DT##_##OP(char *dst, const char *base,              \
+                                     const char *src, char *fwd,               \
+                                     uint64_t nelems);                         \
   void __ccl_read_reduce_##DT##_##OP(                                          \
       char *dst, uint32_t nsrc, uint64_t nelems, const char *s0,               \
       const char *s1, const char *s2, const char *s3, const char *s4,          \

@@ -480,6 +480,61 @@ static void test_reduce_fwd(void) {
         }
 }
 
+typedef void (*reduce_base_fn)(char *, const char *, const char *, char *,
+                               uint64_t);
+static reduce_base_fn reduce_base_fns[3][4] = {
+    {__ccl_reduce_base_f32_sum, __ccl_reduce_base_f32_prod,
+     __ccl_reduce_base_f32_max, __ccl_reduce_base_f32_min},
+    {__ccl_reduce_base_f16_sum, __ccl_reduce_base_f16_prod,
+     __ccl_reduce_base_f16_max, __ccl_reduce_base_f16_min},
+    {__ccl_reduce_base_bf16_sum, __ccl_reduce_base_bf16_prod,
+     __ccl_reduce_base_bf16_max, __ccl_reduce_base_bf16_min},
+};
+
+/* reduce_base writes base OP src into dst without reading dst (filled
+ * with a poison first), and into fwd unless it is NULL; base misaligned by
+ * 4 bytes takes the element path; base == dst is the in-place form, which
+ * is what reduce gives. */
+static void test_reduce_base(void) {
+  for (int dt = 0; dt < 3; dt++)
+    for (int op = 0; op < 4; op++)
+      for (uint64_t n = 0; n <= 67; n++)
+        for (int mode = 0; mode < 4; mode++) {
+          /* mode 0: aligned, no fwd; 1: aligned, fwd; 2: base misaligned,
+           * fwd; 3: base == dst. */
+          uint32_t es = esize_of[dt];
+          size_t boff = mode == 2 ? 4 : 0;
+          char *src = buf_alloc(n * es), *dst = buf_alloc(n * es);
+          char *b = buf_alloc(boff + n * es), *f = buf_alloc(n * es);
+          char *want = malloc(n * es + 1);
+          char *base = mode == 3 ? dst : b + boff;
+          fill_random(dt, op, src, n);
+          fill_random(dt, op, base, n);
+          if (mode != 3)
+            memset(dst, 0x7f, n * es);
+          for (uint64_t i = 0; i < n; i++)
+            ref_st(dt, want + i * es,
+                   ref_op(op, ref_ld(dt, base + i * es),
+                          ref_ld(dt, src + i * es)));
+          reduce_base_fns[dt][op](dst, base, src, mode == 0 ? NULL : f, n);
+          for (uint64_t i = 0; i < n; i++) {
+            float x = ref_ld(dt, dst + i * es), y = ref_ld(dt, want + i * es);
+            CHECK(memcmp(dst + i * es, want + i * es, es) == 0 ||
+                  (isnan(x) && isnan(y)));
+            if (mode != 0)
+              CHECK(memcmp(f + i * es, dst + i * es, es) == 0);
+          }
+          buf_check_guard(dst, n * es);
+          buf_check_guard(b, boff + n * es);
+          buf_check_guard(f, n * es);
+          free(src);
+          free(dst);
+          free(b);
+          free(f);
+          free(want);
+        }
+}
+
 /* ---------------------------------------------------------------------- */
 /* Packets between two threads                                             */
 /* ---------------------------------------------------------------------- */
@@ -1284,6 +1339,7 @@ int main(void) {
   puts("copy ok");
   test_local_reduce();
   test_reduce_fwd();
+  test_reduce_base();
   puts("local reduce ok");
   test_unpack();
   puts("unpack ok");

@@ -259,6 +259,29 @@ struct ReduceLowering : public InstructionLowering<ReduceOp> {
                      const Resolved &dst, const Resolved &src) const override {
     Location loc = op.getLoc();
     Value elems = movedElems(dst, src);
+    if (ChunkRefAttr baseRef = op.getBaseAttr()) {
+      // dst = base OP src in one pass (a copy folded in), and the first
+      // forward in the same pass.
+      auto base = resolve(b, loc, op, env, baseRef, op.getExecRank());
+      if (failed(base))
+        return failure();
+      auto fwd = singleForward(b, loc, op, env);
+      if (failed(fwd))
+        return failure();
+      Value fwdPtr =
+          *fwd ? (*fwd)->dst.ptr
+               : LLVM::ZeroOp::create(b, loc,
+                                      LLVM::LLVMPointerType::get(getContext()))
+                     .getResult();
+      callLib(b, loc, op, reduceFn("__ccl_reduce_base_", env),
+              voidTy(getContext()),
+              {dst.ptr, base->ptr, src.ptr, fwdPtr, elems});
+      if (*fwd) {
+        emitForwardSignal(b, loc, op, env, **fwd);
+        return success();
+      }
+      return emitResultForwards(b, loc, op, env, dst.ptr, elems);
+    }
     if (!op.getMoreAttr()) {
       auto fwd = singleForward(b, loc, op, env);
       if (failed(fwd))

@@ -109,10 +109,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "module load %d: %s\n", lr, log);
     return 1;
   }
-  CUfunction k_ll, k_timeout, k_local;
+  CUfunction k_ll, k_timeout, k_local, k_base;
   CK(D->cuModuleGetFunction(&k_ll, mod, "k_ll"));
   CK(D->cuModuleGetFunction(&k_timeout, mod, "k_timeout"));
   CK(D->cuModuleGetFunction(&k_local, mod, "k_local"));
+  CK(D->cuModuleGetFunction(&k_base, mod, "k_base"));
 
   /* Context: epoch + scratch in device memory, abort + error host-mapped. */
   enum { MAXN = 100003 };
@@ -261,6 +262,43 @@ int main(int argc, char **argv) {
           return 1;
         }
       }
-  printf("local reduce/copy ok\nGPU PASS\n");
+  printf("local reduce/copy ok\n");
+
+  /* dst = base OP src (+ fwd) with many threads: base apart from dst, with
+   * and without a forward, and base == dst (the accumulating form). The
+   * base lives in d_dst, the forward in d_scratch. */
+  char *base = static_cast<char *>(malloc(MAXN * 4)),
+       *fwd = static_cast<char *>(malloc(MAXN * 4));
+  for (size_t si = 0; si < 5; si++)
+    for (uint32_t which = 0; which < 12; which++)
+      for (uint32_t mode = 0; mode < 3; mode++) {
+        uint64_t n = lsizes[si];
+        uint32_t es = esize_of_which[which];
+        fill(src, n + 1, which);
+        fill(base, n + 1, which);
+        fill(rdst, n + 1, which);
+        memcpy(want, mode == 2 ? rdst : base, n * es);
+        host_reduce[which](want, src, n);
+        CK(D->cuMemcpyHtoD(d_src, src, n * es));
+        CK(D->cuMemcpyHtoD(d_dst, base, n * es));
+        CK(D->cuMemcpyHtoD(d_rdst, rdst, n * es));
+        CK(D->cuMemsetD8(d_scratch, 0xA5, n * es));
+        CUdeviceptr db = mode == 2 ? d_rdst : d_dst;
+        CUdeviceptr df = mode == 1 ? d_scratch : 0;
+        void *bargs[] = {&d_rdst, &db, &d_src, &df, &n, &which};
+        CK(D->cuLaunchKernel(k_base, 1, 1, 1, 256, 1, 1, 0, NULL, bargs, NULL));
+        CK(D->cuCtxSynchronize(nullptr));
+        CK(D->cuMemcpyDtoH(rdst, d_rdst, n * es));
+        CK(D->cuMemcpyDtoH(fwd, d_scratch, n * es));
+        bool fwd_ok = true;
+        for (uint64_t b = 0; b < n * es; b++)
+          fwd_ok &= mode == 1 ? fwd[b] == want[b] : (uint8_t)fwd[b] == 0xA5;
+        if (memcmp(rdst, want, n * es) || !fwd_ok) {
+          fprintf(stderr, "reduce_base %u mismatch n=%lu mode=%u (%s)\n", which,
+                  (unsigned long)n, mode, fwd_ok ? "destination" : "forward");
+          return 1;
+        }
+      }
+  printf("reduce_base ok\nGPU PASS\n");
   return 0;
 }

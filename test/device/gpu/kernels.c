@@ -50,3 +50,16 @@ KERNEL void k_local(char *dst, const char *src, uint64_t nelems,
     __ccl_copy(dst, src, nelems);
   __ccl_barrier();
 }
+
+/* dst = base OP src, also stored to fwd unless it is NULL (reduce_base
+ * number `which`, CCL_FOR_EACH_DT_OP order). */
+KERNEL void k_base(char *dst, const char *base, const char *src, char *fwd,
+                   uint64_t nelems, uint32_t which) {
+  uint32_t i = 0;
+#define X(DT, OP)                                                              \
+  if (which == i++)                                                            \
+    __ccl_reduce_base_##DT##_##OP(dst, base, src, fwd, nelems);
+  CCL_FOR_EACH_DT_OP(X)
+#undef X
+  __ccl_barrier();
+}

@@ -239,3 +239,41 @@ ccl.algorithm @fused_n3 attributes {chunks = 2 : i64, collective = #ccl.collecti
   ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]> forward [#ccl.chunk<"s"[2] [1 : 1]>] via [@mem_0_2]
   ccl.reduce tb 0 <"output"[0] [1 : 1]> from <"s"[0] [1 : 1]> forward [#ccl.chunk<"s"[2] [0 : 1]>] via [@mem_0_2] signal
 }
+
+// -----
+
+// Tests that a reduce with a base (a local copy the fusion pass folded in)
+// is one pass, __ccl_reduce_base_*(dst, base, src, forward, n): without a
+// forward, the forward pointer is null and nothing follows; with one
+// forward, it is the forward's slot and the fused signal follows; with two,
+// the block synchronises and puts the result to each.
+// CHECK-LABEL: llvm.func internal @ccl_based_nN_f32_sum__p0(
+// CHECK:         %[[D0:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
+// CHECK:         %[[S0:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK:         %[[B0:.*]] = llvm.call @__ccl_chunk_ptr(%arg1,
+// CHECK:         %[[Z0:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         llvm.call @__ccl_reduce_base_f32_sum(%[[D0]], %[[B0]], %[[S0]], %[[Z0]],
+// CHECK-NOT:     llvm.call @__ccl_barrier()
+// CHECK-NOT:     llvm.call @__ccl_put(
+// CHECK:         %[[D1:.*]] = llvm.call @__ccl_chunk_ptr(%arg2,
+// CHECK:         %[[S1:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK:         %[[B1:.*]] = llvm.call @__ccl_chunk_ptr(%arg1,
+// CHECK:         %[[F1:.*]] = llvm.call @__ccl_scratch_ptr(
+// CHECK:         llvm.call @__ccl_reduce_base_f32_sum(%[[D1]], %[[B1]], %[[S1]], %[[F1]],
+// CHECK-NEXT:    %[[C1:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    llvm.call @__ccl_signal(%arg0, %[[C1]])
+// CHECK:         llvm.call @__ccl_reduce_base_f32_sum(%[[D2:[0-9]+]], %{{.*}}, %{{.*}}, %{{.*}},
+// CHECK-NEXT:    llvm.call @__ccl_barrier()
+// CHECK:         llvm.call @__ccl_put(%{{.*}}, %[[D2]],
+// CHECK:         llvm.call @__ccl_put(%{{.*}}, %[[D2]],
+// CHECK:         llvm.return
+// SM90-LABEL:  llvm.func internal @ccl_based_nN_f32_sum__p0(
+// SM90:          llvm.call @__ccl_reduce_base_f32_sum(
+ccl.algorithm @based_n3 attributes {chunks = 3 : i64, collective = #ccl.collective<AllReduce>, name = "based", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @s slots 3
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_0_2 memory 0 -> 2
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"s"[0] [0 : 1]> base <"input"[0] [0 : 1]>
+  ccl.reduce tb 0 <"output"[0] [1 : 1]> from <"s"[0] [1 : 1]> base <"input"[0] [1 : 1]> forward [#ccl.chunk<"s"[1] [1 : 1]>] via [@mem_0_1] signal
+  ccl.reduce tb 0 <"output"[0] [2 : 1]> from <"s"[0] [2 : 1]> base <"input"[0] [2 : 1]> forward [#ccl.chunk<"s"[1] [2 : 1]>, #ccl.chunk<"s"[2] [2 : 1]>] via [@mem_0_1, @mem_0_2]
+}

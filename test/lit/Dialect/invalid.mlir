@@ -480,6 +480,51 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<custom>
 
 // -----
 
+// Tests that a chunk-level (cross-rank) reduce has no base: the base is a
+// folded local copy, which only a block-level reduce has.
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  // expected-error@+1 {{'ccl.reduce' op a chunk-level reduce has no base}}
+  ccl.reduce <"output"[0] [0 : 1]> from <"input"[1] [0 : 1]> base <"input"[0] [0 : 1]>
+}
+
+// -----
+
+// Tests that a reduce with a base has a single source.
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @buf slots 2
+  // expected-error@+1 {{'ccl.reduce' op a reduce with a base has one source}}
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]> and [#ccl.chunk<"buf"[0][1 : 1]>] base <"input"[0] [0 : 1]>
+}
+
+// -----
+
+// Tests that a base has as many chunks as the destination ...
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @buf slots 2
+  // expected-error@+1 {{'ccl.reduce' op copies 2 chunk(s) into 1 chunk(s)}}
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]> base <"input"[0] [0 : 2]>
+}
+
+// -----
+
+// ... does not overlap it ...
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @buf slots 2
+  // expected-error@+1 {{'ccl.reduce' op source and destination overlap: output[0][0]}}
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]> base <"output"[0] [0 : 1]>
+}
+
+// -----
+
+// ... and lies on the destination's rank.
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @buf slots 2
+  // expected-error@+1 {{'ccl.reduce' op base input[1][0] is not on the destination's rank 0}}
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]> base <"input"[1] [0 : 1]>
+}
+
+// -----
+
 // Tests that the op id the scheduler records is a non-negative i64.
 ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
   // expected-error@+1 {{'ccl.op_id' must be a non-negative i64, not "first"}}

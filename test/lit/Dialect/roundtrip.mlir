@@ -49,6 +49,7 @@ ccl.algorithm @global_n2 attributes {name = "global", collective = #ccl.collecti
 // CHECK-NEXT:    ccl.copy tb 2 <"buf"[2] [0 : 1]> = <"input"[2] [0 : 1]>
 // CHECK-NEXT:    ccl.copy <"output"[1] [0 : 1]> = <"input"[2] [0 : 1]>
 // CHECK-NEXT:    ccl.reduce tb 1 group 2 <"output"[1] [1 : 1]> from <"output"[0] [1 : 1]>
+// CHECK-NEXT:    ccl.reduce tb 1 <"output"[1] [2 : 1]> from <"buf"[1] [1 : 1]> base <"input"[1] [0 : 1]>
 // CHECK-NEXT:    ccl.put @port_2_0 tb 0 <"output"[0] [0 : 1]> = <"buf"[2] [0 : 1]> signal flush
 // CHECK-NEXT:    ccl.put @mem_0_2 <"buf"[2] [1 : 1]> = <"output"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.signal @mem_0_2 tb 0 relaxed
@@ -74,6 +75,7 @@ ccl.algorithm @simple_n3 attributes {name = "simple", collective = #ccl.collecti
   ccl.copy tb 2 #ccl.chunk<"buf"[2][0 : 1]> = #ccl.chunk<"input"[2][0 : 1]>
   ccl.copy <"output"[1] [0 : 1]> = <"input"[2] [0 : 1]>
   ccl.reduce tb 1 group 2 <"output"[1] [1 : 1]> from <"output"[0] [1 : 1]>
+  ccl.reduce tb 1 <"output"[1] [2 : 1]> from <"buf"[1] [1 : 1]> base <"input"[1] [0 : 1]>
   ccl.put @port_2_0 tb 0 <"output"[0] [0 : 1]> = <"buf"[2] [0 : 1]> signal flush
   ccl.put @mem_0_2 <"buf"[2] [1 : 1]> = <"output"[0] [0 : 1]>
   ccl.signal @mem_0_2 tb 0 relaxed

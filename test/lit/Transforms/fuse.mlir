@@ -147,3 +147,66 @@ ccl.algorithm @port_no_forward_n3 attributes {name = "a", collective = #ccl.coll
   ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]>
   ccl.put @port_0_2 tb 0 <"buf"[2] [1 : 1]> = <"output"[0] [0 : 1]>
 }
+
+// -----
+
+// Tests that a local copy into a reduce's destination, with only waits of
+// the block between them, becomes the reduce's base (one pass: dst = base OP
+// src, after the waits), and that the rule leaves alone: a copy separated by
+// a signal, a copy that forwards, a copy into another chunk, and a copy on
+// another thread block.
+// CHECK-LABEL: ccl.algorithm @base_n2
+// CHECK:         ccl.wait @mem_1_0 tb 0{{$}}
+// CHECK-NEXT:    ccl.wait @mem_1_0b tb 0{{$}}
+// CHECK-NEXT:    ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]> base <"input"[0] [0 : 1]>{{$}}
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>{{$}}
+// CHECK-NEXT:    ccl.signal @mem_0_1 tb 0{{$}}
+// CHECK-NEXT:    ccl.reduce tb 0 <"output"[0] [1 : 1]> from <"buf"[0] [1 : 1]>{{$}}
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [2 : 1]> = <"input"[0] [2 : 1]> forward [#ccl.chunk<"buf"[1] [2 : 1]>] via [@mem_0_1]{{$}}
+// CHECK-NEXT:    ccl.reduce tb 0 <"output"[0] [2 : 1]> from <"buf"[0] [2 : 1]>{{$}}
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [3 : 1]> = <"input"[0] [3 : 1]>{{$}}
+// CHECK-NEXT:    ccl.reduce tb 0 <"output"[0] [4 : 1]> from <"buf"[0] [3 : 1]>{{$}}
+// CHECK-NEXT:    ccl.copy tb 1 <"output"[0] [5 : 1]> = <"input"[0] [5 : 1]>{{$}}
+// CHECK-NEXT:    ccl.reduce tb 2 <"output"[0] [5 : 1]> from <"buf"[0] [4 : 1]>{{$}}
+ccl.algorithm @base_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 6 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @buf slots 6
+  ccl.channel @mem_1_0 memory 1 -> 0
+  ccl.channel @mem_1_0b memory 1 -> 0
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
+  ccl.wait @mem_1_0 tb 0
+  ccl.wait @mem_1_0b tb 0
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"buf"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+  ccl.signal @mem_0_1 tb 0
+  ccl.reduce tb 0 <"output"[0] [1 : 1]> from <"buf"[0] [1 : 1]>
+  ccl.copy tb 0 <"output"[0] [2 : 1]> = <"input"[0] [2 : 1]>
+  ccl.put @mem_0_1 tb 0 <"buf"[1] [2 : 1]> = <"output"[0] [2 : 1]>
+  ccl.reduce tb 0 <"output"[0] [2 : 1]> from <"buf"[0] [2 : 1]>
+  ccl.copy tb 0 <"output"[0] [3 : 1]> = <"input"[0] [3 : 1]>
+  ccl.reduce tb 0 <"output"[0] [4 : 1]> from <"buf"[0] [3 : 1]>
+  ccl.copy tb 1 <"output"[0] [5 : 1]> = <"input"[0] [5 : 1]>
+  ccl.reduce tb 2 <"output"[0] [5 : 1]> from <"buf"[0] [4 : 1]>
+}
+
+// -----
+
+// Tests that the fold stays away from in-place aliasing: with input aliased
+// onto output, a reduce whose source is (in place) the copy's destination
+// keeps the copy, and so does a copy whose base partly overlaps its
+// destination; a base equal to the destination in place folds.
+// CHECK-LABEL: ccl.algorithm @base_inplace_n2
+// CHECK:         ccl.copy tb 0 <"output"[0] [0 : 1]> = <"buf"[0] [0 : 1]>{{$}}
+// CHECK-NEXT:    ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"input"[0] [0 : 1]>{{$}}
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[0] [1 : 2]> = <"input"[0] [2 : 2]>{{$}}
+// CHECK-NEXT:    ccl.reduce tb 0 <"output"[0] [1 : 2]> from <"buf"[0] [1 : 2]>{{$}}
+// CHECK-NEXT:    ccl.reduce tb 0 <"output"[0] [3 : 1]> from <"buf"[0] [3 : 1]> base <"input"[0] [3 : 1]>{{$}}
+ccl.algorithm @base_inplace_n2 attributes {name = "a", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 4 : i64, protocol = #ccl.protocol<Simple>, also_inplace = {from = "input", to = "output", offsets = array<i64: 0, 0>}} {
+  ccl.scratch @buf slots 4
+  ccl.copy tb 0 <"output"[0] [0 : 1]> = <"buf"[0] [0 : 1]>
+  ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"input"[0] [0 : 1]>
+  ccl.copy tb 0 <"output"[0] [1 : 2]> = <"input"[0] [2 : 2]>
+  ccl.reduce tb 0 <"output"[0] [1 : 2]> from <"buf"[0] [1 : 2]>
+  ccl.copy tb 0 <"output"[0] [3 : 1]> = <"input"[0] [3 : 1]>
+  ccl.reduce tb 0 <"output"[0] [3 : 1]> from <"buf"[0] [3 : 1]>
+}

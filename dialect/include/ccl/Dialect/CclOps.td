@@ -408,17 +408,22 @@ def Ccl_ReduceOp : Ccl_InstructionOp<"reduce", ["accumulates", "getWrittenRefs",
     chunk-level reduction that belongs to the destination's rank until the
     chunk-lowering pass splits it. Fusion may add more local sources
     (`and [...]`: an n-ary reduction in one pass) and forwarding of the result
-    (`forward [...] via [...]`, with `signal` after the sends).
+    (`forward [...] via [...]`, with `signal` after the sends), or a
+    `base` on the destination's rank: `dst = base OP src`, a local copy of
+    `base` into `dst` folded into the reduction, which then reads `base`
+    instead of `dst` (one pass over the data instead of two).
 
     ```mlir
     ccl.reduce <"input"[1] [0 : 1]> from <"input"[0] [0 : 1]>
+    ccl.reduce tb 0 <"output"[0] [0 : 1]> from <"xfer"[0] [0 : 1]> base <"input"[0] [0 : 1]>
     ```
   }];
   let arguments = !con(Ccl_Placement,
                        (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src,
-                            OptionalAttr<Ccl_ChunkRefArray>:$more),
+                            OptionalAttr<Ccl_ChunkRefArray>:$more,
+                            OptionalAttr<Ccl_ChunkRefAttr>:$base),
                        Ccl_Forward, (ins UnitAttr:$fwd_signal));
-  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src (`and` $more^)? ", Ccl_ForwardFormat, " (`signal` $fwd_signal^)? attr-dict");
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src (`and` $more^)? (`base` $base^)? ", Ccl_ForwardFormat, " (`signal` $fwd_signal^)? attr-dict");
   let extraClassDeclaration = [{
     bool isCrossRank() { return getDst().getRank() != getSrc().getRank(); }
   }];
