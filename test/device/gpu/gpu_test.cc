@@ -118,8 +118,11 @@ int main(int argc, char **argv) {
   /* Context: epoch + scratch in device memory, abort + error host-mapped. */
   enum { MAXN = 100003 };
   CUdeviceptr d_epoch, d_scratch, d_table, d_ctx, d_src, d_dst, d_rdst;
-  CK(D->cuMemAlloc(&d_epoch, 8));
-  CK(D->cuMemsetD8(d_epoch, 0, 8));
+  /* One call counter per block (ctx->epoch[block]): k_ll runs 3 blocks,
+   * k_timeout 4. */
+  enum { NB = 4 };
+  CK(D->cuMemAlloc(&d_epoch, NB * 4));
+  CK(D->cuMemsetD8(d_epoch, 0, NB * 4));
   size_t scratch_bytes = 2 * ((MAXN * 4 + 7) / 8 * 16);
   CK(D->cuMemAlloc(&d_scratch, scratch_bytes));
   CK(D->cuMemsetD8(d_scratch, 0, scratch_bytes));
@@ -187,9 +190,10 @@ int main(int argc, char **argv) {
                 (unsigned long)n);
         return 1;
       }
-      uint32_t ep[2];
-      CK(D->cuMemcpyDtoH(ep, d_epoch, 8));
-      CHECK(ep[0] == launches && ep[1] == 0);
+      uint32_t ep[NB];
+      CK(D->cuMemcpyDtoH(ep, d_epoch, sizeof ep));
+      CHECK(ep[0] == launches && ep[1] == launches && ep[2] == launches &&
+            ep[3] == 0);
       CHECK(*abort_flag == 0 && err->state == 0);
     }
   printf("LL put/unpack/reduce over %u launches ok (epoch %u)\n", launches,
@@ -215,13 +219,15 @@ int main(int argc, char **argv) {
          *abort_flag);
   CHECK(*abort_flag == 1);
   CHECK(err->state == CCL_ERR_TIMEOUT && err->rank == 5 && err->block < 4 &&
-        err->op_id == 9 && err->expected == launches + 1000 &&
+        err->op_id == 9 &&
+        err->expected == (err->block < 3 ? launches : 0) + 1000 &&
         err->observed == 0 && err->waited_ns >= 2000000 &&
         err->waited_ns < 1000000000ull);
   CHECK(t1 - t0 < 1000000000ull);
-  uint32_t ep[2];
-  CK(D->cuMemcpyDtoH(ep, d_epoch, 8));
-  CHECK(ep[0] == launches + 1 && ep[1] == 0);
+  uint32_t ep[NB];
+  CK(D->cuMemcpyDtoH(ep, d_epoch, sizeof ep));
+  CHECK(ep[0] == launches + 1 && ep[1] == launches + 1 &&
+        ep[2] == launches + 1 && ep[3] == 1);
   /* Abort still raised, no timeout: returns at once. */
   c.timeout_ns = 0;
   CK(D->cuMemcpyHtoD(d_ctx, &c, sizeof c));
@@ -231,8 +237,9 @@ int main(int argc, char **argv) {
   t1 = now_ns();
   printf("aborted kernel: %.3f ms\n", (t1 - t0) / 1e6);
   CHECK(t1 - t0 < 500000000ull);
-  CK(D->cuMemcpyDtoH(ep, d_epoch, 8));
-  CHECK(ep[0] == launches + 2 && ep[1] == 0);
+  CK(D->cuMemcpyDtoH(ep, d_epoch, sizeof ep));
+  CHECK(ep[0] == launches + 2 && ep[1] == launches + 2 &&
+        ep[2] == launches + 2 && ep[3] == 2);
 
   /* Local reduce and copy with many threads. */
   uint64_t lsizes[] = {1, 5, 1000, 4097, 65537};
