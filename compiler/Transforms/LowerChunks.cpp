@@ -332,19 +332,36 @@ public:
     // Out of the way of fusion: a signal goes after the block's
     // non-blocking operations that follow it, a wait before those that
     // precede it (neither changes what the program computes; the wait
-    // depends only on earlier calls).
+    // depends only on earlier calls, and the signal could go anywhere
+    // after the consumption).
     for (Operation *w : waits)
       while (Operation *prev = sameBlock(w, /*forward=*/false)) {
         if (isSync(prev))
           break;
         w->moveBefore(prev);
       }
+    // A signal also stops before a local copy that ccl-fuse will fold into
+    // the reduce after it (only waits between them).
     for (Operation *sig : signals)
       while (Operation *next = sameBlock(sig, /*forward=*/true)) {
-        if (isBlocking(next))
+        if (isBlocking(next) || foldsIntoReduce(next))
           break;
         sig->moveAfter(next);
       }
+  }
+
+  /// Whether `op` is a local copy `D = B` whose block's next operation
+  /// other than waits is a local reduce into D (what ccl-fuse folds into
+  /// `reduce D from X base B`).
+  static bool foldsIntoReduce(Operation *op) {
+    auto copy = dyn_cast<CopyOp>(op);
+    if (!copy || copy.isCrossRank() || copy.getFwdDstsAttr())
+      return false;
+    Operation *next = sameBlock(op, /*forward=*/true);
+    while (next && isa<WaitOp>(next))
+      next = sameBlock(next, /*forward=*/true);
+    auto red = dyn_cast_or_null<ReduceOp>(next);
+    return red && !red.isCrossRank() && red.getDst() == copy.getDst();
   }
 
   /// The next (or previous) operation of `op`'s thread block.

@@ -10,6 +10,8 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <functional>
+#include <map>
+#include <optional>
 #include <tuple>
 
 using namespace mlir;
@@ -156,6 +158,64 @@ SmallVector<size_t> keepSendsWithSources(ArrayRef<Operation *> ops,
   return out;
 }
 
+/// `order` with each local copy `D = B` moved down to just before the
+/// reduce into D that consumes it, when no other successor of the copy
+/// lies between them. Lowered, the reduce follows the copy on its block
+/// with only waits between, and ccl-fuse folds the copy into it (`reduce D
+/// from X base B`, one pass instead of two). Sorted by depth, a block that
+/// holds several lanes would otherwise run all its copies ahead of the
+/// reduces (the root of a Reduce chain, and its other hops). Not where the
+/// fold would be refused (X is D in place, or B partly overlaps D in
+/// place): the copy keeps its early place there.
+SmallVector<size_t> keepCopiesWithReduces(AlgorithmOp algo,
+                                          ArrayRef<Operation *> ops,
+                                          ArrayRef<SmallVector<size_t>> preds,
+                                          ArrayRef<size_t> order) {
+  std::vector<SmallVector<size_t>> succs(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (size_t p : preds[i])
+      succs[p].push_back(i);
+  std::vector<size_t> pos(ops.size());
+  for (size_t k = 0; k < order.size(); ++k)
+    pos[order[k]] = k;
+  // movedBefore[r]: the copy that goes just before reduce r.
+  std::map<size_t, size_t> movedBefore;
+  std::vector<bool> moved(ops.size(), false);
+  for (size_t c = 0; c < ops.size(); ++c) {
+    auto copy = dyn_cast<CopyOp>(ops[c]);
+    if (!copy || copy.isCrossRank() || copy.getFwdDstsAttr())
+      continue;
+    std::optional<size_t> target;
+    for (size_t s : succs[c])
+      if (auto red = dyn_cast<ReduceOp>(ops[s]);
+          red && red.getDst() == copy.getDst() && !red.getMoreAttr() &&
+          !red.getBaseAttr() && (!target || pos[s] < pos[*target]))
+        target = s;
+    if (!target || movedBefore.count(*target))
+      continue;
+    auto red = cast<ReduceOp>(ops[*target]);
+    ChunkRefAttr base = algo.inPlaceRef(copy.getSrc());
+    ChunkRefAttr dst = algo.inPlaceRef(copy.getDst());
+    if (algo.inPlaceRef(red.getSrc()).overlaps(dst) ||
+        (base != dst && base.overlaps(dst)))
+      continue;
+    if (llvm::any_of(succs[c], [&](size_t s) { return pos[s] < pos[*target]; }))
+      continue;
+    movedBefore[*target] = c;
+    moved[c] = true;
+  }
+  SmallVector<size_t> out;
+  out.reserve(order.size());
+  for (size_t i : order) {
+    if (moved[i])
+      continue;
+    if (auto it = movedBefore.find(i); it != movedBefore.end())
+      out.push_back(it->second);
+    out.push_back(i);
+  }
+  return out;
+}
+
 } // namespace
 
 void ccl::lower_chunks::orderByPriority(AlgorithmOp algo,
@@ -193,6 +253,7 @@ void ccl::lower_chunks::orderByPriority(AlgorithmOp algo,
            std::make_tuple(depth[b], -rdepth[b], b);
   });
   order = keepSendsWithSources(ops, preds, order);
+  order = keepCopiesWithReduces(algo, ops, preds, order);
   Operation *after = ops.back()->getNextNode();
   for (size_t i : order) {
     if (after)

@@ -130,12 +130,16 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
     (critical path first), then program order; so a block starts every
     chain's first hop before any chain's second one instead of running one
     chain to its end first (needs `--ccl-chunk-dag` and a program with no
-    placed operations). One exception keeps fusable pairs together: a
+    placed operations). Two exceptions keep fusable pairs together: a
     cross-rank copy or reduce that sends the result of a local copy or
     reduce follows it directly once its other predecessors have run, so
     the root of a chain whose chunks share a block copies and sends chunk
-    by chunk and `ccl-fuse` makes each pair one pass. Programs without chunk-level or unplaced operations
-    are left alone.
+    by chunk and `ccl-fuse` makes each pair one pass; and a local copy
+    `D = B` goes down to just before the reduce into D that consumes it
+    (unless another operation that depends on the copy comes first), so
+    `ccl-fuse` folds it into the reduce (`base`) instead of the block
+    copying every chunk ahead. Programs without chunk-level or unplaced
+    operations are left alone.
 
     Consecutive calls: a rank starts its next call as soon as its own blocks
     are done, so the next call's put into a transfer slot could overwrite
@@ -151,7 +155,9 @@ def CclLowerChunks : Pass<"ccl-lower-chunks", "mlir::ModuleOp"> {
     scratch goes through a transfer slot instead when its landing is not
     safe. The acknowledgement signal is placed after the block's
     non-blocking operations that follow the consumption and the wait before
-    those that precede the put, so fusion still sees recv-copy-send chains.
+    those that precede the put, so fusion still sees recv-copy-send chains;
+    the signal stops before a local copy that the next reduce of the block
+    (only waits between) will absorb.
     `cross-call=none` leaves transfers unprotected (for testing the
     verifier, which then rejects the program).
 
