@@ -73,8 +73,15 @@ const ccl_plan kOneWay0 = PLAN("one_way_credit0", kCredit0Variants,
 // Data channel 0 -> 1 (channel 0) and its acknowledgement 1 -> 0 (channel
 // 1): rank 0 waits for the ack of the previous call, puts its input into
 // rank 1's scratch, signals; rank 1 waits, copies the scratch to its
-// output, acknowledges.
+// output, acknowledges. A wait that was abandoned (the call timed out; in
+// test_ack_without_credit both ranks' first waits are) moves no data: both
+// ranks would then touch the slot at once, a race ThreadSanitizer reports
+// in the test's own kernel.
 // ---------------------------------------------------------------------------
+bool aborted(const ccl_dev_ctx *ctx) {
+  return __atomic_load_n(ctx->abort_flag, __ATOMIC_ACQUIRE) != 0;
+}
+
 void ack_pipe(const ccl_dev_ctx *ctx, const void *input, void *output,
               uint64_t count, uint32_t block) {
   __ccl_host_set_block(block);
@@ -83,12 +90,14 @@ void ack_pipe(const ccl_dev_ctx *ctx, const void *input, void *output,
   char *slot = __ccl_scratch_ptr(ctx, 0, 1, 0, 1, count, 1, 4, epoch, 0);
   if (ctx->rank == 0) {
     __ccl_wait(ctx, 1, 0, /*op_id=*/0);
-    __ccl_put(slot, static_cast<const char *>(input), nbytes);
+    if (!aborted(ctx))
+      __ccl_put(slot, static_cast<const char *>(input), nbytes);
     __ccl_signal(ctx, 0);
     __ccl_wait_commit(ctx, 1, 1);
   } else {
     __ccl_wait(ctx, 0, 0, /*op_id=*/1);
-    __ccl_copy(static_cast<char *>(output), slot, nbytes);
+    if (!aborted(ctx))
+      __ccl_copy(static_cast<char *>(output), slot, nbytes);
     __ccl_signal(ctx, 1);
     __ccl_wait_commit(ctx, 0, 1);
   }
