@@ -1,5 +1,6 @@
 //===- Fuse.cpp - fuse consecutive operations of a thread block -----------===//
 
+#include "compiler/Transforms/LowerChunksLanes.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "ccl/Dialect/CclDialect.h"
@@ -158,10 +159,8 @@ bool foldCopyIntoReduce(AlgorithmOp algo, Operation *prev, ReduceOp red) {
       red.isCrossRank() || copy.getFwdDstsAttr() || copy.getFwdSignal() ||
       red.getBaseAttr() || red.getMoreAttr() || copy.getDst() != red.getDst())
     return false;
-  ChunkRefAttr base = algo.inPlaceRef(copy.getSrc());
-  ChunkRefAttr dst = algo.inPlaceRef(red.getDst());
-  if (algo.inPlaceRef(red.getSrc()).overlaps(dst) ||
-      (base != dst && base.overlaps(dst)))
+  if (!lower_chunks::canFoldBase(algo, red.getDst(), red.getSrc(),
+                                 copy.getSrc()))
     return false;
   red.setBaseAttr(copy.getSrc());
   return true;

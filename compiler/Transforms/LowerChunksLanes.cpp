@@ -18,6 +18,12 @@ using namespace mlir;
 using namespace ccl;
 using namespace ccl::lower_chunks;
 
+bool ccl::lower_chunks::canFoldBase(AlgorithmOp algo, ChunkRefAttr dst,
+                                    ChunkRefAttr src, ChunkRefAttr base) {
+  ChunkRefAttr b = algo.inPlaceRef(base), d = algo.inPlaceRef(dst);
+  return !algo.inPlaceRef(src).overlaps(d) && (b == d || !b.overlaps(d));
+}
+
 bool ccl::lower_chunks::hasDag(ArrayRef<Operation *> ops) {
   return llvm::all_of(ops,
                       [](Operation *op) { return getDagId(op).has_value(); });
@@ -132,11 +138,8 @@ bool sendsFrom(Operation *op, ChunkRefAttr src) {
 /// hops keeps its breadth-first order.
 SmallVector<size_t> keepSendsWithSources(ArrayRef<Operation *> ops,
                                          ArrayRef<SmallVector<size_t>> preds,
+                                         ArrayRef<SmallVector<size_t>> succs,
                                          ArrayRef<size_t> order) {
-  std::vector<SmallVector<size_t>> succs(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i)
-    for (size_t p : preds[i])
-      succs[p].push_back(i);
   std::vector<bool> placed(ops.size(), false);
   SmallVector<size_t> out;
   out.reserve(order.size());
@@ -169,12 +172,8 @@ SmallVector<size_t> keepSendsWithSources(ArrayRef<Operation *> ops,
 /// place): the copy keeps its early place there.
 SmallVector<size_t> keepCopiesWithReduces(AlgorithmOp algo,
                                           ArrayRef<Operation *> ops,
-                                          ArrayRef<SmallVector<size_t>> preds,
+                                          ArrayRef<SmallVector<size_t>> succs,
                                           ArrayRef<size_t> order) {
-  std::vector<SmallVector<size_t>> succs(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i)
-    for (size_t p : preds[i])
-      succs[p].push_back(i);
   std::vector<size_t> pos(ops.size());
   for (size_t k = 0; k < order.size(); ++k)
     pos[order[k]] = k;
@@ -194,10 +193,7 @@ SmallVector<size_t> keepCopiesWithReduces(AlgorithmOp algo,
     if (!target || movedBefore.count(*target))
       continue;
     auto red = cast<ReduceOp>(ops[*target]);
-    ChunkRefAttr base = algo.inPlaceRef(copy.getSrc());
-    ChunkRefAttr dst = algo.inPlaceRef(copy.getDst());
-    if (algo.inPlaceRef(red.getSrc()).overlaps(dst) ||
-        (base != dst && base.overlaps(dst)))
+    if (!canFoldBase(algo, red.getDst(), red.getSrc(), copy.getSrc()))
       continue;
     if (llvm::any_of(succs[c], [&](size_t s) { return pos[s] < pos[*target]; }))
       continue;
@@ -252,8 +248,12 @@ void ccl::lower_chunks::orderByPriority(AlgorithmOp algo,
     return std::make_tuple(depth[a], -rdepth[a], a) <
            std::make_tuple(depth[b], -rdepth[b], b);
   });
-  order = keepSendsWithSources(ops, preds, order);
-  order = keepCopiesWithReduces(algo, ops, preds, order);
+  std::vector<SmallVector<size_t>> succs(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (size_t p : preds[i])
+      succs[p].push_back(i);
+  order = keepSendsWithSources(ops, preds, succs, order);
+  order = keepCopiesWithReduces(algo, ops, succs, order);
   Operation *after = ops.back()->getNextNode();
   for (size_t i : order) {
     if (after)

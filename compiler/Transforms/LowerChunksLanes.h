@@ -18,6 +18,13 @@
 namespace ccl {
 namespace lower_chunks {
 
+/// Whether `reduce dst from src` may read `base` instead of dst (a local
+/// copy dst = base folded in, ccl-fuse): not when src is, in place, dst
+/// (the reduce would read the copy's result), nor when base partly
+/// overlaps dst in place.
+bool canFoldBase(AlgorithmOp algo, ChunkRefAttr dst, ChunkRefAttr src,
+                 ChunkRefAttr base);
+
 /// True when the chunk DAG (--ccl-chunk-dag) numbered every operation.
 bool hasDag(llvm::ArrayRef<mlir::Operation *> ops);
 
