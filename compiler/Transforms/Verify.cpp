@@ -37,6 +37,32 @@ namespace {
 // Contract
 //===----------------------------------------------------------------------===//
 
+/// An ensured chunk and its terms must have the same size at every count:
+/// otherwise no program can meet the contract (a copy between them moves
+/// one element too many or too few).
+LogicalResult checkEnsuredSizes(AlgorithmOp algo, EnsureOp ens) {
+  Loc at = locOf(ens.getAt(), 0);
+  ChunkGrid grid = gridOf(algo, at.buffer), in = gridOf(algo, "input");
+  if (!grid)
+    return success();
+  for (Attribute t : ens.getTerms()) {
+    auto term = dyn_cast<ChunkRefAttr>(t);
+    if (!term || term.getBuffer() != "input")
+      continue;
+    Loc from = locOf(term, 0);
+    if (std::optional<int64_t> count =
+            sizesDiffer(in, from.chunk, grid, at.chunk))
+      return ens.emitError()
+             << at.str() << " is to hold "
+             << from.str() << ", a chunk of another size: with count = "
+             << *count << " they hold " << chunkSize(in, from.chunk, *count)
+             << " and " << chunkSize(grid, at.chunk, *count)
+             << " elements (chunk i of a buffer of E elements in k chunks "
+                "starts at floor(i * E / k))";
+  }
+  return success();
+}
+
 LogicalResult checkContract(AlgorithmOp algo) {
   std::map<Loc, Operation *> required, ensured;
   bool anyEnsure = false;
@@ -56,6 +82,9 @@ LogicalResult checkContract(AlgorithmOp algo) {
     } else {
       continue;
     }
+    if (auto ens = dyn_cast<EnsureOp>(op))
+      if (failed(checkEnsuredSizes(algo, ens)))
+        return failure();
     auto [it, inserted] = seen->try_emplace(locOf(at, 0), &op);
     if (!inserted) {
       InFlightDiagnostic d = op.emitError("second ")

@@ -11,6 +11,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace ccl {
@@ -23,6 +25,55 @@ std::string Loc::str() const {
 
 Loc locOf(ChunkRefAttr ref, int64_t i) {
   return {ref.getBuffer().str(), ref.getRank(), ref.getIndex() + i};
+}
+
+ChunkGrid gridOf(AlgorithmOp algo, StringRef buffer) {
+  if (buffer != "input" && buffer != "output")
+    return {};
+  int64_t n = algo.getNranks(), mult = 1;
+  switch (algo.getCollective()) {
+  case CollectiveKind::AllGather:
+    mult = buffer == "output" ? n : 1;
+    break;
+  case CollectiveKind::ReduceScatter:
+    mult = buffer == "input" ? n : 1;
+    break;
+  case CollectiveKind::AllToAll:
+    mult = n;
+    break;
+  default: // AllReduce, Broadcast, Reduce and custom collectives
+    break;
+  }
+  return {mult, algo.getBufferChunks(buffer)};
+}
+
+int64_t chunkSize(ChunkGrid g, int64_t i, int64_t count) {
+  auto at = [&](int64_t k) {
+    return int64_t((__int128)k * g.mult * count / g.chunks);
+  };
+  return at(i + 1) - at(i);
+}
+
+std::optional<int64_t> sizesDiffer(ChunkGrid a, int64_t i, ChunkGrid b,
+                                   int64_t j) {
+  // The chunks grow by mult / chunks elements per element of count: two
+  // grids of different ratios differ at a large enough count.
+  int64_t ga = std::gcd(a.mult, a.chunks), gb = std::gcd(b.mult, b.chunks);
+  int64_t sa = a.mult / ga, ta = a.chunks / ga;
+  int64_t sb = b.mult / gb, tb = b.chunks / gb;
+  if (sa != sb || ta != tb) {
+    for (int64_t count = 1;; count *= 2)
+      if (chunkSize(a, i, count) != chunkSize(b, j, count))
+        return count;
+  }
+  // Same ratio s / t: adding t to count adds s to every chunk, so counts
+  // 0 .. t-1 decide (t is at most the chunk count).
+  if ((i - j) % ta == 0)
+    return std::nullopt;
+  for (int64_t count = 1; count < ta; ++count)
+    if (chunkSize(a, i, count) != chunkSize(b, j, count))
+      return count;
+  return std::nullopt;
 }
 
 std::string render(const Value &v, int call) {

@@ -40,8 +40,10 @@ namespace detail {
 //===----------------------------------------------------------------------===//
 
 Machine::Machine(const Program &p, int calls, CallOrder *analysis)
-    : prog(p), algo(p.algo), calls(calls > 0 ? calls : callsToModel(p)),
-      analysis(analysis), nranks(AlgorithmOp(p.algo).getNranks()) {}
+    : prog(p), algo(p.algo), inputGrid(gridOf(p.algo, "input")),
+      outputGrid(gridOf(p.algo, "output")),
+      calls(calls > 0 ? calls : callsToModel(p)), analysis(analysis),
+      nranks(AlgorithmOp(p.algo).getNranks()) {}
 
 unsigned Machine::bufferId(StringRef name) {
   auto [it, inserted] = bufferIds.try_emplace(name, bufferIds.size());
@@ -359,6 +361,18 @@ LogicalResult Machine::write(Slot &s, const Access &a, const VClock &vc,
     if (!r.pendingPort && !hb(r, vc))
       return raceError(s, r, a, false, true);
   }
+  // A chunk of input or output holds only values of its own size: a copy
+  // between chunks that differ in size moves the source's elements, one
+  // too many or too few for the destination (chunk boundaries are floor(i
+  // * elements / chunks)).
+  ChunkGrid grid = s.loc.buffer == "input"    ? inputGrid
+                   : s.loc.buffer == "output" ? outputGrid
+                                              : ChunkGrid();
+  if (grid && !analysis)
+    for (const auto &[k, n] : v)
+      if (std::optional<int64_t> count =
+              sizesDiffer(inputGrid, k.chunk, grid, s.loc.chunk))
+        return sizeMismatch(s, a, k, *count);
   if (accumulate) {
     for (const auto &[k, n] : v)
       s.value[k] += n;

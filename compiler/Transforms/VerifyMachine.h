@@ -67,6 +67,26 @@ struct Term {
 /// A symbolic value: how often each input chunk was folded in.
 using Value = std::map<Term, int64_t>;
 
+/// How `input` or `output` of an algorithm is laid out for a call of
+/// `count` elements (docs/runtime.md, "In place and out of place"): `mult *
+/// count` elements in `chunks` chunks, chunk i starting at element
+/// floor(i * mult * count / chunks). Scratch buffers have no grid (a slot
+/// holds the largest chunk): chunks == 0.
+struct ChunkGrid {
+  int64_t mult = 0, chunks = 0;
+  explicit operator bool() const { return chunks > 0; }
+};
+ChunkGrid gridOf(AlgorithmOp algo, llvm::StringRef buffer);
+
+/// A count at which chunk `i` of `a` and chunk `j` of `b` hold different
+/// numbers of elements, if there is one (exact: the sizes repeat with the
+/// grids' period).
+std::optional<int64_t> sizesDiffer(ChunkGrid a, int64_t i, ChunkGrid b,
+                                   int64_t j);
+
+/// Elements of chunk `i` of `g` at `count`.
+int64_t chunkSize(ChunkGrid g, int64_t i, int64_t count);
+
 /// `input[0][0] + 2 x input[1][0]`, or `nothing`. Terms of a call other
 /// than `call` say which call they come from (`input[0][0] of call 1`).
 std::string render(const Value &v, int call = 0);

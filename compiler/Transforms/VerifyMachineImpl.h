@@ -187,6 +187,8 @@ private:
                                 bool laterWrites);
   mlir::LogicalResult undefinedRead(const Slot &s, const Access &a,
                                     bool target);
+  mlir::LogicalResult sizeMismatch(const Slot &s, const Access &a,
+                                   const Term &t, int64_t count);
   mlir::LogicalResult checkBalance();
   mlir::LogicalResult reportStuck();
   mlir::LogicalResult checkEnd();
@@ -196,6 +198,9 @@ private:
 
   const Program &prog;
   AlgorithmOp algo;
+  /// The grids of `input` and `output`: a value moves only into a chunk
+  /// of its own size.
+  ChunkGrid inputGrid, outputGrid;
   int calls;
   /// Analysis mode (analyzeCallOrder): record events, emit nothing.
   CallOrder *analysis;

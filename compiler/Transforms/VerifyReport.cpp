@@ -215,6 +215,23 @@ static Operation *firstOf(ArrayRef<const Step *> order,
 
 /// Signals and semaphores keep their counts from call to call (the runtime
 /// never resets them), so every call must consume what it produces.
+LogicalResult Machine::sizeMismatch(const Slot &s, const Access &a,
+                                    const Term &t, int64_t count) {
+  ChunkGrid grid = s.loc.buffer == "input" ? inputGrid : outputGrid;
+  Loc from{"input", t.rank, t.chunk};
+  InFlightDiagnostic d =
+      a.op->emitError()
+      << "moves " << from.str() << " into " << s.loc.str()
+      << ", a chunk of another size: with count = " << count << " they hold "
+      << chunkSize(inputGrid, t.chunk, count) << " and "
+      << chunkSize(grid, s.loc.chunk, count)
+      << " elements (chunk i of a buffer of E elements in k chunks starts at "
+         "floor(i * E / k)); a value can only move into a chunk of its "
+         "own size";
+  trace(d, a.op, {a.block});
+  return failure();
+}
+
 LogicalResult Machine::checkBalance() {
   std::vector<const Step *> order;
   for (const BlockQueue &q : prog.blocks)

@@ -19,15 +19,16 @@
 // CHECK-NEXT:    ccl.copy tb 1 <"output"[0] [0 : 1]> = <"xfer"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.release @order_0_0 tb 1
 // CHECK-NEXT:    ccl.acquire @order_0_0 tb 2
-// CHECK-NEXT:    ccl.reduce tb 2 <"output"[0] [0 : 1]> from <"input"[0] [1 : 1]>
-// CHECK-NEXT:    ccl.copy tb 2 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
+// CHECK-NEXT:    ccl.reduce tb 2 <"output"[0] [0 : 1]> from <"input"[0] [0 : 1]>
+// CHECK-NEXT:    ccl.copy tb 3 <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
 ccl.algorithm @after_placed_remote_n2 attributes {name = "after_placed_remote", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.copy tb 1 <"output"[0] [0 : 1]> = <"input"[1] [0 : 1]>
-  ccl.reduce <"output"[0] [0 : 1]> from <"input"[0] [1 : 1]>
+  ccl.reduce <"output"[0] [0 : 1]> from <"input"[0] [0 : 1]>
   ccl.copy <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
-  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[0] [1 : 1]>]
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[0] [0 : 1]>]
   ccl.ensure <"output"[0] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>]
 }
 
@@ -38,14 +39,15 @@ ccl.algorithm @after_placed_remote_n2 attributes {name = "after_placed_remote", 
 // CHECK-NEXT:    ccl.unpack_packets tb 1 <"output"[0] [0 : 1]> from <"xfer"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.release @order_0_0 tb 1
 // CHECK-NEXT:    ccl.acquire @order_0_0 tb 2
-// CHECK-NEXT:    ccl.reduce tb 2 <"output"[0] [0 : 1]> from <"input"[0] [1 : 1]>
+// CHECK-NEXT:    ccl.reduce tb 2 <"output"[0] [0 : 1]> from <"input"[0] [0 : 1]>
 ccl.algorithm @after_placed_remote_ll_n2 attributes {name = "after_placed_remote_ll", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<LL>} {
   ccl.require <"input"[1] [0 : 1]> holds <"input"[1] [0 : 1]>
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
   ccl.require <"input"[0] [1 : 1]> holds <"input"[0] [1 : 1]>
   ccl.copy tb 1 <"output"[0] [0 : 1]> = <"input"[1] [0 : 1]>
-  ccl.reduce <"output"[0] [0 : 1]> from <"input"[0] [1 : 1]>
+  ccl.reduce <"output"[0] [0 : 1]> from <"input"[0] [0 : 1]>
   ccl.copy <"output"[0] [1 : 1]> = <"input"[0] [1 : 1]>
-  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[0] [1 : 1]>]
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[0] [0 : 1]>]
   ccl.ensure <"output"[0] [1 : 1]> = [#ccl.chunk<"input"[0] [1 : 1]>]
 }
 
