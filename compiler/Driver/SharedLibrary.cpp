@@ -558,8 +558,16 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
     args.push_back(std::string("-L") + libdir);
   args.push_back("--as-needed");
   args.push_back("-lc");
-  if (!runTool(lld, args, error))
+  // A library that would not load is never written: every symbol it uses
+  // must come from its own objects, libcclrt or the C library.
+  args.push_back("--no-undefined");
+  if (!runTool(lld, args, error)) {
+    if (error.find("undefined symbol") != std::string::npos)
+      error = "internal compiler error: the library would not load (a "
+              "symbol it uses is defined nowhere); nothing was written:\n" +
+              error;
     return fail();
+  }
   cleanup();
 
   // A header with the entry points, next to the library.

@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Random .ccl programs whose ranks run different code, with their contract.
+
+A program is drawn from a seed: a collective (a permutation or a reduction
+of its own, declared with `collective`, or the built-in Reduce, Broadcast,
+AllGather), routes for its chunks that differ by rank (direct, relayed
+through a third rank's scratch, two relays, reduction chains of several
+lengths, partial sums resting in scratch or in outputs), chunk ranges,
+placed and unplaced operations, LL or Simple, and the forms it is compiled
+in (instances, tiles). The generator evaluates the contract itself (Python,
+from the same formulas the program is written with, never from cclc), so a
+run is compared with what the program promises, not with what the compiler
+made of it.
+
+  gen.py SEED OUTDIR     writes OUTDIR/g<SEED>.ccl, OUTDIR/g<SEED>.json
+                         (name, collective, rank counts, forms, features)
+                         and OUTDIR/g<SEED>.n<N>.contract per rank count
+"""
+import json
+import os
+import random
+import sys
+
+RANKS = [2, 3, 4, 8]
+
+
+class Prog:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.name = 'g%d' % seed
+        self.features = set()
+        self.lines = []
+
+    def pick(self, *xs):
+        return self.rng.choice(xs)
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+
+def cond_expr(rng):
+    """A rank-dependent condition, as (ccl text, python function of r, n)."""
+    m = rng.choice([2, 3])
+    k = rng.randrange(m)
+    return ('r %% %d == %d' % (m, k), lambda r, n, m=m, k=k: r % m == k)
+
+
+def gen_perm(p):
+    """A custom permutation: output[(r + A) % n][(c + B) % K] = input[r][c]
+    (or a two-piece map where odd ranks shift further), routed per chunk
+    directly or through one or two relays, chosen by a rank formula."""
+    K = p.pick(1, 2, 3, 4)
+    A = p.pick(1, 2, 3)
+    # A rotation of the chunks moves them between chunks of other sizes
+    # (unless count is a multiple of K): a program cclc must reject.
+    B = p.rng.randrange(K) if p.chance(0.15) else 0
+    B2 = p.pick(B, p.rng.randrange(K)) if p.chance(0.15) else B
+    ll = p.chance(0.25)
+    use_ranges = K >= 2 and B == 0 and B2 == 0 and not ll and p.chance(0.5)
+    relay_off1 = p.pick(1, 2, 3)
+    relay_off2 = p.pick(1, 2)
+    kind_mod = p.pick(2, 3)
+    kind_c = p.pick(0, 1)
+    placed = p.chance(0.4)
+    p.features.update(['custom', 'permutation', 'LL' if ll else 'Simple'])
+    if B2 != B:
+        p.features.add('rank_asymmetric_contract')
+
+    def rot(r):
+        return B2 if r % 2 == 1 else B
+
+    src = []
+    src.append('collective Perm%d input(chunks) output(chunks) {' % p.seed)
+    src.append('  for r in ranks {')
+    src.append('    let b = %d;' % B)
+    if B2 != B:
+        src.append('    if r %% 2 == 1 { b = %d; }' % B2)
+    src.append('    for c in 0..chunks {')
+    src.append('      ensure output[(r + %d) %% nranks][(c + b) %% chunks] == input[r][c];' % A)
+    src.append('    }')
+    src.append('  }')
+    src.append('}')
+    src.append('')
+    proto = ' protocol(LL)' if ll else ''
+    src.append('algorithm %s implements Perm%d chunks(%d)%s {' %
+               (p.name, p.seed, K, proto))
+    if not ll:
+        src.append('  scratch hop[nranks * chunks];')
+        src.append('  scratch hop2[nranks * chunks];')
+    src.append('  for r in ranks {')
+    src.append('    let d = (r + %d) %% nranks;' % A)
+    src.append('    let b = %d;' % B)
+    if B2 != B:
+        src.append('    if r %% 2 == 1 { b = %d; }' % B2)
+    tb = lambda e: (', tb = %s' % e) if placed else ''
+    p.features.add('placed' if placed else 'unplaced')
+    if use_ranges:
+        p.features.add('ranges')
+        half = K // 2
+        src.append('    input[r][0..%d].copy(output[d][0..%d]%s);' %
+                   (half, half, tb('0')))
+        src.append('    for c in %d..chunks {' % half)
+    else:
+        src.append('    for c in 0..chunks {')
+    src.append('      let o = (c + b) % chunks;')
+    if ll:
+        src.append('      input[r][c].copy(output[d][o]%s);' % tb('c % 2'))
+    else:
+        src.append('      let kind = (r + c * %d) %% %d;' % (kind_c, kind_mod))
+        src.append('      let v = (r + %d) %% nranks;' % relay_off1)
+        src.append('      let w = (v + %d) %% nranks;' % relay_off2)
+        src.append('      let slot = r * chunks + c;')
+        src.append('      if kind == 0 {')
+        src.append('        input[r][c].copy(output[d][o]%s);' % tb('c % 2'))
+        src.append('      } else if kind == 1 {')
+        src.append('        input[r][c].copy(hop[v][slot]).copy(output[d][o]%s);'
+                   % tb('0'))
+        src.append('      } else {')
+        src.append('        input[r][c].copy(hop[v][slot]).copy(hop2[w][slot])'
+                   '.copy(output[d][o]);')
+        src.append('      }')
+        p.features.add('relay')
+    src.append('    }')
+    src.append('  }')
+    src.append('}')
+    p.lines = src
+    p.collective = 'Perm%d' % p.seed
+    p.chunks = K
+
+    def contract(n):
+        out = ['collective Perm%d' % p.seed, 'nranks %d' % n,
+               'chunks %d %d' % (K, K), 'plan_root 0']
+        for r in range(n):
+            for c in range(K):
+                out.append('ensure %d %d = %d %d' % ((r + A) % n, (c + rot(r)) % K, r, c))
+        return out
+    p.contract = contract
+    # Chunk c and chunk c + b differ in size at some count unless b == 0.
+    p.reference_ok = lambda n: K == 1 or (B == 0 and B2 == 0)
+
+
+def gen_sum(p):
+    """A custom reduction: output[d][c] = the sum of input[q][c] over the L
+    ranks d, d+1, ..., d+L-1 (L = min(Lmax, n)), summed along a chain that
+    ends at d; partial sums rest in scratch or in the ranks' outputs and may
+    be relayed through a third rank's scratch."""
+    K = p.pick(1, 2, 3)
+    Lmax = p.pick(2, 3, 8)
+    rest_in_output = p.chance(0.4)
+    relay = p.chance(0.4)
+    every_other = p.chance(0.5)  # only even destinations get a sum
+    p.features.update(['custom', 'reduction', 'Simple'])
+    if relay:
+        p.features.add('relay')
+    if rest_in_output:
+        p.features.add('partial_in_output')
+    src = []
+    cond = 'd % 2 == 0' if every_other else 'true'
+    if every_other:
+        p.features.add('rank_asymmetric_contract')
+    src.append('collective Sum%d input(chunks) output(chunks) {' % p.seed)
+    src.append('  let l = min(%d, nranks);' % Lmax)
+    src.append('  for d in ranks if %s {' % cond)
+    src.append('    for c in 0..chunks {')
+    src.append('      let s = input[d][c];')
+    src.append('      for i in 1..l { s = s + input[(d + i) % nranks][c]; }')
+    src.append('      ensure output[d][c] == s;')
+    src.append('    }')
+    src.append('  }')
+    src.append('}')
+    src.append('')
+    src.append('algorithm %s implements Sum%d chunks(%d) {' % (p.name, p.seed, K))
+    src.append('  scratch part[nranks * chunks];')
+    src.append('  scratch hop[nranks * chunks];')
+    src.append('  let l = min(%d, nranks);' % Lmax)
+    src.append('  for d in ranks if %s {' % cond)
+    src.append('    for c in 0..chunks {')
+    src.append('      let slot = d * chunks + c;')
+    src.append('      let acc = input[(d + l - 1) % nranks][c];')
+    src.append('      for j in 1..l {')
+    src.append('        let q = (d + l - 1 - j) % nranks;')
+    if relay:
+        src.append('        if (q + c) % 2 == 1 {')
+        src.append('          acc = acc.copy(hop[(q + 2) % nranks][slot]);')
+        src.append('        }')
+    if rest_in_output:
+        # Only the last hop's rank (q == d) may use its own output; the
+        # others' outputs may hold their own sums.
+        src.append('        if q == d {')
+        src.append('          acc = input[q][c].copy(output[q][c]).reduce(acc);')
+        src.append('        } else {')
+        src.append('          acc = input[q][c].copy(part[q][slot]).reduce(acc);')
+        src.append('        }')
+    else:
+        src.append('        acc = input[q][c].copy(part[q][slot]).reduce(acc);')
+    src.append('      }')
+    if rest_in_output:
+        src.append('      if l == 1 { acc.copy(output[d][c]); }')
+    else:
+        src.append('      acc.copy(output[d][c]);')
+    src.append('    }')
+    src.append('  }')
+    src.append('}')
+    p.lines = src
+    p.collective = 'Sum%d' % p.seed
+    p.chunks = K
+
+    def contract(n):
+        l = min(Lmax, n)
+        out = ['collective Sum%d' % p.seed, 'nranks %d' % n,
+               'chunks %d %d' % (K, K), 'plan_root 0']
+        for d in range(n):
+            if every_other and d % 2:
+                continue
+            for c in range(K):
+                terms = ' '.join('%d %d' % ((d + i) % n, c) for i in range(l))
+                out.append('ensure %d %d = %s' % (d, c, terms))
+        return out
+    p.contract = contract
+    p.reference_ok = lambda n: True
+
+
+def gen_reduce(p):
+    """Reduce (built-in, rooted): a chain from the rank after the root,
+    going up or down the ring, or two half chains meeting at the root;
+    partial sums in outputs (the chain of issue 41) or scratch."""
+    K = p.pick(1, 2, 4)
+    shape = p.pick('chain', 'chain', 'two')
+    step = p.pick(1, -1)
+    in_output = p.chance(0.5)
+    both = p.chance(0.4)
+    p.features.update(['rooted', 'reduction', 'Simple', 'builtin'])
+    if in_output:
+        p.features.add('partial_in_output')
+    form = '(inplace, outofplace)' if both else ''
+    if both:
+        p.features.add('both_forms')
+    src = ['algorithm %s implements Reduce%s chunks(%d) {' % (p.name, form, K),
+           '  scratch part[chunks];']
+    dst = 'output' if in_output else 'part'
+    if shape == 'chain':
+        src += ['  for c in 0..chunks {',
+                '    let acc = input[(root + %d * (nranks - 1)) %% nranks][c];' % step,
+                '    for s in 2..nranks + 1 {',
+                '      let r = (root + %d * (nranks - s)) %% nranks;' % step,
+                '      if r == root {',
+                '        acc = input[r][c].copy(output[r][c]).reduce(acc);',
+                '      } else {',
+                '        acc = input[r][c].copy(%s[r][c]).reduce(acc);' % dst,
+                '      }',
+                '    }',
+                '  }']
+    else:
+        p.features.add('two_chains')
+        # Ranks root+1 .. root+h sum up into root+1, root+h+1 .. root+n-1
+        # into root+n-1, both meet at the root.
+        src += ['  let h = nranks / 2;',
+                '  for c in 0..chunks {',
+                '    let a = input[(root + h) % nranks][c];',
+                '    for s in 1..h {',
+                '      let r = (root + h - s) % nranks;',
+                '      a = input[r][c].copy(%s[r][c]).reduce(a);' % dst,
+                '    }',
+                '    let acc = input[root][c].copy(output[root][c]).reduce(a);',
+                '    if nranks - 1 > h {',
+                '      let b = input[(root + h + 1) % nranks][c];',
+                '      for s in h + 2..nranks {',
+                '        let r = (root + s) % nranks;',
+                '        b = input[r][c].copy(%s[r][c]).reduce(b);' % dst,
+                '      }',
+                '      acc.reduce(b);',
+                '    }',
+                '  }']
+    src.append('}')
+    p.lines = src
+    p.collective = 'Reduce'
+    p.chunks = K
+    p.inplace = both
+
+    def contract(n):
+        out = ['collective Reduce', 'nranks %d' % n, 'chunks %d %d' % (K, K),
+               'plan_root 0']
+        for c in range(K):
+            out.append('ensure 0 %d = %s' % (c, ' '.join('%d %d' % (q, c) for q in range(n))))
+        return out
+    p.contract = contract
+    p.reference_ok = lambda n: True
+
+
+def gen_bcast(p):
+    """Broadcast (built-in, rooted): the root's chunks go down a chain or
+    a tree; odd ranks keep what they receive in scratch and forward from
+    there, even ranks forward from their output."""
+    K = p.pick(1, 2, 3, 4)
+    fan = p.pick(1, 2)
+    both = p.chance(0.4)
+    p.features.update(['rooted', 'permutation', 'Simple', 'builtin', 'relay'])
+    if both:
+        p.features.add('both_forms')
+    form = '(inplace, outofplace)' if both else ''
+    src = ['algorithm %s implements Broadcast%s chunks(%d) {' % (p.name, form, K),
+           '  scratch keep[chunks];',
+           '  for c in 0..chunks {',
+           '    input[root][c].copy(output[root][c]);',
+           '    for i in 1..nranks {',
+           '      let r = (root + i) % nranks;',
+           '      let up = (root + (i - 1) / %d) %% nranks;' % fan if fan > 1 else
+           '      let up = (root + i - 1) % nranks;',
+           '      if i % 2 == 1 && r != up {',
+           '        output[up][c].copy(keep[r][c]).copy(output[r][c]);',
+           '      } else {',
+           '        output[up][c].copy(output[r][c]);',
+           '      }',
+           '    }',
+           '  }',
+           '}']
+    if fan > 1:
+        p.features.add('tree')
+    p.lines = src
+    p.collective = 'Broadcast'
+    p.chunks = K
+    p.inplace = both
+
+    def contract(n):
+        out = ['collective Broadcast', 'nranks %d' % n, 'chunks %d %d' % (K, K),
+               'plan_root 0']
+        for r in range(n):
+            for c in range(K):
+                out.append('ensure %d %d = 0 %d' % (r, c, c))
+        return out
+    p.contract = contract
+    p.reference_ok = lambda n: True
+
+
+def gen_allgather(p):
+    """AllGather (built-in): rank r's chunk reaches every rank along a ring
+    in one direction for even r and the other for odd r, resting in each
+    rank's output on the way."""
+    K = p.pick(1, 2)
+    both = p.chance(0.4)
+    p.features.update(['builtin', 'permutation', 'Simple', 'relay'])
+    if both:
+        p.features.add('both_forms')
+    form = '(inplace, outofplace)' if both else ''
+    src = ['algorithm %s implements AllGather%s chunks(%d) {' % (p.name, form, K),
+           '  for r in ranks {',
+           '    for c in 0..chunks {',
+           '      let at = input[r][c].copy(output[r][r * chunks + c]);',
+           '      let dir = 1;',
+           '      if r % 2 == 1 { dir = nranks - 1; }',
+           '      for s in 1..nranks {',
+           '        at = at.copy(output[(r + dir * s) % nranks][r * chunks + c]);',
+           '      }',
+           '    }',
+           '  }',
+           '}']
+    p.lines = src
+    p.collective = 'AllGather'
+    p.chunks = K
+    p.inplace = both
+
+    def contract(n):
+        out = ['collective AllGather', 'nranks %d' % n, 'chunks %d %d' % (K, n * K),
+               'plan_root 0']
+        for r in range(n):
+            for q in range(n):
+                for c in range(K):
+                    out.append('ensure %d %d = %d %d' % (r, q * K + c, q, c))
+        return out
+    p.contract = contract
+    p.reference_ok = lambda n: True
+
+
+def generate(seed):
+    p = Prog(seed)
+    p.inplace = False
+    kind = p.rng.choice(['perm', 'perm', 'sum', 'sum', 'reduce', 'bcast', 'allgather'])
+    {'perm': gen_perm, 'sum': gen_sum, 'reduce': gen_reduce,
+     'bcast': gen_bcast, 'allgather': gen_allgather}[kind](p)
+    p.kind = kind
+    # Forms besides the plain one: instances and tiles from the options.
+    p.forms = ['plain']
+    if p.chance(0.5):
+        p.forms.append('instances=2')
+    if p.chance(0.5):
+        p.forms.append('tiles=2')
+    return p
+
+
+def write(p, outdir):
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, p.name + '.ccl'), 'w') as f:
+        f.write('// Generated by test/semantic/gen.py, seed %d (%s).\n' %
+                (p.seed, p.kind))
+        f.write('\n'.join(p.lines) + '\n')
+    for n in RANKS:
+        with open(os.path.join(outdir, '%s.n%d.contract' % (p.name, n)), 'w') as f:
+            f.write('\n'.join(p.contract(n)) + '\n')
+    meta = {'name': p.name, 'seed': p.seed, 'kind': p.kind,
+            'collective': p.collective, 'ranks': RANKS, 'forms': p.forms,
+            'inplace': bool(p.inplace), 'features': sorted(p.features),
+            'reference_ok': {str(n): bool(p.reference_ok(n)) for n in RANKS}}
+    with open(os.path.join(outdir, p.name + '.json'), 'w') as f:
+        json.dump(meta, f, indent=1)
+    return meta
+
+
+if __name__ == '__main__':
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    write(generate(int(sys.argv[1])), sys.argv[2])
