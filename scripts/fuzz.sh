@@ -22,6 +22,10 @@
 #              (//test/fuzz:bootstrap_fuzzer, test/fuzz/bootstrap_corpus/)
 #   plan       libcclrt's checks of the plan tables a generated library
 #              registers (//test/fuzz:plan_fuzzer, test/fuzz/plan_corpus/)
+#   semantic   the differential test (test/semantic/README.md): fresh seeds
+#              of generated programs, every form, compared with their
+#              contract; failing programs are copied to
+#              test/semantic/regressions/ (no libFuzzer, the plain build)
 #
 # Environment: BAZEL (default "bazel"), e.g.
 #   BAZEL="bazel --output_base=$HOME/.cache/bazel-fuzz" scripts/fuzz.sh
@@ -31,7 +35,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 
-usage() { sed -n '2,31s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,35s/^# \{0,1\}//p' "$0"; }
 
 time_s=60
 fuzzer=frontend
@@ -59,11 +63,23 @@ case $fuzzer in
     dict=(-max_len=4096) ;;
   plan) target=plan_fuzzer corpora=(test/fuzz/plan_corpus)
     dict=(-dict="$repo/test/fuzz/plan.dict" -max_len=16384) ;;
-  *) echo "fuzz: --fuzzer is frontend, verifier, mlir, bootstrap or plan, not '$fuzzer'" >&2
+  semantic) ;;
+  *) echo "fuzz: --fuzzer is frontend, verifier, mlir, bootstrap, plan or semantic, not '$fuzzer'" >&2
     exit 2 ;;
 esac
 [[ $time_s =~ ^[0-9]+$ && $time_s -gt 0 ]] ||
   { echo "fuzz: --time needs a positive number of seconds, not '$time_s'" >&2; exit 2; }
+if [[ $fuzzer == semantic ]]; then
+  scripts/setup.sh
+  read -ra bazel <<<"${BAZEL:-bazel}"
+  "${bazel[@]}" build //tools:dist //test/semantic:contract_run
+  bin=$("${bazel[@]}" info bazel-bin 2>/dev/null)
+  export PATH="$bin/tools/dist/bin:$PATH"
+  export LD_LIBRARY_PATH="$bin/tools/dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  exec python3 test/semantic/semantic.py --minutes "$(python3 -c "print($time_s / 60)")" \
+    --forms full --keep test/semantic/regressions \
+    --runner "$bin/test/semantic/contract_run"
+fi
 
 scripts/setup.sh
 

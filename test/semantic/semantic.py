@@ -5,6 +5,8 @@ contract the generator evaluated itself.
 
   semantic.py --seeds A:B [--work DIR] [--forms full|suite] [--keep DIR]
   semantic.py --minutes M [--first-seed S] ...
+  semantic.py --programs FILE.ccl ...    written programs, their contract
+                                         from cclc --emit=ccl (ccl.ensure)
 
 For each seed: the program is compiled with --kernels=shared and
 --kernels=per-rank, for each rank count alone and for all of them in one
@@ -25,6 +27,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +36,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import contract  # noqa: E402
 import gen  # noqa: E402
 
 
@@ -100,11 +104,47 @@ class Checker:
                 break
         return bad
 
-    def program(self, seed, forms):
-        d = os.path.join(self.args.work, 'g%d' % seed)
+    def written(self, path):
+        """A program written by hand (test/semantic/programs): its
+        contract from the ccl.ensure operations `cclc --emit=ccl` prints."""
+        src = open(path).read()
+        m = re.search(r'algorithm (\w+) implements (\w+)(\([^)]*\))?', src)
+        name, coll = m.group(1), m.group(2)
+        d = os.path.join(self.args.work, name)
         shutil.rmtree(d, ignore_errors=True)
-        p = gen.generate(seed)
-        meta = gen.write(p, d)
+        os.makedirs(d)
+        shutil.copy(path, os.path.join(d, name + '.ccl'))
+        mlir = os.path.join(d, name + '.mlir')
+        rc, out = run([self.cclc, path, '--nranks=' + ','.join(map(str, gen.RANKS)),
+                       '--emit=ccl', '-o', mlir])
+        if rc != 0:
+            self.mismatch({'name': name, 'seed': 0}, d, 'cclc --emit=ccl ' + path, out)
+            return None
+        contract.from_ccl(mlir, d)
+        sums = any(len(l.split()) > 6 for n in gen.RANKS
+                   for l in open(os.path.join(d, '%s.n%d.contract' % (name, n)))
+                   if l.startswith('ensure'))
+        feats = ['written']
+        if coll in ('Reduce', 'Broadcast'):
+            feats.append('rooted')
+        if sums:
+            feats.append('reduction')
+        return {'name': name, 'seed': 0, 'kind': 'written', 'collective': coll,
+                'ranks': gen.RANKS, 'forms': ['plain', 'instances=2', 'tiles=2'],
+                'inplace': 'inplace' in (m.group(3) or ''), 'features': feats,
+                'reference_ok': {str(n): True for n in gen.RANKS}}, d
+
+    def program(self, seed, forms, path=None):
+        if path:
+            got = self.written(path)
+            if not got:
+                return
+            meta, d = got
+        else:
+            d = os.path.join(self.args.work, 'g%d' % seed)
+            shutil.rmtree(d, ignore_errors=True)
+            p = gen.generate(seed)
+            meta = gen.write(p, d)
         self.stats['generated'] += 1
         ranks = meta['ranks']
         # Rejections: cclc's verdict per rank count against the reference's.
@@ -198,6 +238,7 @@ class Checker:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--seeds', help='A:B, seeds A to B-1')
+    ap.add_argument('--programs', nargs='+', help='written programs instead')
     ap.add_argument('--minutes', type=float, help='run fresh seeds this long')
     ap.add_argument('--first-seed', type=int, default=None)
     ap.add_argument('--work', default=None)
@@ -212,7 +253,11 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     c = Checker(args)
     start = time.time()
-    if args.seeds:
+    if args.programs:
+        for path in args.programs:
+            c.program(0, args.forms, path)
+        seeds = []
+    elif args.seeds:
         a, b = map(int, args.seeds.split(':'))
         seeds = range(a, b)
     else:
