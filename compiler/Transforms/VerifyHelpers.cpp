@@ -44,7 +44,9 @@ ChunkGrid gridOf(AlgorithmOp algo, StringRef buffer) {
   default: // AllReduce, Broadcast, Reduce and custom collectives
     break;
   }
-  return {mult, algo.getBufferChunks(buffer)};
+  int64_t chunks = algo.getBufferChunks(buffer);
+  int64_t g = std::gcd(mult, chunks);
+  return {mult, chunks, mult / g, chunks / g};
 }
 
 int64_t chunkSize(ChunkGrid g, int64_t i, int64_t count) {
@@ -56,21 +58,17 @@ int64_t chunkSize(ChunkGrid g, int64_t i, int64_t count) {
 
 std::optional<int64_t> sizesDiffer(ChunkGrid a, int64_t i, ChunkGrid b,
                                    int64_t j) {
-  // The chunks grow by mult / chunks elements per element of count: two
-  // grids of different ratios differ at a large enough count.
-  int64_t ga = std::gcd(a.mult, a.chunks), gb = std::gcd(b.mult, b.chunks);
-  int64_t sa = a.mult / ga, ta = a.chunks / ga;
-  int64_t sb = b.mult / gb, tb = b.chunks / gb;
-  if (sa != sb || ta != tb) {
+  // Grids of different ratios differ at a large enough count.
+  if (a.num != b.num || a.den != b.den) {
     for (int64_t count = 1;; count *= 2)
       if (chunkSize(a, i, count) != chunkSize(b, j, count))
         return count;
   }
-  // Same ratio s / t: adding t to count adds s to every chunk, so counts
-  // 0 .. t-1 decide (t is at most the chunk count).
-  if ((i - j) % ta == 0)
+  // Same ratio: adding den to count adds num to every chunk, so counts
+  // below den decide; chunks den apart have the same boundaries.
+  if ((i - j) % a.den == 0)
     return std::nullopt;
-  for (int64_t count = 1; count < ta; ++count)
+  for (int64_t count = 1; count < a.den; ++count)
     if (chunkSize(a, i, count) != chunkSize(b, j, count))
       return count;
   return std::nullopt;

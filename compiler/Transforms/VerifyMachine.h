@@ -74,6 +74,9 @@ using Value = std::map<Term, int64_t>;
 /// holds the largest chunk): chunks == 0.
 struct ChunkGrid {
   int64_t mult = 0, chunks = 0;
+  /// mult / chunks in lowest terms: a chunk grows by num elements per den
+  /// elements of count.
+  int64_t num = 0, den = 1;
   explicit operator bool() const { return chunks > 0; }
 };
 ChunkGrid gridOf(AlgorithmOp algo, llvm::StringRef buffer);

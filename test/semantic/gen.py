@@ -31,19 +31,34 @@ class Prog:
         self.name = 'g%d' % seed
         self.features = set()
         self.lines = []
+        # What each generator sets: the source lines, the collective, the
+        # chunk factor, whether it is of both forms, the output's chunks
+        # per rank count, the ensured chunks per rank count as (rank,
+        # chunk, [(input rank, input chunk), ...]), and the generator's own
+        # verdict per rank count.
+        self.collective = None
+        self.chunks = 1
+        self.inplace = False
+        self.out_chunks = lambda n: self.chunks
+        self.ensures = lambda n: []
+        self.reference_ok = lambda n: True
+        # AllReduce: every rank must get the same bits (semantics.md).
+        self.agree = False
+
+    def contract(self, n):
+        """The contract file of test/semantic/contract_run.cc."""
+        out = ['collective %s' % self.collective, 'nranks %d' % n,
+               'chunks %d %d' % (self.chunks, self.out_chunks(n)), 'plan_root 0']
+        for r, c, terms in self.ensures(n):
+            out.append('ensure %d %d = %s' % (
+                r, c, ' '.join('%d %d' % t for t in terms)))
+        return out
 
     def pick(self, *xs):
         return self.rng.choice(xs)
 
     def chance(self, p):
         return self.rng.random() < p
-
-
-def cond_expr(rng):
-    """A rank-dependent condition, as (ccl text, python function of r, n)."""
-    m = rng.choice([2, 3])
-    k = rng.randrange(m)
-    return ('r %% %d == %d' % (m, k), lambda r, n, m=m, k=k: r % m == k)
 
 
 def gen_perm(p):
@@ -128,14 +143,8 @@ def gen_perm(p):
     p.collective = 'Perm%d' % p.seed
     p.chunks = K
 
-    def contract(n):
-        out = ['collective Perm%d' % p.seed, 'nranks %d' % n,
-               'chunks %d %d' % (K, K), 'plan_root 0']
-        for r in range(n):
-            for c in range(K):
-                out.append('ensure %d %d = %d %d' % ((r + A) % n, (c + rot(r)) % K, r, c))
-        return out
-    p.contract = contract
+    p.ensures = lambda n: [((r + A) % n, (c + rot(r)) % K, [(r, c)])
+                           for r in range(n) for c in range(K)]
     # Chunk c and chunk c + b differ in size at some count unless b == 0.
     p.reference_ok = lambda n: K == 1 or (B == 0 and B2 == 0)
 
@@ -206,19 +215,12 @@ def gen_sum(p):
     p.collective = 'Sum%d' % p.seed
     p.chunks = K
 
-    def contract(n):
+    def ensures(n):
         l = min(Lmax, n)
-        out = ['collective Sum%d' % p.seed, 'nranks %d' % n,
-               'chunks %d %d' % (K, K), 'plan_root 0']
-        for d in range(n):
-            if every_other and d % 2:
-                continue
-            for c in range(K):
-                terms = ' '.join('%d %d' % ((d + i) % n, c) for i in range(l))
-                out.append('ensure %d %d = %s' % (d, c, terms))
-        return out
-    p.contract = contract
-    p.reference_ok = lambda n: True
+        return [(d, c, [((d + i) % n, c) for i in range(l)])
+                for d in range(n) if not (every_other and d % 2)
+                for c in range(K)]
+    p.ensures = ensures
 
 
 def gen_reduce(p):
@@ -278,14 +280,7 @@ def gen_reduce(p):
     p.chunks = K
     p.inplace = both
 
-    def contract(n):
-        out = ['collective Reduce', 'nranks %d' % n, 'chunks %d %d' % (K, K),
-               'plan_root 0']
-        for c in range(K):
-            out.append('ensure 0 %d = %s' % (c, ' '.join('%d %d' % (q, c) for q in range(n))))
-        return out
-    p.contract = contract
-    p.reference_ok = lambda n: True
+    p.ensures = lambda n: [(0, c, [(q, c) for q in range(n)]) for c in range(K)]
 
 
 def gen_bcast(p):
@@ -322,15 +317,7 @@ def gen_bcast(p):
     p.chunks = K
     p.inplace = both
 
-    def contract(n):
-        out = ['collective Broadcast', 'nranks %d' % n, 'chunks %d %d' % (K, K),
-               'plan_root 0']
-        for r in range(n):
-            for c in range(K):
-                out.append('ensure %d %d = 0 %d' % (r, c, c))
-        return out
-    p.contract = contract
-    p.reference_ok = lambda n: True
+    p.ensures = lambda n: [(r, c, [(0, c)]) for r in range(n) for c in range(K)]
 
 
 def gen_allgather(p):
@@ -360,24 +347,61 @@ def gen_allgather(p):
     p.chunks = K
     p.inplace = both
 
-    def contract(n):
-        out = ['collective AllGather', 'nranks %d' % n, 'chunks %d %d' % (K, n * K),
-               'plan_root 0']
-        for r in range(n):
-            for q in range(n):
-                for c in range(K):
-                    out.append('ensure %d %d = %d %d' % (r, q * K + c, q, c))
-        return out
-    p.contract = contract
-    p.reference_ok = lambda n: True
+    p.out_chunks = lambda n: n * K
+    p.ensures = lambda n: [(r, q * K + c, [(q, c)]) for r in range(n)
+                           for q in range(n) for c in range(K)]
+
+
+def gen_allreduce(p):
+    """AllReduce (built-in): chunk c is summed along a chain that ends at
+    rank (c * S) % n (the chain runs up the ring for even c, down for odd
+    c), then the total goes around the ring, relayed through scratch on
+    every other hop. Every rank gets the one sum the chain made, so the
+    ranks must agree bit for bit."""
+    K = p.pick(1, 2, 3, 4)
+    S = p.pick(1, 2)
+    p.features.update(['builtin', 'reduction', 'Simple', 'relay', 'allreduce'])
+    src = ['algorithm %s implements AllReduce chunks(%d) {' % (p.name, K),
+           '  scratch part[chunks];',
+           '  scratch keep[chunks];',
+           '  for c in 0..chunks {',
+           '    let end = (c * %d) %% nranks;' % S,
+           '    let dir = 1;',
+           '    if c % 2 == 1 { dir = nranks - 1; }',
+           '    let acc = input[(end + dir) % nranks][c];',
+           '    for s in 2..nranks + 1 {',
+           '      let r = (end + dir * s) % nranks;',
+           '      if r == end {',
+           '        acc = input[r][c].copy(output[r][c]).reduce(acc);',
+           '      } else {',
+           '        acc = input[r][c].copy(part[r][c]).reduce(acc);',
+           '      }',
+           '    }',
+           '    for s in 1..nranks {',
+           '      let r = (end + s) % nranks;',
+           '      if s % 2 == 1 {',
+           '        acc = acc.copy(keep[r][c]).copy(output[r][c]);',
+           '      } else {',
+           '        acc = acc.copy(output[r][c]);',
+           '      }',
+           '    }',
+           '  }',
+           '}']
+    p.lines = src
+    p.collective = 'AllReduce'
+    p.chunks = K
+    p.agree = True
+    p.ensures = lambda n: [(r, c, [(q, c) for q in range(n)])
+                           for r in range(n) for c in range(K)]
 
 
 def generate(seed):
     p = Prog(seed)
-    p.inplace = False
-    kind = p.rng.choice(['perm', 'perm', 'sum', 'sum', 'reduce', 'bcast', 'allgather'])
+    kind = p.rng.choice(['perm', 'perm', 'sum', 'sum', 'reduce', 'bcast',
+                         'allgather', 'allreduce'])
     {'perm': gen_perm, 'sum': gen_sum, 'reduce': gen_reduce,
-     'bcast': gen_bcast, 'allgather': gen_allgather}[kind](p)
+     'bcast': gen_bcast, 'allgather': gen_allgather,
+     'allreduce': gen_allreduce}[kind](p)
     p.kind = kind
     # Forms besides the plain one: instances and tiles from the options.
     p.forms = ['plain']
@@ -399,7 +423,8 @@ def write(p, outdir):
             f.write('\n'.join(p.contract(n)) + '\n')
     meta = {'name': p.name, 'seed': p.seed, 'kind': p.kind,
             'collective': p.collective, 'ranks': RANKS, 'forms': p.forms,
-            'inplace': bool(p.inplace), 'features': sorted(p.features),
+            'inplace': bool(p.inplace), 'agree': p.agree,
+            'features': sorted(p.features),
             'reference_ok': {str(n): bool(p.reference_ok(n)) for n in RANKS}}
     with open(os.path.join(outdir, p.name + '.json'), 'w') as f:
         json.dump(meta, f, indent=1)
