@@ -12,8 +12,10 @@
 # and reused buffers), at 2, 3, 4 and 8 ranks, counts of 1, 81 and 6561
 # elements (not multiples of the chunk count), float32 (and bfloat16 at
 # K = 8); K = 8 also with rank 1, and with thread block 0 of rank 0, delayed
-# 2 ms per call. Every result must be exact.
+# 2 ms per call. Every result must be exact. Bazel runs it in shards
+# (test/shard.sh): each program, with all its runs, is one shard's.
 set -euo pipefail
+source "$REPO/test/shard.sh"
 progs=("$REPO"/stdlib/{allreduce,allgather,reducescatter,alltoall,broadcast,reduce}/*.ccl
        "$REPO"/test/e2e/programs/*.ccl)
 for src in "${progs[@]}"; do
@@ -22,6 +24,7 @@ for src in "${progs[@]}"; do
     ring_rs_overlap | ag_allpairs_ce | ring_ce | allpairs_2p | allpairs_2p_ll | ag_allpairs_ll | \
       rs_allpairs_ll | a2a_allpairs_ll | bc_tree | red_tree) continue ;;
   esac
+  mine || continue
   cclc "$src" --target=host --nranks=2,3,4,8 --dtype=float32,bfloat16 \
       --max-bytes=64K -o "$WORK/$name.so"
   for g in 2 3 4 8; do
@@ -42,3 +45,4 @@ for src in "${progs[@]}"; do
     echo "ok: $name -g $g (K = 1, 2, 8, 64; delayed rank and block)"
   done
 done
+shard_done

@@ -4,37 +4,44 @@
 # unserved and invalid calls; CCL_ALGO); every algorithm the table does not
 # name, forced with CCL_ALGO through the entry point; each collective with
 # one process per rank (ccl-run); and back-to-back calls with a delayed
-# rank and a delayed thread block.
+# rank and a delayed thread block. Bazel runs it in shards
+# (test/shard.sh): the C API checks, each forced algorithm, each collective's
+# runs and the --csv check are one shard's each.
 set -euo pipefail
+source "$REPO/test/shard.sh"
 lib=$REPO/stdlib/host/libccl_stdlib.so
 table=$REPO/stdlib/host/selection.txt
 cd "$WORK"
 fail() { echo "FAILED: $*"; exit 1; }
-cp "$REPO/stdlib/host/libccl_stdlib.h" .
-c++ -std=c++17 -O1 -I. -I"$REPO/out/include" "$REPO/test/e2e/bundle/bundle_api.cc" \
-    -o bundle_api -L"$REPO/out/lib" -lcclrt "$lib" -Wl,-rpath,"$REPO/out/lib" \
-    -Wl,-rpath,"$(dirname "$lib")" -pthread
+if mine; then
+  cp "$REPO/stdlib/host/libccl_stdlib.h" .
+  c++ -std=c++17 -O1 -I. -I"$REPO/out/include" "$REPO/test/e2e/bundle/bundle_api.cc" \
+      -o bundle_api -L"$REPO/out/lib" -lcclrt "$lib" -Wl,-rpath,"$REPO/out/lib" \
+      -Wl,-rpath,"$(dirname "$lib")" -pthread
 
-# --- The C API.
-for n in 2 3 4 8; do
-  ./bundle_api roots "$n"
-  ./bundle_api types "$n"
-  ./bundle_api errors "$n"
-done
-./bundle_api unserved 9
-./bundle_api forced 3 allpairs_ll
-CCL_ALGO=allreduce=ring ./bundle_api forced 3 ring
-CCL_ALGO=AllReduce=allpairs_2p,allgather=ag_ring ./bundle_api forced 4 allpairs_2p
-CCL_ALGO=allreduce=nccl_ring ./bundle_api forced 2 \
-    "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_ll_wide, allpairs_ll_split, allpairs_ll_split_wide, allpairs_2p, allpairs_2p_ll, ring, ring_oop, ring_oop_wide, ring_oop_wide_tiled"
-CCL_ALGO=allreduc=ring ./bundle_api forced 2 \
-    "error:CCL_ALGO=\"allreduc=ring\": 'allreduc=ring' is not COLLECTIVE=ALGORITHM"
+  # --- The C API.
+  for n in 2 3 4 8; do
+    ./bundle_api roots "$n"
+    ./bundle_api types "$n"
+    ./bundle_api errors "$n"
+  done
+  ./bundle_api unserved 9
+  ./bundle_api forced 3 allpairs_ll
+  CCL_ALGO=allreduce=ring ./bundle_api forced 3 ring
+  CCL_ALGO=AllReduce=allpairs_2p,allgather=ag_ring ./bundle_api forced 4 allpairs_2p
+  CCL_ALGO=allreduce=nccl_ring ./bundle_api forced 2 \
+      "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_ll_wide, allpairs_ll_split, allpairs_ll_split_wide, allpairs_2p, allpairs_2p_ll, ring, ring_oop, ring_oop_wide, ring_oop_wide_tiled"
+  CCL_ALGO=allreduc=ring ./bundle_api forced 2 \
+      "error:CCL_ALGO=\"allreduc=ring\": 'allreduc=ring' is not COLLECTIVE=ALGORITHM"
 
-# --- Every algorithm without a row (and one whose row serves only some
-# rank counts), forced through the entry point, up to the largest message
-# its scratch is sized for (MAX: a row's max_bytes; default the bundle's
-# 2 MiB).
+  # --- Every algorithm without a row (and one whose row serves only some
+  # rank counts), forced through the entry point, up to the largest message
+  # its scratch is sized for (MAX: a row's max_bytes; default the bundle's
+  # 2 MiB).
+fi
+
 forced() {  # COLLECTIVE ALGORITHM [MAX]
+  mine || return 0
   for g in 2 3 5 8; do
     out=forced-$2-$g.txt
     CCL_ALGO=$1=$2 ccl-perf --lib "$lib" --coll "$1" --target host -g "$g" \
@@ -61,6 +68,7 @@ forced reduce red_allpairs_ll 4K    # its row: 2 ranks only
 
 # --- One process per rank, and delays.
 for coll in AllReduce AllGather ReduceScatter AllToAll Broadcast Reduce; do
+  mine || continue
   for n in 3 4; do
     out=multi-$coll-$n.txt
     ccl-run -n "$n" ccl-perf --lib "$lib" --coll "$coll" --target host --root 1 \
@@ -81,17 +89,20 @@ done
 
 # --- --csv and --plot: every measured row in the CSV with the algorithm that
 # served it; a plot when matplotlib is there, else a message that says so.
-ccl-perf --lib "$lib" --coll AllGather --target host -g 3 -b 4 -e 1M -f 16 -n 1 -w 0 \
-    -k 1 -d float32,bfloat16 --csv rows.csv --plot rows.png > csv.txt 2>&1 ||
-  { cat csv.txt; fail "--csv/--plot run"; }
-head -1 rows.csv | grep -q '^backend,collective,nranks,target,bytes,count,type,redop,placement,time_us,algbw_gbs,busbw_gbs,wrong,algorithm$' ||
-  fail "--csv: the header is $(head -1 rows.csv)"
-# 5 sizes x 2 types x 2 placements, each naming the algorithm the table names.
-test "$(grep -c '^cclc,AllGather,3,host,' rows.csv)" = 20 || { cat rows.csv; fail "--csv rows"; }
-grep -q ',ag_allpairs_ll$' rows.csv && grep -q ',ag_allpairs_ll_wide$' rows.csv || { cat rows.csv; fail "--csv algorithms"; }
-if python3 -c 'import matplotlib' 2>/dev/null; then
-  test -s rows.png || fail "--plot wrote no image"
-else
-  grep -q "# ERROR: --plot: matplotlib is not available to python3" csv.txt || { cat csv.txt; fail "--plot without matplotlib"; }
+if mine; then
+  ccl-perf --lib "$lib" --coll AllGather --target host -g 3 -b 4 -e 1M -f 16 -n 1 -w 0 \
+      -k 1 -d float32,bfloat16 --csv rows.csv --plot rows.png > csv.txt 2>&1 ||
+    { cat csv.txt; fail "--csv/--plot run"; }
+  head -1 rows.csv | grep -q '^backend,collective,nranks,target,bytes,count,type,redop,placement,time_us,algbw_gbs,busbw_gbs,wrong,algorithm$' ||
+    fail "--csv: the header is $(head -1 rows.csv)"
+  # 5 sizes x 2 types x 2 placements, each naming the algorithm the table names.
+  test "$(grep -c '^cclc,AllGather,3,host,' rows.csv)" = 20 || { cat rows.csv; fail "--csv rows"; }
+  grep -q ',ag_allpairs_ll$' rows.csv && grep -q ',ag_allpairs_ll_wide$' rows.csv || { cat rows.csv; fail "--csv algorithms"; }
+  if python3 -c 'import matplotlib' 2>/dev/null; then
+    test -s rows.png || fail "--plot wrote no image"
+  else
+    grep -q "# ERROR: --plot: matplotlib is not available to python3" csv.txt || { cat csv.txt; fail "--plot without matplotlib"; }
+  fi
+  echo "ok: --csv and --plot"
 fi
-echo "ok: --csv and --plot"
+shard_done
