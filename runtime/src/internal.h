@@ -34,6 +34,25 @@ class TcpNet;
 class IbNet;
 
 // ---------------------------------------------------------------------------
+// Host target: sleeping waits (host_wait.cc; ccl/plan.h).
+// ---------------------------------------------------------------------------
+// cclrtHostSpinPolls while the host-kernel threads fit the CPUs (about a
+// millisecond of polls), and while they outnumber them.
+constexpr uint32_t kHostSpinAlone = 20000;
+constexpr uint32_t kHostSpinShared = 128;
+// A host-kernel thread (a rank's worker or a block thread) started (+1) or
+// ended (-1): sets cclrtHostSpinPolls from their number and the CPUs'.
+void hostThreadsChanged(int delta);
+// Wakes the sleeping waits of the process, if any, after the caller's
+// stores (what a host kernel waits for: a signal, a completion, the abort
+// flag).
+inline void hostRing() {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&cclrtHostWaiters, __ATOMIC_RELAXED))
+    cclrtHostRing();
+}
+
+// ---------------------------------------------------------------------------
 // Errors: thread-local last error (errors.cc).
 // ---------------------------------------------------------------------------
 // Records `msg` as the calling thread's last error and returns `code`.

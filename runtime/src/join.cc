@@ -348,6 +348,7 @@ void recordRemoteFailure(Shared *s, const std::string &why,
     s->remoteFailure = why;
   }
   __atomic_store_n(const_cast<uint32_t *>(s->abortFlag), 1u, __ATOMIC_RELEASE);
+  hostRing(); // host kernels sleeping in a wait see it now
   if (s->boot)
     s->boot->fail(why);
   s->gatherCv.notify_all();

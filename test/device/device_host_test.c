@@ -1171,6 +1171,48 @@ static void test_signal_wait(void) {
     }
 }
 
+/* A sender that signals channel 3 once, after `delay_ms`. */
+typedef struct {
+  test_ctx *t;
+  int delay_ms;
+  uint64_t sent_ns;
+} late_arg;
+static void *late_sender(void *p) {
+  late_arg *a = (late_arg *)p;
+  __ccl_host_set_block(0);
+  sleep_ms(a->delay_ms);
+  a->sent_ns = now_ns();
+  __ccl_signal(&a->t->ctx, 3);
+  return NULL;
+}
+static uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Tests that a long wait sleeps rather than spins (its thread's CPU time is
+ * a small part of the wait) and ends soon after the signal (50 ms: room
+ * for a loaded machine). */
+static void test_wait_sleeps(void) {
+  test_ctx t;
+  ctx_init(&t, 0, 2, 2, 0);
+  late_arg a = {&t, 200, 0};
+  pthread_t th;
+  uint64_t cpu0 = thread_cpu_ns(), t0 = now_ns();
+  CHECK(pthread_create(&th, NULL, late_sender, &a) == 0);
+  __ccl_wait(&t.ctx, 3, 0, 99);
+  uint64_t t1 = now_ns(), cpu = thread_cpu_ns() - cpu0;
+  CHECK(pthread_join(th, NULL) == 0);
+  CHECK(t.abort_flag == 0 && t.err.state == 0);
+  CHECK(t1 - t0 >= 200 * 1000000ull);
+  /* Spinning would take all of the 200 ms; the spin and yield phases take
+   * about a millisecond. */
+  CHECK(cpu < (t1 - t0) / 4);
+  CHECK(t1 - a.sent_ns < 50 * 1000000ull);
+  CHECK(cclrtHostWaiters == 0); /* disarmed */
+}
+
 static void test_wait_timeout(void) {
   test_ctx t;
   ctx_init(&t, 2, 4, 3, 10 * 1000000ull); /* 10 ms */
@@ -1362,6 +1404,8 @@ int main(void) {
   puts("signal/wait ok");
   test_wait_timeout();
   puts("wait timeouts ok");
+  test_wait_sleeps();
+  puts("sleeping waits ok");
   test_semaphores();
   puts("semaphores ok");
   test_tb_barrier();

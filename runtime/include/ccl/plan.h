@@ -360,6 +360,26 @@ typedef struct ccl_selection {
   const char *source; /* the .ccl file of the `select` items */
 } ccl_selection;
 
+/* --- Host target: sleeping waits ----------------------------------------
+ * A host kernel's wait spins for cclrtHostSpinPolls failed polls, then
+ * sleeps until a writer of the process rings (docs/runtime.md, "Host
+ * target"). The waiter arms (cclrtHostArm: it counts itself in
+ * cclrtHostWaiters and takes the ring's sequence number), polls once more,
+ * and sleeps on that number (cclrtHostSleep, which also disarms; a ring
+ * since the arm returns at once) or, when the poll succeeded, disarms
+ * (cclrtHostDisarm). A writer, after its stores and a full fence, calls
+ * cclrtHostRing when cclrtHostWaiters is not 0. Writers in other processes
+ * (one process per rank) cannot ring: the sleep's timeout bounds how late
+ * their data is seen. */
+extern uint32_t cclrtHostWaiters;
+/* 128 while the process runs more host-kernel threads than it has CPUs,
+ * else enough polls for about a millisecond of spinning. */
+extern uint32_t cclrtHostSpinPolls;
+uint32_t cclrtHostArm(void);
+void cclrtHostDisarm(void);
+void cclrtHostSleep(uint32_t seq, uint64_t timeout_ns);
+void cclrtHostRing(void);
+
 #ifdef __cplusplus
 }
 #endif
