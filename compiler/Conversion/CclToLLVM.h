@@ -78,6 +78,11 @@ struct BlockPrograms {
 /// of line rather than inlining a copy into every kernel.
 inline constexpr const char *kSharedProgramAttr = "ccl-shared-program";
 
+/// Function attribute (LLVM "passthrough") of every block program (the
+/// functions a kernel's switch calls): targets whose TargetInfo says
+/// outlinesPrograms() keep them out of line.
+inline constexpr const char *kBlockProgramAttr = "ccl-block-program";
+
 /// Function attribute (LLVM "passthrough") of a kernel of an LL-packet
 /// algorithm, whose time is latency: the code generator inlines every call
 /// in it, its block programs and the device library's movers, even those

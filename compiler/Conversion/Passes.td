@@ -29,6 +29,15 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
     (kernel calling convention, how the block index is read, the tables'
     address space) come from the target's `TargetInfo`.
 
+    With `type-generic` (what cclc sets for the host target) every
+    algorithm is lowered once for all element types and operators: the
+    block programs take the kind (element type code * 4 + operator code,
+    as in `ccl/types.def`) as an argument, compute the element size from
+    it and call the device library's `_any` forms of the reductions
+    (`__ccl_reduce_any`), which dispatch on it; each
+    `ccl_<name>_..._<dtype>_<op>` kernel is then only its dispatch, calling
+    the shared programs with its own kind.
+
     Scratch slots are laid out for the largest message (`max-bytes`), so a
     slot's address does not depend on the call's `count` and consecutive
     calls of different sizes use the same slots; an operation that moves
@@ -55,6 +64,10 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
            "One kernel per algorithm variant (on GPU targets per rank), "
            "never shared between rank counts, its blocks sharing programs "
            "only with blocks of the same kernel">,
+    Option<"typeGeneric", "type-generic", "bool", /*default=*/"false",
+           "Lower each algorithm once for every element type and operator "
+           "(the kind is an argument of its block programs); the kernel of "
+           "each type and operator calls them with its own">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

@@ -194,9 +194,14 @@ static bool isBulkMover(StringRef name) {
 /// On AMDGPU (kernelsMayCall() false) nothing stays out of line: a call
 /// there needs a stack in scratch memory and spills the registers the
 /// callee may clobber, so every kernel inlines everything, however often.
+/// On the host (outlinesPrograms()) every block program and bulk mover
+/// stays out of line.
 static bool keepOutOfLine(const Function &f, const TargetInfo &target) {
-  if (target.planTarget() == CCL_TARGET_HOST || !target.kernelsMayCall() ||
-      !isBulkMover(f.getName()))
+  if (!target.kernelsMayCall())
+    return false;
+  if (target.outlinesPrograms())
+    return f.hasFnAttribute(kBlockProgramAttr) || isBulkMover(f.getName());
+  if (!isBulkMover(f.getName()))
     return false;
   unsigned calls = 0;
   for (const User *u : f.users())
@@ -469,13 +474,18 @@ bool finishAMDGPU(Module &module, const TargetInfo &target,
 
 bool ccl::finishTarget(Module &module, const TargetInfo &target,
                        const std::string &argv0, TargetArtifacts &art,
-                       std::string &error) {
+                       std::string &error, TimeReport *report) {
+  TimeReport none(false);
+  TimeReport &times = report ? *report : none;
+  const std::string name = target.name().str();
+  times.begin("codegen " + name);
   if (target.planTarget() == CCL_TARGET_HOST)
     return emitCode(module, target, /*object=*/true, art.object, error);
   if (target.planTarget() == CCL_TARGET_AMDGPU)
     return finishAMDGPU(module, target, argv0, art, error);
   if (!emitCode(module, target, /*object=*/false, art.ptx, error))
     return false;
+  times.begin("ptxas " + name);
   // cubin through ptxas when it is there; the PTX stays in the library for
   // the driver to JIT otherwise.
   const char *env = getenv("CCLC_PTXAS");

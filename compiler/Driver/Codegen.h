@@ -4,6 +4,7 @@
 
 #include "compiler/Conversion/CclToLLVM.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/TimeReport.h"
 #include "compiler/Target/TargetInfo.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -110,10 +111,11 @@ bool emitCode(llvm::Module &module, const TargetInfo &target, bool object,
 /// object; PTX and, with ptxas, a cubin; an AMDGPU code object (the
 /// backend's object linked by ld.lld), checked to have no call and no
 /// scratch (private) memory in any kernel.
-/// `argv0` finds the tools next to cclc (ld.lld).
+/// `argv0` finds the tools next to cclc (ld.lld). With `report`, code
+/// generation and the external tools (ptxas, ld.lld) are its stages.
 bool finishTarget(llvm::Module &module, const TargetInfo &target,
                   const std::string &argv0, TargetArtifacts &art,
-                  std::string &error);
+                  std::string &error, TimeReport *report = nullptr);
 
 /// Writes options.output (a .so) and a C header next to it.
 bool writeSharedLibrary(const PlanInfo &plan,

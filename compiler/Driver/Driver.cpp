@@ -3,6 +3,7 @@
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/Output.h"
 #include "compiler/Driver/SchedulePrinter.h"
+#include "compiler/Driver/TimeReport.h"
 
 #include "compiler/Conversion/CclToLLVM.h"
 #include "compiler/Conversion/Passes.h"
@@ -41,6 +42,8 @@ static CclLowerToLLVMOptions lowerOptions(const CompileOptions &options,
   lower.redops.assign(options.redops.begin(), options.redops.end());
   lower.maxBytes = options.maxBytes;
   lower.perRankKernels = options.kernels == "per-rank";
+  if (auto info = createTargetInfo(target))
+    lower.typeGeneric = info->typeGenericKernels();
   return lower;
 }
 
@@ -236,9 +239,24 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
 
 } // namespace
 
+static bool compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
+                          const CompileOptions &options, llvm::raw_ostream &os,
+                          TimeReport &times);
+
 bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
                         const CompileOptions &options, llvm::raw_ostream &os) {
+  TimeReport times(options.timeReport);
+  bool ok = ::compileSource(ctx, source, options, os, times);
+  times.end();
+  times.print(llvm::errs());
+  return ok;
+}
+
+static bool compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
+                          const CompileOptions &options, llvm::raw_ostream &os,
+                          TimeReport &times) {
   StringRef path = source.getBufferIdentifier();
+  times.begin("parse");
   auto file = parseSource(&ctx, source.getBuffer(), path);
   if (!file)
     return false;
@@ -255,7 +273,9 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
   fo.includeDirs = options.includeDirs;
   std::vector<FrontendOptions::ImportedFile> imported;
   fo.importedFiles = &imported;
+  times.begin("evaluate");
   OwningOpRef<ModuleOp> module = evaluate(&ctx, *file, fo);
+  times.end();
   if (!module)
     return false;
   // cclc refused outputs over its input; the imports are known now.
@@ -291,6 +311,8 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
     if (upToSched.emit > EmitLevel::Kernel)
       upToSched.emit = EmitLevel::Kernel;
     PassManager pm(&ctx);
+    if (times.isEnabled())
+      pm.addInstrumentation(times.passInstrumentation());
     buildCclPipeline(pm, upToSched);
     if (failed(pm.run(*module)))
       return false;
@@ -314,10 +336,12 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
     }
     OwningOpRef<ModuleOp> kernels = module->clone();
     PassManager pm(&ctx);
+    times.begin("pass ccl-lower-to-llvm " + targetName);
     pm.addPass(createCclLowerToLLVM(lowerOptions(options, targetName)));
     if (failed(pm.run(*kernels)))
       return false;
 
+    times.begin("translate to LLVM IR " + targetName);
     auto llctx = std::make_unique<llvm::LLVMContext>();
     std::unique_ptr<llvm::Module> llmod =
         translateModuleToLLVMIR(*kernels, *llctx, "ccl_kernels");
@@ -329,7 +353,9 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
     art.target = targetName;
     art.planTarget = target->planTarget();
     art.threadsPerBlock = target->threadsPerBlock();
+    kernels = nullptr;
     std::string error;
+    times.begin("link and optimise " + targetName);
     if (!linkAndOptimize(*llmod, *target, error)) {
       emitError(module->getLoc()) << error;
       return false;
@@ -347,7 +373,7 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
       os << text;
       continue;
     }
-    if (!finishTarget(*llmod, *target, options.argv0, art, error)) {
+    if (!finishTarget(*llmod, *target, options.argv0, art, error, &times)) {
       emitError(module->getLoc()) << error;
       return false;
     }
@@ -372,6 +398,7 @@ bool ccl::compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
     return true;
 
   std::string error;
+  times.begin("write library");
   if (!writeSharedLibrary(plan, artifacts, options, error)) {
     emitError(module->getLoc()) << error;
     return false;

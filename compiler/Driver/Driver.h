@@ -76,6 +76,9 @@ struct CompileOptions {
   std::string runtimeLib;
   /// Path of the running executable (to find libcclrt.so and ld.lld).
   std::string argv0;
+  /// Print each stage's time and the peak memory after it (TimeReport.h)
+  /// on standard error.
+  bool timeReport = false;
 };
 
 /// Adds the passes that take a global-level module to the level `emit`

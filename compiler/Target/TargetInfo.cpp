@@ -28,6 +28,8 @@ public:
   StringRef features() const override { return ""; }
   unsigned threadsPerBlock() const override { return 1; }
   bool blockIdIsParameter() const override { return true; }
+  bool outlinesPrograms() const override { return true; }
+  bool typeGenericKernels() const override { return true; }
   unsigned tableAddressSpace() const override { return 0; }
   unsigned constantAddressSpace() const override { return 0; }
   Value emitBlockId(OpBuilder &, Location) const override { return nullptr; }

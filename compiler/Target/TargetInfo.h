@@ -50,6 +50,23 @@ public:
   /// needs a stack in scratch (private) memory and spills registers around
   /// it: everything is inlined into the kernels there.
   virtual bool kernelsMayCall() const { return true; }
+  /// Whether every block program and bulk data mover stays out of line,
+  /// for compile time and code size over the last call's cost: the host
+  /// target, whose kernels run one block per call (a call costs nothing
+  /// next to a block's synchronisation) and whose kernels would otherwise
+  /// be one function holding every block program, which LLVM's optimiser
+  /// and code generator take time to compile more than linear in its
+  /// length (the wide tiled ring at 2..8 ranks: one function of 140k lines
+  /// of IR).
+  virtual bool outlinesPrograms() const { return false; }
+  /// Whether cclc lowers each algorithm once for every element type and
+  /// operator (ccl-lower-to-llvm's type-generic): the host target, where
+  /// the element size read at run time and a switch per reduction cost
+  /// nothing next to a block's synchronisation, and the compile's work no
+  /// longer grows with the types and operators (12 pairs took 12 times
+  /// the lowering, optimisation and code generation). GPU kernels keep
+  /// their constants and their reductions inlined.
+  virtual bool typeGenericKernels() const { return false; }
   /// Optimisation level of the backend (the IR is optimised at O3 on every
   /// target).
   virtual llvm::CodeGenOptLevel codegenOptLevel() const {

@@ -168,6 +168,28 @@ void __ccl_unpack_packets(const ccl_dev_ctx *ctx, char *dst, const char *pkts,
 CCL_FOR_EACH_DT_OP(CCL_DECLARE_REDUCE_PACKETS)
 CCL_FOR_EACH_DT_OP(CCL_DECLARE_REDUCE)
 
+/* Type-generic forms, defined for the host target only, whose kernels are
+ * lowered once for every element type and operator (ccl-lower-to-llvm's
+ * type-generic): `kind` is the element type's code * 4 + the operator's
+ * code (ccl/types.def: f32 0, f16 1, bf16 2; sum 0, prod 1, max 2, min 3).
+ * __ccl_dtype_size gives the kind's element size; each reduction calls
+ * the function of its kind with the other arguments (0 for an unknown
+ * kind, for which reductions do nothing). */
+uint32_t __ccl_dtype_size(uint32_t kind);
+void __ccl_reduce_packets_any(uint32_t kind, const ccl_dev_ctx *ctx, char *dst,
+                              const char *pkts, uint64_t nelems, uint32_t flag,
+                              uint32_t op_id);
+void __ccl_reduce_any(uint32_t kind, char *dst, const char *src,
+                      uint64_t nelems);
+void __ccl_reduce_fwd_any(uint32_t kind, char *dst, const char *src, char *fwd,
+                          uint64_t nelems);
+void __ccl_reduce_base_any(uint32_t kind, char *dst, const char *base,
+                           const char *src, char *fwd, uint64_t nelems);
+void __ccl_read_reduce_any(uint32_t kind, char *dst, uint32_t nsrc,
+                           uint64_t nelems, const char *s0, const char *s1,
+                           const char *s2, const char *s3, const char *s4,
+                           const char *s5, const char *s6, const char *s7);
+
 #ifdef __cplusplus
 }
 #endif

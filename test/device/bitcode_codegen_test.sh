@@ -7,7 +7,8 @@
 #   host  : only clock_gettime, nanosleep, sched_yield, libcclrt's sleeping
 #           waits (cclrtHostArm, cclrtHostDisarm, cclrtHostSleep,
 #           cclrtHostRing) and __tls_get_addr (for the block id) are
-#           called; no memcpy/memset/libm/libatomic.
+#           called outside the library itself; no
+#           memcpy/memset/libm/libatomic.
 # Usage: bitcode_codegen_test.sh LLC NVPTX.bc AMDGCN.bc HOST.bc
 set -u
 LLC=$1 NV=$2 AMD=$3 HOST=$4
@@ -99,8 +100,12 @@ aput=$(amd_func "$T/dev.s" __ccl_put_packets)
 
 # ---- host ----
 "$LLC" -relocation-model=pic "$HOST" -o "$T/host.s" || err "llc host"
+# Calls of functions the library defines itself (the type-generic forms
+# call the typed ones) are not calls out of it.
+defined=$(grep -oE '^[A-Za-z_][A-Za-z0-9_.]*:' "$T/host.s" | tr -d :)
 bad=$(grep -oE '(call|jmp)q?\s+[A-Za-z_][A-Za-z0-9_.]*(@PLT)?' "$T/host.s" |
   awk '{print $2}' | sed 's/@PLT//' | grep -vE '^\.L' |
+  grep -vxF -f <(echo "$defined") |
   grep -vxE 'clock_gettime|nanosleep|sched_yield|__tls_get_addr|cclrtHost(Arm|Disarm|Sleep|Ring)' | sort -u)
 [ -z "$bad" ] || err "host bitcode calls: $bad"
 

@@ -130,6 +130,11 @@ static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check diagnostics against expected-* comments in the input"),
     cl::cat(cat));
+static cl::opt<bool> timeReport(
+    "time-report",
+    cl::desc("Print each stage's time and the peak memory after it on "
+             "standard error"),
+    cl::cat(cat));
 static cl::opt<bool> splitInputFile(
     "split-input-file",
     cl::desc("Compile each '// -----' separated chunk of the input on its own"),
@@ -247,7 +252,7 @@ static int compileMain(int argc, char **argv) {
            &outputFile, &targets, &nranks, &dtypes, &redops, &emit,
            &channelKind, &crossCallSync, &kernels, &instances, &tiles,
            &noVerify, &maxBytes, &runtimeLib, &printSelectionOpt,
-           &verifyDiagnostics, &splitInputFile})
+           &verifyDiagnostics, &splitInputFile, &timeReport})
     if (o->getNumOccurrences() > 1)
       return fail(spelling(*o) + " is given " + Twine(o->getNumOccurrences()) +
                   " times; give it once");
@@ -335,6 +340,7 @@ static int compileMain(int argc, char **argv) {
   for (const std::string &d : includeDirs)
     options.includeDirs.push_back(d);
   options.printSelection = printSelectionOpt;
+  options.timeReport = timeReport;
   bool textual = options.emit != ccl::EmitLevel::SO || options.printSelection;
   if (outputFile.empty())
     outputFile = textual ? "-" : "";

@@ -82,8 +82,8 @@ struct CclLowerToLLVMPass
       return signalPassFailure();
     KernelEnvs envs;
     SmallVector<KernelSkeleton> skeletons;
-    buildKernels(b, algos, *target, dts, ops, maxBytes, perRankKernels, envs,
-                 skeletons);
+    buildKernels(b, algos, *target, dts, ops, maxBytes, perRankKernels,
+                 typeGeneric, envs, skeletons);
     indices.clear();
     for (AlgorithmOp algo : algos)
       algo.erase();

@@ -38,12 +38,11 @@ FailureOr<Resolved> resolve(OpBuilder &b, Location loc, Operation *op,
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
   Value index = i32(b, loc, ref.getIndex());
   Value nchunks = i32(b, loc, env.tables->chunks);
-  Value esize = i32(b, loc, env.esize);
+  Value esize = env.esize32(b, loc);
   if (ref.isScratch()) {
     AlgorithmTables::Scratch buf = env.tables->scratch.lookup(ref.getBuffer());
     // Slots are laid out for the largest message, not this call's count.
-    Value layoutCount = LLVM::ConstantOp::create(
-        b, loc, b.getI64Type(), b.getI64IntegerAttr(env.slotCount));
+    Value layoutCount = env.slotCount64(b, loc);
     Value ptr = callLib(
         b, loc, op, "__ccl_scratch_ptr", ptrTy,
         {env.ctx, i32(b, loc, buf.index), i32(b, loc, ref.getRank()), index,
@@ -76,17 +75,23 @@ Value movedElems(const Resolved &a, const Resolved &b) {
 }
 
 Value bytes(OpBuilder &b, Location loc, const KernelEnv &env, Value elems) {
-  Value es = LLVM::ConstantOp::create(b, loc, b.getI64Type(),
-                                      b.getI64IntegerAttr(env.esize));
-  return LLVM::MulOp::create(b, loc, elems, es);
+  return LLVM::MulOp::create(b, loc, elems, env.esize64(b, loc));
 }
 
 Value flagOf(OpBuilder &b, Location loc, const KernelEnv &env) {
   return LLVM::AddOp::create(b, loc, env.epoch, i32(b, loc, 1));
 }
 
-std::string reduceFn(StringRef prefix, const KernelEnv &env) {
-  return (prefix + dtypeSuffix(env.dtype) + "_" + env.redop).str();
+/// Calls the reduction `prefix`<dtype>_<op> of the device library, or in
+/// a type-generic block `prefix`any with the kind before `args`.
+void callReduce(OpBuilder &b, Location loc, Operation *op,
+                const KernelEnv &env, StringRef prefix,
+                ArrayRef<Value> args) {
+  SmallVector<Value> all;
+  if (env.kind)
+    all.push_back(env.kind);
+  all.append(args.begin(), args.end());
+  callLib(b, loc, op, env.reduceName(prefix), voidTy(b.getContext()), all);
 }
 
 /// The fused forwards of `op` (fwd_dsts over fwd_channels, from the fusion
@@ -189,8 +194,7 @@ void emitNaryReduce(OpBuilder &b, Location loc, Operation *op,
     SmallVector<Value> args{dst, i32(b, loc, n), elems};
     for (size_t k = 0; k < 8; ++k)
       args.push_back(k < n ? srcs[first + k] : null);
-    callLib(b, loc, op, reduceFn("__ccl_read_reduce_", env),
-            voidTy(b.getContext()), args);
+    callReduce(b, loc, op, env, "__ccl_read_reduce_", args);
   }
 }
 
@@ -273,9 +277,8 @@ struct ReduceLowering : public InstructionLowering<ReduceOp> {
                : LLVM::ZeroOp::create(b, loc,
                                       LLVM::LLVMPointerType::get(getContext()))
                      .getResult();
-      callLib(b, loc, op, reduceFn("__ccl_reduce_base_", env),
-              voidTy(getContext()),
-              {dst.ptr, base->ptr, src.ptr, fwdPtr, elems});
+      callReduce(b, loc, op, env, "__ccl_reduce_base_",
+                 {dst.ptr, base->ptr, src.ptr, fwdPtr, elems});
       if (*fwd) {
         emitForwardSignal(b, loc, op, env, **fwd);
         return success();
@@ -287,14 +290,12 @@ struct ReduceLowering : public InstructionLowering<ReduceOp> {
       if (failed(fwd))
         return failure();
       if (*fwd) { // reduce and forward in one pass
-        callLib(b, loc, op, reduceFn("__ccl_reduce_fwd_", env),
-                voidTy(getContext()),
-                {dst.ptr, src.ptr, (*fwd)->dst.ptr, elems});
+        callReduce(b, loc, op, env, "__ccl_reduce_fwd_",
+                   {dst.ptr, src.ptr, (*fwd)->dst.ptr, elems});
         emitForwardSignal(b, loc, op, env, **fwd);
         return success();
       }
-      callLib(b, loc, op, reduceFn("__ccl_reduce_", env), voidTy(getContext()),
-              {dst.ptr, src.ptr, elems});
+      callReduce(b, loc, op, env, "__ccl_reduce_", {dst.ptr, src.ptr, elems});
     } else {
       // n-ary (fused) local reduce: all sources in one pass per 8.
       SmallVector<Value> srcs{src.ptr};
@@ -363,10 +364,9 @@ struct ReducePacketsLowering : public InstructionLowering<ReducePacketsOp> {
   LogicalResult emit(ReducePacketsOp op, OpBuilder &b, const KernelEnv &env,
                      const Resolved &dst, const Resolved &src) const override {
     Location loc = op.getLoc();
-    callLib(b, loc, op, reduceFn("__ccl_reduce_packets_", env),
-            voidTy(getContext()),
-            {env.ctx, dst.ptr, src.ptr, dst.elems, flagOf(b, loc, env),
-             i32(b, loc, opId(op))});
+    callReduce(b, loc, op, env, "__ccl_reduce_packets_",
+               {env.ctx, dst.ptr, src.ptr, dst.elems, flagOf(b, loc, env),
+                i32(b, loc, opId(op))});
     // Packet reduce-copy-send (fused): the result goes on as packets.
     return emitResultForwards(b, loc, op, env, dst.ptr, dst.elems);
   }

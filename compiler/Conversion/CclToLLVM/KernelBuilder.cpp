@@ -47,6 +47,30 @@ AlgorithmTables::AlgorithmTables(AlgorithmOp algo)
   algo.walk([&](CopyPacketsOp op) { padded.insert(op.getSrc().getBuffer()); });
 }
 
+Value KernelEnv::esize32(OpBuilder &b, Location loc) const {
+  return esizeValue ? esizeValue : i32(b, loc, esize);
+}
+
+Value KernelEnv::esize64(OpBuilder &b, Location loc) const {
+  if (esizeValue)
+    return LLVM::ZExtOp::create(b, loc, b.getI64Type(), esizeValue);
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                  b.getI64IntegerAttr(esize));
+}
+
+Value KernelEnv::slotCount64(OpBuilder &b, Location loc) const {
+  if (slotCountValue)
+    return slotCountValue;
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                  b.getI64IntegerAttr(slotCount));
+}
+
+std::string KernelEnv::reduceName(StringRef prefix) const {
+  if (kind)
+    return (prefix + "any").str();
+  return (prefix + dtypeSuffix(dtype) + "_" + redop).str();
+}
+
 const AlgorithmTables::Barrier *
 KernelEnv::barrier(int64_t rank, ArrayRef<int64_t> tbs) const {
   auto it = tables->barriers.find(SyncLayout::barrierKey(rank, tbs));
@@ -98,7 +122,9 @@ namespace {
 /// (with `onlyRank`, of that rank only): one function
 /// KERNEL__nN_bR_T(ctx, input, output, count, epoch) per thread block,
 /// holding a copy of the block's operations. The block's entry in the
-/// kernel's tables follows those of the variants added before.
+/// kernel's tables follows those of the variants added before. An empty
+/// `dtype` builds type-generic blocks, which take the kind as a sixth
+/// argument.
 void addBlocks(OpBuilder &b, const Variant &variant, StringRef dtype,
                StringRef redop, uint64_t maxBytes,
                std::optional<int64_t> onlyRank, KernelEnvs &envs,
@@ -109,8 +135,11 @@ void addBlocks(OpBuilder &b, const Variant &variant, StringRef dtype,
   Location loc = algo.getLoc();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   auto voidTy = LLVM::LLVMVoidType::get(ctx);
-  auto fnTy = LLVM::LLVMFunctionType::get(
-      voidTy, {ptrTy, ptrTy, ptrTy, b.getI64Type(), b.getI32Type()});
+  const bool generic = dtype.empty();
+  SmallVector<Type> params{ptrTy, ptrTy, ptrTy, b.getI64Type(), b.getI32Type()};
+  if (generic)
+    params.push_back(b.getI32Type());
+  auto fnTy = LLVM::LLVMFunctionType::get(voidTy, params);
   KernelSkeleton::Variant part;
   part.nranks = programs.nranks;
   part.nblocks = programs.nblocks;
@@ -137,11 +166,29 @@ void addBlocks(OpBuilder &b, const Variant &variant, StringRef dtype,
     env.output = entry->getArgument(2);
     env.count = entry->getArgument(3);
     env.epoch = entry->getArgument(4);
-    env.esize = dtypeSize(dtype);
-    env.slotCount =
-        std::max<uint64_t>(1, maxBytes / std::max(1, dtypeSize(dtype)));
     env.dtype = dtype.str();
     env.redop = redop.str();
+    if (generic) {
+      // esize = __ccl_dtype_size(kind); slots hold max(1, maxBytes / esize)
+      // elements.
+      env.kind = entry->getArgument(5);
+      env.esizeValue = callLib(cb, loc, func, "__ccl_dtype_size",
+                               b.getI32Type(), {env.kind});
+      Value most = LLVM::ConstantOp::create(
+          cb, loc, cb.getI64Type(), cb.getI64IntegerAttr(int64_t(maxBytes)));
+      Value per = LLVM::UDivOp::create(cb, loc, most, env.esize64(cb, loc));
+      Value one =
+          LLVM::ConstantOp::create(cb, loc, cb.getI64Type(), cb.getI64IntegerAttr(1));
+      Value none =
+          LLVM::ICmpOp::create(cb, loc, LLVM::ICmpPredicate::eq, per,
+                               LLVM::ConstantOp::create(cb, loc, cb.getI64Type(),
+                                                        cb.getI64IntegerAttr(0)));
+      env.slotCountValue = LLVM::SelectOp::create(cb, loc, none, one, per);
+    } else {
+      env.esize = dtypeSize(dtype);
+      env.slotCount =
+          std::max<uint64_t>(1, maxBytes / std::max(1, dtypeSize(dtype)));
+    }
     // Waits are numbered per channel: the k-th wait of the block on a
     // channel in this call expects consumed + k + 1 signals; at the end of
     // the block its count is added to consumed.
@@ -169,7 +216,7 @@ void addBlocks(OpBuilder &b, const Variant &variant, StringRef dtype,
 void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
                        const TargetInfo &target, ArrayRef<std::string> dtypes,
                        ArrayRef<std::string> redops, uint64_t maxBytes,
-                       bool perRankKernels, KernelEnvs &envs,
+                       bool perRankKernels, bool typeGeneric, KernelEnvs &envs,
                        SmallVectorImpl<KernelSkeleton> &skeletons) {
   // The variants (rank counts) of one algorithm whose ranks share their
   // block programs share one kernel, NAME_nN, which picks its variant by
@@ -203,34 +250,53 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
     else
       own.push_back(std::move(v));
   }
-  for (const std::string &d : dtypes)
-    for (const std::string &o : redops) {
-      for (auto &[prefix, variants] : shared) {
-        AlgorithmOp first = variants.front().algo;
-        KernelSkeleton skel(first.getLoc());
-        skel.name = kernelName(prefix, d, o);
-        skel.packets = first.getProtocol() == Protocol::LL;
-        for (const Variant &v : variants)
-          addBlocks(b, v, d, o, maxBytesOf(v.algo), std::nullopt, envs, skel);
+  // The (dtype, operator) pairs lowered: each of them, or with
+  // `typeGeneric` one type-generic pass ("", "") whose skeletons record
+  // the kernels of every pair (KernelSkeleton::kinds).
+  SmallVector<std::pair<std::string, std::string>> pairs;
+  if (typeGeneric)
+    pairs.push_back({"", ""});
+  else
+    for (const std::string &d : dtypes)
+      for (const std::string &o : redops)
+        pairs.push_back({d, o});
+  auto name = [&](KernelSkeleton &skel, StringRef prefix, StringRef d,
+                  StringRef o, StringRef suffix) {
+    if (!d.empty()) {
+      skel.name = kernelName(prefix, d, o) + suffix.str();
+      return;
+    }
+    skel.name = ("ccl_" + prefix + "_any" + suffix).str();
+    for (const std::string &dt : dtypes)
+      for (const std::string &op : redops)
+        skel.kinds.push_back(
+            {kernelName(prefix, dt, op) + suffix.str(),
+             int32_t(findDType(dt)->code * 4 + findRedOp(op)->code)});
+  };
+  for (auto &[d, o] : pairs) {
+    for (auto &[prefix, variants] : shared) {
+      AlgorithmOp first = variants.front().algo;
+      KernelSkeleton skel(first.getLoc());
+      name(skel, prefix, d, o, "");
+      skel.packets = first.getProtocol() == Protocol::LL;
+      for (const Variant &v : variants)
+        addBlocks(b, v, d, o, maxBytesOf(v.algo), std::nullopt, envs, skel);
+      skeletons.push_back(std::move(skel));
+    }
+    for (const Variant &v : own) {
+      AlgorithmOp algo = v.algo;
+      bool perRank = !target.blockIdIsParameter();
+      int64_t kernels = perRank ? int64_t(algo.getNranks()) : 1;
+      for (int64_t r = 0; r < kernels; ++r) {
+        KernelSkeleton skel(algo.getLoc());
+        name(skel, algo.getSymName(), d, o,
+             perRank ? "_r" + std::to_string(r) : "");
+        if (perRank)
+          skel.rank = r;
+        skel.packets = algo.getProtocol() == Protocol::LL;
+        addBlocks(b, v, d, o, maxBytesOf(algo), skel.rank, envs, skel);
         skeletons.push_back(std::move(skel));
       }
-      for (const Variant &v : own) {
-        AlgorithmOp algo = v.algo;
-        bool perRank = !target.blockIdIsParameter();
-        int64_t kernels = perRank ? int64_t(algo.getNranks()) : 1;
-        for (int64_t r = 0; r < kernels; ++r) {
-          KernelSkeleton skel(algo.getLoc());
-          skel.name = kernelName(algo.getSymName(), d, o);
-          std::optional<int64_t> rank;
-          if (perRank) {
-            rank = r;
-            skel.name += "_r" + std::to_string(r);
-          }
-          skel.rank = rank;
-          skel.packets = algo.getProtocol() == Protocol::LL;
-          addBlocks(b, v, d, o, maxBytesOf(algo), rank, envs, skel);
-          skeletons.push_back(std::move(skel));
-        }
-      }
     }
+  }
 }

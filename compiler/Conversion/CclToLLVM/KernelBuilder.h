@@ -70,6 +70,11 @@ struct KernelEnv {
   /// The count scratch is laid out for (the largest message's).
   int64_t slotCount = 1;
   std::string dtype, redop;
+  /// A type-generic block (lowered once for every element type and
+  /// operator): its kind argument (dtype code * 4 + operator code), and
+  /// the element size and layout count computed from it at the block's
+  /// entry. Null otherwise (esize and slotCount hold the constants).
+  mlir::Value kind, esizeValue, slotCountValue;
   /// Per ccl.wait: how many waits on its channel its block made before it
   /// in the call.
   llvm::DenseMap<mlir::Operation *, int64_t> waitOrdinals;
@@ -86,6 +91,15 @@ struct KernelEnv {
   bool isPadded(llvm::StringRef buffer) const {
     return tables->padded.contains(buffer);
   }
+  /// The element size as an i32 or i64 value, and the layout count as an
+  /// i64 value: constants, or the type-generic block's values.
+  mlir::Value esize32(mlir::OpBuilder &b, mlir::Location loc) const;
+  mlir::Value esize64(mlir::OpBuilder &b, mlir::Location loc) const;
+  mlir::Value slotCount64(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// The device-library function `prefix`<f32|f16|bf16>_<op>, or of a
+  /// type-generic block `prefix`any, whose first argument is the kind
+  /// (callReduce adds it).
+  std::string reduceName(llvm::StringRef prefix) const;
   /// The barrier over blocks `tbs` of `rank`; null if the algorithm has
   /// none.
   const AlgorithmTables::Barrier *barrier(int64_t rank,
@@ -128,6 +142,10 @@ struct KernelSkeleton {
   mlir::Location loc;
   /// (entry) -> the block's function.
   llvm::SmallVector<std::pair<int64_t, mlir::LLVM::LLVMFuncOp>> blocks;
+  /// A type-generic skeleton (its block functions take the kind as a sixth
+  /// argument): the kernels built from it, by name, each with its kind.
+  /// Empty: one kernel, `name`.
+  llvm::SmallVector<std::pair<std::string, int32_t>> kinds;
 
   explicit KernelSkeleton(mlir::Location loc) : loc(loc) {}
 };
@@ -139,12 +157,14 @@ struct KernelSkeleton {
 /// unless `perRankKernels`; for every other variant one
 /// kernel, on targets whose
 /// kernels read the block index from a register one per rank (NAME_nK_rR).
+/// With `typeGeneric`, each skeleton is built once, for every dtype and
+/// operator (KernelSkeleton::kinds).
 /// Records the block functions' environments and the kernels' skeletons.
 void buildKernels(mlir::OpBuilder &b, llvm::ArrayRef<AlgorithmOp> algos,
                   const TargetInfo &target,
                   llvm::ArrayRef<std::string> dtypes,
                   llvm::ArrayRef<std::string> redops, uint64_t maxBytes,
-                  bool perRankKernels, KernelEnvs &envs,
+                  bool perRankKernels, bool typeGeneric, KernelEnvs &envs,
                   llvm::SmallVectorImpl<KernelSkeleton> &skeletons);
 
 /// Once the block functions are lowered: groups the blocks of all kernels

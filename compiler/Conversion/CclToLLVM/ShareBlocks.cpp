@@ -294,11 +294,14 @@ std::pair<Value, Value> variantOf(OpBuilder &b, Location loc, Value kctx,
                     n)};
 }
 
-/// The kernel of `skel`: finds its block's program and table row and calls
-/// the program. `programOf`/`offsetOf` are indexed like the skeleton's
-/// blocks, `rows` holds the rows.
+/// The kernel `name` of `skel`: finds its block's program and table row
+/// and calls the program (a type-generic skeleton's with `kind`).
+/// `programOf`/`offsetOf` are indexed like the skeleton's blocks, `rows`
+/// holds the rows.
 void buildKernel(OpBuilder &b, const TargetInfo &target,
-                 const KernelSkeleton &skel, ArrayRef<LLVM::LLVMFuncOp> programs,
+                 const KernelSkeleton &skel, StringRef name,
+                 std::optional<int32_t> kind,
+                 ArrayRef<LLVM::LLVMFuncOp> programs,
                  ArrayRef<int32_t> programOf, ArrayRef<int32_t> offsetOf,
                  ArrayRef<int32_t> rows, Tables &tables) {
   MLIRContext *ctx = b.getContext();
@@ -310,7 +313,7 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
   if (target.blockIdIsParameter())
     args.push_back(b.getI32Type());
   auto func = LLVM::LLVMFuncOp::create(
-      b, loc, skel.name, LLVM::LLVMFunctionType::get(voidTy, args));
+      b, loc, name, LLVM::LLVMFunctionType::get(voidTy, args));
   target.markKernel(func);
   if (skel.packets) {
     SmallVector<Attribute> pass;
@@ -393,10 +396,13 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
     Block *bb = new Block();
     func.getBody().getBlocks().insert(Region::iterator(exit), bb);
     OpBuilder cb = OpBuilder::atBlockEnd(bb);
-    LLVM::CallOp::create(cb, loc, p,
-                         ValueRange{kctx, entry->getArgument(1),
-                                    entry->getArgument(2),
-                                    entry->getArgument(3), epoch, row});
+    SmallVector<Value> operands{kctx, entry->getArgument(1),
+                                entry->getArgument(2), entry->getArgument(3),
+                                epoch};
+    if (kind)
+      operands.push_back(i32(cb, loc, *kind));
+    operands.push_back(row);
+    LLVM::CallOp::create(cb, loc, p, operands);
     LLVM::BrOp::create(cb, loc, exit);
     blockOf[g] = bb;
     if (!direct) {
@@ -553,9 +559,10 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
     bool shared = llvm::any_of(grp.members, [&](Member m) {
       return m.first != rep.first;
     });
+    SmallVector<Attribute> marks{b.getStringAttr(kBlockProgramAttr)};
     if (shared)
-      grp.program.setPassthroughAttr(b.getArrayAttr(
-          ArrayRef<Attribute>{b.getStringAttr(kSharedProgramAttr)}));
+      marks.push_back(b.getStringAttr(kSharedProgramAttr));
+    grp.program.setPassthroughAttr(b.getArrayAttr(marks));
     for (Member m : grp.members) {
       if (called[m.first].size() <= g)
         called[m.first].resize(g + 1);
@@ -566,7 +573,14 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
     for (auto &entry : skel.blocks)
       LLVM::LLVMFuncOp(entry.second).erase();
 
-  for (auto [k, skel] : llvm::enumerate(skeletons))
-    buildKernel(b, target, skel, called[k], programOf[k], offsetOf[k], rows[k],
-                tablesOf(k));
+  // A type-generic skeleton makes one kernel per kind, each calling the
+  // same programs and reading the same tables.
+  for (auto [k, skel] : llvm::enumerate(skeletons)) {
+    if (skel.kinds.empty())
+      buildKernel(b, target, skel, skel.name, std::nullopt, called[k],
+                  programOf[k], offsetOf[k], rows[k], tablesOf(k));
+    for (auto &[name, kind] : skel.kinds)
+      buildKernel(b, target, skel, name, kind, called[k], programOf[k],
+                  offsetOf[k], rows[k], tablesOf(k));
+  }
 }

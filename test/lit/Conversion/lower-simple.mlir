@@ -31,7 +31,7 @@
 // CHECK-DAG:   llvm.mlir.global internal constant @ccl_simple_nN_bf16_sum__params(dense<[2, 524288, 2, 2, 2, 524288, 2, 2]> : tensor<8xi32>)
 // Rank 0, block 0.
 // CHECK-LABEL: llvm.func internal @ccl_simple_nN_f32_sum__p0(
-// CHECK-SAME:    %arg5: !llvm.ptr) attributes {passthrough = ["ccl-shared-program"]}
+// CHECK-SAME:    %arg5: !llvm.ptr) attributes {passthrough = ["ccl-block-program", "ccl-shared-program"]}
 // CHECK:         %[[DST:.*]] = llvm.call @__ccl_scratch_ptr(
 // CHECK:         %[[SRC:.*]] = llvm.call @__ccl_chunk_ptr(%arg1,
 // CHECK:         %[[N:.*]] = llvm.call @__ccl_chunk_elems(

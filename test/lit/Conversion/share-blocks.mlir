@@ -20,7 +20,7 @@
 // CHECK-DAG:   llvm.mlir.global internal constant @ccl_pair_nN_f32_sum__offsets(dense<[0, 3]> : tensor<2xi32>)
 // CHECK-DAG:   llvm.mlir.global internal constant @ccl_pair_nN_f32_sum__params(dense<[1, 1, 0, 0, 0, 1]> : tensor<6xi32>)
 // CHECK-LABEL: llvm.func internal @ccl_pair_nN_f32_sum__p0(
-// CHECK-SAME:    %arg4: i32, %arg5: !llvm.ptr) {
+// CHECK-SAME:    %arg4: i32, %arg5: !llvm.ptr) attributes {passthrough = ["ccl-block-program"]} {
 // CHECK-NEXT:    %[[SLOT:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK:         llvm.mlir.constant(262144 : i64) : i64
 // CHECK-NEXT:    %[[BUF:.*]] = llvm.mlir.constant(0 : i32) : i32
@@ -122,17 +122,17 @@ ccl.algorithm @diff_n2 attributes {chunks = 2 : i64, collective = #ccl.collectiv
 // DT-DAG:      llvm.mlir.global internal constant @ccl_dt_nN_f32_sum__params(dense<[4, 262144, 4, 4]> : tensor<4xi32>)
 // DT-DAG:      llvm.mlir.global internal constant @ccl_dt_nN_f16_sum__params(dense<[2, 524288, 2, 2]> : tensor<4xi32>)
 // DT-LABEL:    llvm.func internal @ccl_dt_nN_f32_sum__p0(
-// DT-SAME:       attributes {passthrough = ["ccl-shared-program"]}
+// DT-SAME:       attributes {passthrough = ["ccl-block-program", "ccl-shared-program"]}
 // DT-NOT:        __ccl_reduce
 // DT:            llvm.call @__ccl_put(
 // DT-NOT:        __ccl_reduce
 // DT-LABEL:    llvm.func internal @ccl_dt_nN_f32_sum__p1(
-// DT-SAME:       %arg5: !llvm.ptr) {
+// DT-SAME:       %arg5: !llvm.ptr) attributes {passthrough = ["ccl-block-program"]} {
 // DT-NOT:        __ccl_reduce_f16
 // DT:            llvm.call @__ccl_reduce_f32_sum(
 // DT-NOT:        __ccl_reduce_f16
 // DT-LABEL:    llvm.func internal @ccl_dt_nN_f16_sum__p2(
-// DT-SAME:       %arg5: !llvm.ptr) {
+// DT-SAME:       %arg5: !llvm.ptr) attributes {passthrough = ["ccl-block-program"]} {
 // DT-NOT:        __ccl_reduce_f32
 // DT:            llvm.call @__ccl_reduce_f16_sum(
 // DT-NOT:        __ccl_reduce_f32
@@ -272,7 +272,7 @@ ccl.algorithm @gather_n3 attributes {chunks = 3 : i64, collective = #ccl.collect
 // CHECK-DAG:   llvm.mlir.global internal constant @ccl_rot_nN_f32_sum__offsets(dense<[0, 5, 10, 15, 20]> : tensor<5xi32>)
 // CHECK-DAG:   llvm.mlir.global internal constant @ccl_rot_nN_f32_sum__params(dense<[2, 1, 0, 2, 0, 2, 0, 1, 2, 1, 3, 1, 0, 3, 0, 3, 2, 1, 3, 1, 3, 0, 2, 3, 2]> : tensor<25xi32>)
 // CHECK-LABEL: llvm.func internal @ccl_rot_nN_f32_sum__p0(
-// CHECK-SAME:    %arg5: !llvm.ptr) {
+// CHECK-SAME:    %arg5: !llvm.ptr) attributes {passthrough = ["ccl-block-program"]} {
 // CHECK:         llvm.call @__ccl_put(
 // CHECK:         llvm.call @__ccl_signal(
 // CHECK-NOT:   llvm.func internal @ccl_rot_nN_f32_sum__p1(
@@ -310,7 +310,7 @@ ccl.algorithm @gather_n3 attributes {chunks = 3 : i64, collective = #ccl.collect
 // SM90-NOT:    @ccl_rot_n3_
 // SM90-DAG:    llvm.mlir.global internal constant @ccl_rot_nN_f32_sum__params({{.*}}) {addr_space = 4 : i32
 // SM90-LABEL:  llvm.func internal @ccl_rot_nN_f32_sum__p0(
-// SM90-SAME:     %arg5: !llvm.ptr<4>) {
+// SM90-SAME:     %arg5: !llvm.ptr<4>) attributes {passthrough = ["ccl-block-program"]} {
 // SM90-LABEL:  llvm.func ptx_kernelcc @ccl_rot_nN_f32_sum(
 // SM90:          %[[NRP:.*]] = llvm.getelementptr %arg0[1]
 // SM90-NEXT:     %[[NR:.*]] = llvm.load %[[NRP]]
