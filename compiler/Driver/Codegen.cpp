@@ -194,14 +194,9 @@ static bool isBulkMover(StringRef name) {
 /// On AMDGPU (kernelsMayCall() false) nothing stays out of line: a call
 /// there needs a stack in scratch memory and spills the registers the
 /// callee may clobber, so every kernel inlines everything, however often.
-/// On the host (outlinesPrograms()) every block program and bulk mover
-/// stays out of line.
 static bool keepOutOfLine(const Function &f, const TargetInfo &target) {
-  if (!target.kernelsMayCall())
-    return false;
-  if (target.outlinesPrograms())
-    return f.hasFnAttribute(kBlockProgramAttr) || isBulkMover(f.getName());
-  if (!isBulkMover(f.getName()))
+  if (target.planTarget() == CCL_TARGET_HOST || !target.kernelsMayCall() ||
+      !isBulkMover(f.getName()))
     return false;
   unsigned calls = 0;
   for (const User *u : f.users())
@@ -282,6 +277,14 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
       continue;
     }
     f.setLinkage(GlobalValue::InternalLinkage);
+    // On a target that outlines programs (the host) the block programs
+    // stay out of line and LLVM's inliner decides for the rest, as for any
+    // C code (the library's own helpers keep their always_inline).
+    if (target.outlinesPrograms()) {
+      if (f.hasFnAttribute(kBlockProgramAttr))
+        f.addFnAttr(Attribute::NoInline);
+      continue;
+    }
     // A block program that kernels of several variants run (the same
     // block shape at several rank counts) stays one function, on targets
     // whose kernels may call.

@@ -50,14 +50,16 @@ public:
   /// needs a stack in scratch (private) memory and spills registers around
   /// it: everything is inlined into the kernels there.
   virtual bool kernelsMayCall() const { return true; }
-  /// Whether every block program and bulk data mover stays out of line,
+  /// Whether block programs stay out of line and LLVM's inliner decides
+  /// for the device library's functions (rather than every call inlined),
   /// for compile time and code size over the last call's cost: the host
   /// target, whose kernels run one block per call (a call costs nothing
   /// next to a block's synchronisation) and whose kernels would otherwise
-  /// be one function holding every block program, which LLVM's optimiser
-  /// and code generator take time to compile more than linear in its
-  /// length (the wide tiled ring at 2..8 ranks: one function of 140k lines
-  /// of IR).
+  /// be one function holding every block program, each packet wait
+  /// inlined at every call site, which LLVM's optimiser and code generator
+  /// take time to compile more than linear in its length (the wide tiled
+  /// ring at 2..8 ranks: one function of 140k lines of IR; the two-phase
+  /// LL all-pairs at 8 ranks: programs of 25k lines).
   virtual bool outlinesPrograms() const { return false; }
   /// Whether cclc lowers each algorithm once for every element type and
   /// operator (ccl-lower-to-llvm's type-generic): the host target, where
