@@ -311,8 +311,7 @@ static bool compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
     if (upToSched.emit > EmitLevel::Kernel)
       upToSched.emit = EmitLevel::Kernel;
     PassManager pm(&ctx);
-    if (times.isEnabled())
-      pm.addInstrumentation(times.passInstrumentation());
+    pm.addInstrumentation(times.passInstrumentation());
     buildCclPipeline(pm, upToSched);
     if (failed(pm.run(*module)))
       return false;

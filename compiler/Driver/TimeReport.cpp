@@ -1,6 +1,7 @@
 //===- TimeReport.cpp - time and peak memory per compile stage ------------===//
 
 #include "compiler/Driver/TimeReport.h"
+#include "compiler/Support/Activity.h"
 
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/STLExtras.h"
@@ -27,6 +28,9 @@ TimeReport::Row &TimeReport::row(llvm::StringRef stage) {
 }
 
 void TimeReport::begin(llvm::StringRef stage) {
+  // The stage is the compile's activity (what the memory guard names)
+  // whether or not the report is printed.
+  setActivity(stage.str());
   if (!enabled)
     return;
   end();

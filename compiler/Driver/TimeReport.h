@@ -38,7 +38,9 @@ public:
   void print(llvm::raw_ostream &os) const;
 
   /// A pass instrumentation that records each pass as a stage
-  /// ("pass ccl-verify"); the report must outlive the pass manager.
+  /// ("pass ccl-verify"); the report must outlive the pass manager. A
+  /// stage is the compile's activity (compiler/Support/Activity.h) even
+  /// when the report is disabled.
   std::unique_ptr<mlir::PassInstrumentation> passInstrumentation();
 
   /// Peak resident memory of the process so far, in bytes.

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Support/Activity.h"
 #include "compiler/Transforms/Passes.h"
 #include "compiler/Transforms/VerifyMachine.h"
 
@@ -620,6 +621,11 @@ struct CclVerifyPass : public ccl::impl::CclVerifyBase<CclVerifyPass> {
     // Failing rank counts and their first error, grouped by where it is.
     std::vector<std::pair<std::vector<int64_t>, HeldError>> groups;
     for (AlgorithmOp algo : algos) {
+      ActivityScope activity(
+          (getArgument() + " of " + algo.getName() + " at " +
+           llvm::Twine(algo.getNranks()) + " ranks" +
+           (compiled ? " (compiled form)" : ""))
+              .str());
       std::optional<HeldError> held;
       {
         ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {

@@ -220,21 +220,25 @@ CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
 #define CCL_LOAD(p, order) __atomic_load_n(p, order)
 #define CCL_GLOBAL
 
-/* After stores another thread of the process may wait for (packets,
- * counters, the abort flag): wakes the waits sleeping in libcclrt, if any
- * (ccl/plan.h, "Host target: sleeping waits"). The fence orders the stores
- * before the read of the waiters, as the waiter's arm orders its count
- * before its last poll. */
-CCL_INLINE void ccl_ring(void) {
+/* After stores to [p, p + n) that another thread of the process may wait
+ * for (packets, counters; p NULL: every address, for the abort flag): wakes
+ * the waits sleeping on them in libcclrt, if any (ccl/plan.h, "Host target:
+ * sleeping waits"). The fence orders the stores before the read of the
+ * waiters, as the waiter's arm orders its count before its last poll. */
+CCL_INLINE void ccl_ring(const void *p, uint64_t n) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (__atomic_load_n(&cclrtHostWaiters, __ATOMIC_RELAXED))
-    cclrtHostRing();
+    cclrtHostRing(p, n);
 }
 
 #endif
 
 #if !defined(CCL_HOST)
-CCL_INLINE void ccl_ring(void) {} /* GPUs: waits poll, nothing sleeps */
+/* GPUs: waits poll, nothing sleeps. */
+CCL_INLINE void ccl_ring(const void *p, uint64_t n) {
+  (void)p;
+  (void)n;
+}
 #endif
 
 #if !defined(CCL_AMDGPU)
@@ -546,7 +550,7 @@ void __ccl_put_packets(char *dst, const char *src, uint64_t nbytes,
     ccl_load_payload(src + off, len, &d0, &d1);
     ccl_packet_store(dst + i * 16, d0, d1, flag);
   }
-  ccl_ring();
+  ccl_ring(dst, npkts * 16);
 }
 
 /* The spin-wait loop of every wait: ccl_device_spin.inc, part of this
@@ -558,7 +562,7 @@ void __ccl_put_packets(char *dst, const char *src, uint64_t nbytes,
 CCL_INLINE int ccl_wait_packet(const ccl_dev_ctx *ctx, const char *p,
                                uint32_t flag, uint32_t op_id, uint32_t *d0,
                                uint32_t *d1) {
-  ccl_spin s = CCL_SPIN_INIT;
+  ccl_spin s = CCL_SPIN_AT(p);
   for (;;) {
     uint32_t f0, f1;
     ccl_packet_load(p, d0, &f0, d1, &f1);
@@ -593,7 +597,7 @@ void __ccl_put_packets_pad(char *dst, uint64_t nbytes, uint64_t total,
   uint64_t first = (nbytes + 7) / 8, end = (total + 7) / 8;
   for (uint64_t i = first + tid; i < end; i += nt)
     ccl_packet_store(dst + i * 16, 0, 0, flag);
-  ccl_ring();
+  ccl_ring(dst + first * 16, end > first ? (end - first) * 16 : 0);
 }
 
 void __ccl_copy_packets(const ccl_dev_ctx *ctx, char *dst, const char *src,
@@ -606,7 +610,7 @@ void __ccl_copy_packets(const ccl_dev_ctx *ctx, char *dst, const char *src,
       break;
     ccl_packet_store(dst + i * 16, d0, d1, flag);
   }
-  ccl_ring();
+  ccl_ring(dst, npkts * 16);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -620,7 +624,7 @@ void __ccl_copy_packets(const ccl_dev_ctx *ctx, char *dst, const char *src,
 CCL_INLINE int ccl_wait_counter(const ccl_dev_ctx *ctx, const uint64_t *p,
                                 uint64_t want, int acquire, uint32_t op_id,
                                 uint32_t chan1) {
-  ccl_spin s = CCL_SPIN_INIT;
+  ccl_spin s = CCL_SPIN_AT(p);
   for (;;) {
     uint64_t v = acquire ? ccl_counter_load_acquire(p)
                          : ccl_counter_load_relaxed(p);
@@ -639,14 +643,14 @@ void __ccl_signal(const ccl_dev_ctx *ctx, uint32_t chan) {
     /* ... and ordered before the counter, for any observer (release). */
     ccl_fence_release_system();
     ccl_counter_add(ctx->signal[chan], 1);
-    ccl_ring();
+    ccl_ring(ctx->signal[chan], sizeof(uint64_t));
   }
 }
 
 void __ccl_signal_relaxed(const ccl_dev_ctx *ctx, uint32_t chan) {
   if (ccl_tid() == 0) {
     ccl_counter_add(ctx->signal[chan], 1);
-    ccl_ring();
+    ccl_ring(ctx->signal[chan], sizeof(uint64_t));
   }
 }
 
@@ -680,7 +684,7 @@ void __ccl_release(const ccl_dev_ctx *ctx, uint32_t sem) {
   if (ccl_tid() == 0) {
     ccl_fence_release_system();
     ccl_counter_add(&ctx->sem[2 * (uint64_t)sem], 1);
-    ccl_ring();
+    ccl_ring(&ctx->sem[2 * (uint64_t)sem], sizeof(uint64_t));
   }
 }
 
@@ -703,7 +707,7 @@ void __ccl_tb_barrier(const ccl_dev_ctx *ctx, uint32_t bar, uint32_t nblocks,
     /* Arrival t belongs to phase t / nblocks: no block arrives at phase
      * k + 1 before all of phase k has arrived, so phases never mix. */
     uint64_t t = ccl_counter_add(c, 1);
-    ccl_ring();
+    ccl_ring(c, sizeof *c);
     uint64_t n = nblocks ? nblocks : 1;
     ccl_wait_counter(ctx, c, (t / n + 1) * n, 1, op_id, 0);
   }

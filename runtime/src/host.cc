@@ -252,7 +252,7 @@ public:
   }
   cclResult_t signal(int peer, uint64_t *addr, uint64_t value) override {
     __atomic_store_n(addr, value, __ATOMIC_RELEASE);
-    hostRing();
+    hostRing(addr, sizeof *addr);
     return cclSuccess;
   }
   cclResult_t complete(int peer, uint64_t *addr, uint64_t value) override {
@@ -285,7 +285,7 @@ public:
   }
   cclResult_t store(uint64_t *addr, uint64_t value) override {
     __atomic_store_n(addr, value, __ATOMIC_RELEASE);
-    hostRing();
+    hostRing(addr, sizeof *addr);
     return cclSuccess;
   }
 

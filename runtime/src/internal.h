@@ -43,13 +43,13 @@ constexpr uint32_t kHostSpinShared = 128;
 // A host-kernel thread (a rank's worker or a block thread) started (+1) or
 // ended (-1): sets cclrtHostSpinPolls from their number and the CPUs'.
 void hostThreadsChanged(int delta);
-// Wakes the sleeping waits of the process, if any, after the caller's
-// stores (what a host kernel waits for: a signal, a completion, the abort
-// flag).
-inline void hostRing() {
+// Wakes the sleeping waits of the process on [addr, addr + nbytes) (addr
+// null: every one), if any, after the caller's stores (what a host kernel
+// waits for: a signal, a completion, the abort flag).
+inline void hostRing(const void *addr = nullptr, uint64_t nbytes = 0) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (__atomic_load_n(&cclrtHostWaiters, __ATOMIC_RELAXED))
-    cclrtHostRing();
+    cclrtHostRing(addr, nbytes);
 }
 
 // ---------------------------------------------------------------------------

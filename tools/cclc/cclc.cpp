@@ -8,6 +8,7 @@
 #include "ccl/Dialect/CclDialect.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/Output.h"
+#include "compiler/Support/MemoryGuard.h"
 #include "compiler/Target/TargetInfo.h"
 #include "compiler/frontend/Source.h"
 
@@ -130,6 +131,12 @@ static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check diagnostics against expected-* comments in the input"),
     cl::cat(cat));
+static cl::opt<std::string> maxMemory(
+    "max-memory",
+    cl::desc("Stop with an error when the compile's resident memory passes "
+             "SIZE (K, M, G suffixes; default: 90% of the memory available "
+             "when cclc starts; 0: no limit)"),
+    cl::value_desc("SIZE"), cl::cat(cat));
 static cl::opt<bool> timeReport(
     "time-report",
     cl::desc("Print each stage's time and the peak memory after it on "
@@ -252,7 +259,7 @@ static int compileMain(int argc, char **argv) {
            &outputFile, &targets, &nranks, &dtypes, &redops, &emit,
            &channelKind, &crossCallSync, &kernels, &instances, &tiles,
            &noVerify, &maxBytes, &runtimeLib, &printSelectionOpt,
-           &verifyDiagnostics, &splitInputFile, &timeReport})
+           &verifyDiagnostics, &splitInputFile, &timeReport, &maxMemory})
     if (o->getNumOccurrences() > 1)
       return fail(spelling(*o) + " is given " + Twine(o->getNumOccurrences()) +
                   " times; give it once");
@@ -362,6 +369,21 @@ static int compileMain(int argc, char **argv) {
                             : "the header " + outputs[i] +
                                   " (the -o name with the extension .h)") +
                     " would overwrite the input file " + inputFile);
+
+  // Memory: a compile that would pass it stops with an error naming what
+  // it was doing (compiler/Support/MemoryGuard.h), not by the OOM killer.
+  uint64_t memoryLimit = 0;
+  std::string memoryWhy;
+  if (maxMemory.getNumOccurrences()) {
+    if (!ccl::parseSize(maxMemory.getValue(), &memoryLimit, &why))
+      return fail("--max-memory: '" + maxMemory + "' is not a size");
+    memoryWhy = "--max-memory=" + maxMemory;
+  } else if (uint64_t avail = ccl::MemoryGuard::availableBytes()) {
+    memoryLimit = ccl::MemoryGuard::residentBytes() + avail / 10 * 9;
+    memoryWhy = "90% of the memory available when cclc started; "
+                "--max-memory sets the limit";
+  }
+  ccl::MemoryGuard memoryGuard(memoryLimit, memoryWhy);
 
   // The input, read with a bound (compiler/frontend/Source.h).
   std::unique_ptr<MemoryBuffer> input = ccl::readSourceFile(inputFile, error);

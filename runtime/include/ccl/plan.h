@@ -362,23 +362,29 @@ typedef struct ccl_selection {
 
 /* --- Host target: sleeping waits ----------------------------------------
  * A host kernel's wait spins for cclrtHostSpinPolls failed polls, then
- * sleeps until a writer of the process rings (docs/runtime.md, "Host
- * target"). The waiter arms (cclrtHostArm: it counts itself in
- * cclrtHostWaiters and takes the ring's sequence number), polls once more,
- * and sleeps on that number (cclrtHostSleep, which also disarms; a ring
- * since the arm returns at once) or, when the poll succeeded, disarms
- * (cclrtHostDisarm). A writer, after its stores and a full fence, calls
- * cclrtHostRing when cclrtHostWaiters is not 0. Writers in other processes
- * (one process per rank) cannot ring: the sleep's timeout bounds how late
- * their data is seen. */
+ * sleeps until a writer of the process rings the ring of the address it
+ * polls (docs/runtime.md, "Host target"). There are CCL_HOST_RINGS rings,
+ * one per 4 KiB page modulo their number: a ring wakes only the sleepers
+ * whose address is in one of its pages, not every sleeper of the process.
+ * The waiter arms (cclrtHostArm(addr): it counts itself in
+ * cclrtHostWaiters and in the ring's sleepers and takes the ring's
+ * sequence number), polls once more, and sleeps on that number
+ * (cclrtHostSleep(addr, seq, timeout), which also disarms; a ring since
+ * the arm returns at once) or, when the poll succeeded, disarms
+ * (cclrtHostDisarm(addr)). A writer, after its stores to [addr, addr +
+ * nbytes) and a full fence, calls cclrtHostRing(addr, nbytes) when
+ * cclrtHostWaiters is not 0 (addr NULL: every ring). Writers in other
+ * processes (one process per rank) cannot ring: the sleep's timeout
+ * bounds how late their data is seen. */
+#define CCL_HOST_RINGS 64
 extern uint32_t cclrtHostWaiters;
 /* 128 while the process runs more host-kernel threads than it has CPUs,
  * else enough polls for about a millisecond of spinning. */
 extern uint32_t cclrtHostSpinPolls;
-uint32_t cclrtHostArm(void);
-void cclrtHostDisarm(void);
-void cclrtHostSleep(uint32_t seq, uint64_t timeout_ns);
-void cclrtHostRing(void);
+uint32_t cclrtHostArm(const void *addr);
+void cclrtHostDisarm(const void *addr);
+void cclrtHostSleep(const void *addr, uint32_t seq, uint64_t timeout_ns);
+void cclrtHostRing(const void *addr, uint64_t nbytes);
 
 #ifdef __cplusplus
 }
