@@ -1369,6 +1369,45 @@ static void test_copy_packets(void) {
   }
 }
 
+/* Tests that the type-generic forms (the host target's kernels, lowered
+ * once for every type and operator) take the kind as dtype code * 4 +
+ * operator code (ccl/types.def; the order of reduce_fns) and give the
+ * bytes of the typed form of that kind, for every kind; an unknown kind
+ * has size 0 and its reductions touch nothing. */
+static void test_type_generic(void) {
+  enum { N = 37 };
+  for (int dt = 0; dt < 3; dt++)
+    for (int op = 0; op < 4; op++) {
+      uint32_t kind = (uint32_t)(dt * 4 + op), es = esize_of[dt];
+      CHECK(__ccl_dtype_size(kind) == es);
+      char src[N * 4], s1[N * 4], base[N * 4];
+      char a[N * 4], b[N * 4], fa[N * 4], fb[N * 4];
+      fill_random(dt, op, src, N);
+      fill_random(dt, op, s1, N);
+      fill_random(dt, op, base, N);
+      fill_random(dt, op, a, N);
+      memcpy(b, a, sizeof a);
+      __ccl_reduce_any(kind, a, src, N);
+      reduce_fns[dt][op](b, src, N);
+      CHECK(memcmp(a, b, N * es) == 0);
+      __ccl_reduce_fwd_any(kind, a, src, fa, N);
+      reduce_fwd_fns[dt][op](b, src, fb, N);
+      CHECK(memcmp(a, b, N * es) == 0 && memcmp(fa, fb, N * es) == 0);
+      __ccl_reduce_base_any(kind, a, base, src, fa, N);
+      reduce_base_fns[dt][op](b, base, src, fb, N);
+      CHECK(memcmp(a, b, N * es) == 0 && memcmp(fa, fb, N * es) == 0);
+      __ccl_read_reduce_any(kind, a, 2, N, src, s1, 0, 0, 0, 0, 0, 0);
+      read_reduce_fns[dt][op](b, 2, N, src, s1, 0, 0, 0, 0, 0, 0);
+      CHECK(memcmp(a, b, N * es) == 0);
+    }
+  for (uint32_t kind = 12; kind < 20; kind++) {
+    CHECK(__ccl_dtype_size(kind) == 0);
+    char a[16] = {1, 2, 3}, b[16] = {1, 2, 3}, src[16] = {9, 9, 9, 9};
+    __ccl_reduce_any(kind, a, src, 4);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+  }
+}
+
 int main(void) {
   test_chunks();
   puts("chunks ok");
@@ -1383,6 +1422,8 @@ int main(void) {
   test_reduce_fwd();
   test_reduce_base();
   puts("local reduce ok");
+  test_type_generic();
+  puts("type-generic forms ok");
   test_unpack();
   puts("unpack ok");
   test_reduce_packets();
