@@ -9,11 +9,12 @@
  *               kernels, and natively (gcc or clang) for the unit tests.
  *
  * No libc headers on any target. On the host the few libc functions used
- * (clock_gettime, sched_yield, nanosleep) are declared here.
+ * (clock_gettime) are declared here.
  *
  * Every function is a plain external definition without recursion, varargs or
- * calls to anything outside this file (except the three libc functions on
- * the host): the compiler links the bitcode, internalizes and inlines it.
+ * calls to anything outside this file (except clock_gettime and libcclrt's
+ * host waits on the host): the compiler links the bitcode, internalizes and
+ * inlines it.
  */
 #include "ccl_device.h"
 
@@ -169,8 +170,6 @@ struct ccl_timespec {
   long tv_nsec;
 };
 extern int clock_gettime(int clk, struct ccl_timespec *ts);
-extern int sched_yield(void);
-extern int nanosleep(const struct ccl_timespec *req, struct ccl_timespec *rem);
 #define CCL_CLOCK_MONOTONIC 1
 
 /* The host has no block-id register: the generated host kernel (or whoever
@@ -183,6 +182,18 @@ void __ccl_host_set_block(uint32_t block) { __ccl_host_block = block; }
 CCL_INLINE uint32_t ccl_tid(void) { return 0; }
 CCL_INLINE uint32_t ccl_nthreads(void) { return 1; }
 CCL_INLINE uint32_t ccl_block_id(void) { return __ccl_host_block; }
+
+/* Host target: every failed poll pauses (cclrtHostPause, ccl/plan.h "Host
+ * target: pausing waits"): the rank's other thread blocks run, and when
+ * none of them makes progress either, the rank's worker spins, yields and
+ * sleeps in libcclrt until a writer rings. The block id is the thread's,
+ * so a pause keeps it across the other blocks' turns. */
+CCL_INLINE int ccl_host_pause(int fresh) {
+  uint32_t block = __ccl_host_block;
+  int slept = cclrtHostPause(fresh);
+  __ccl_host_block = block;
+  return slept;
+}
 CCL_INLINE void ccl_block_barrier(void) {}
 CCL_INLINE void ccl_fence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 CCL_INLINE uint64_t ccl_clock_ns(void) {
@@ -222,13 +233,17 @@ CCL_INLINE uint64_t ccl_counter_add(uint64_t *p, uint64_t v) {
 
 /* After stores to [p, p + n) that another thread of the process may wait
  * for (packets, counters; p NULL: every address, for the abort flag): wakes
- * the waits sleeping on them in libcclrt, if any (ccl/plan.h, "Host target:
- * sleeping waits"). The fence orders the stores before the read of the
- * waiters, as the waiter's arm orders its count before its last poll. */
+ * the sleeping host-kernel threads of the process in libcclrt, if any
+ * (ccl/plan.h, "Host target: pausing waits"; the doorbell is the
+ * process's, so the address only documents the call). The fence orders
+ * the stores before the read of the waiters, as a sleeper's arm orders its
+ * count before its last round of polls. */
 CCL_INLINE void ccl_ring(const void *p, uint64_t n) {
+  (void)p;
+  (void)n;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (__atomic_load_n(&cclrtHostWaiters, __ATOMIC_RELAXED))
-    cclrtHostRing(p, n);
+    cclrtHostRing();
 }
 
 #endif
@@ -297,18 +312,9 @@ CCL_INLINE void ccl_start_delay(const ccl_dev_ctx *ctx) {
     if (waited >= delay || CCL_FLAG_LOAD(ctx->abort_flag))
       break;
 #if defined(CCL_HOST)
-    /* Sleep through most of it (leave the CPU to the other ranks'
-     * threads), spin (yielding) through the last 100 us. */
-    uint64_t left = delay - waited;
-    if (left > 200000u) {
-      uint64_t ns = left - 100000u;
-      if (ns > 10000000u)
-        ns = 10000000u;
-      struct ccl_timespec ts = {0, (long)ns};
-      nanosleep(&ts, 0);
-    } else {
-      sched_yield();
-    }
+    /* The rank's other blocks run meanwhile (its worker sleeps when none
+     * of them has anything to do). */
+    ccl_host_pause(0);
 #endif
   }
 }
@@ -562,7 +568,7 @@ void __ccl_put_packets(char *dst, const char *src, uint64_t nbytes,
 CCL_INLINE int ccl_wait_packet(const ccl_dev_ctx *ctx, const char *p,
                                uint32_t flag, uint32_t op_id, uint32_t *d0,
                                uint32_t *d1) {
-  ccl_spin s = CCL_SPIN_AT(p);
+  ccl_spin s = CCL_SPIN_INIT;
   for (;;) {
     uint32_t f0, f1;
     ccl_packet_load(p, d0, &f0, d1, &f1);
@@ -624,7 +630,7 @@ void __ccl_copy_packets(const ccl_dev_ctx *ctx, char *dst, const char *src,
 CCL_INLINE int ccl_wait_counter(const ccl_dev_ctx *ctx, const uint64_t *p,
                                 uint64_t want, int acquire, uint32_t op_id,
                                 uint32_t chan1) {
-  ccl_spin s = CCL_SPIN_AT(p);
+  ccl_spin s = CCL_SPIN_INIT;
   for (;;) {
     uint64_t v = acquire ? ccl_counter_load_acquire(p)
                          : ccl_counter_load_relaxed(p);

@@ -1,7 +1,7 @@
 // host.cc - the host target (docs/runtime.md, "Host target"): a rank's
-// memory is host memory, its stream is a worker thread that runs the queued
-// copies and kernels in order, and a pool of block threads runs the thread
-// blocks of a kernel, one OS thread each.
+// memory is host memory, and its stream is a worker thread that runs the
+// queued copies and kernels in order, the thread blocks of a kernel as
+// fibers of its own (a block whose wait fails lets the next one run).
 #include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
@@ -16,6 +16,34 @@
 
 #include "device.h"
 #include "proxy.h"
+
+// The sanitizers' fiber interfaces (their builds only).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CCL_HOST_ASAN 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define CCL_HOST_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(CCL_HOST_ASAN)
+#define CCL_HOST_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(CCL_HOST_TSAN)
+#define CCL_HOST_TSAN 1
+#endif
+#ifndef CCL_HOST_ASAN
+#define CCL_HOST_ASAN 0
+#endif
+#ifndef CCL_HOST_TSAN
+#define CCL_HOST_TSAN 0
+#endif
+#if CCL_HOST_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if CCL_HOST_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 
 namespace cclrt {
 
@@ -36,25 +64,98 @@ struct HostTask {
 };
 
 constexpr size_t kInitialQueue = 4096;
-// The most thread blocks a host kernel runs per rank (each is an OS thread,
-// all alive at once): a larger nblocks is a corrupt plan, refused before
-// its threads are started.
+// The most thread blocks a host kernel runs per rank (each a fiber with a
+// stack of its own, all mapped at once): a larger nblocks is a corrupt
+// plan, refused before its stacks are mapped.
 constexpr uint32_t kMaxHostBlocks = 1024;
 
-// One rank's stream: a worker thread and its pool of block threads. The
-// worker runs block 0 of each kernel itself and wakes exactly the pool
-// threads of blocks 1..nblocks-1, each on its own condition variable: the
-// pool is as large as the largest plan prepared (a bundle's widest
-// algorithm), and waking all of it for every kernel cost a 4-byte call of a
-// one-block plan 1.5 ms instead of 27 us at 4 ranks on 2 cores.
+// Switching between a worker and its fibers: the callee-saved registers,
+// the SSE and x87 control words and the stack pointer (what the System V
+// x86-64 ABI keeps across a call), without the signal-mask system call of
+// swapcontext, which made each switch cost more than the wait it served.
+#if !defined(__x86_64__)
+#error "the host target's fibers are written for x86-64"
+#endif
+extern "C" void ccl_fiber_switch(void **save, void *load);
+asm(R"(
+  .text
+  .p2align 4
+  .type ccl_fiber_switch, @function
+ccl_fiber_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size ccl_fiber_switch, .-ccl_fiber_switch
+)");
+
+// The saved stack pointer of a fiber that has not run yet: its first
+// switch "returns" into entry (which never returns) with the stack
+// aligned as at a function's entry.
+void *fiberStart(void *stack, size_t bytes, void (*entry)()) {
+  uintptr_t top = ((uintptr_t)stack + bytes) & ~(uintptr_t)15;
+  uint64_t *sp = (uint64_t *)top;
+  *--sp = 0;                 // entry's return address: none
+  *--sp = (uint64_t)entry;   // where the switch returns to
+  for (int i = 0; i < 6; i++)
+    *--sp = 0;               // rbp, rbx, r12-r15
+  *--sp = 0x037F00001F80ull; // x87 control word (high), MXCSR (low)
+  return sp;
+}
+
+// One thread block of a rank's kernels: a fiber of the rank's worker, with
+// a stack of its own (mapped once, reused by every kernel).
+struct Fiber {
+  void *sp = nullptr;    // its saved stack pointer while it does not run
+  void *map = nullptr;   // the mapping: a guard page, then the stack
+  size_t mapBytes = 0;
+  void *stack = nullptr; // the stack's lowest byte
+  size_t stackBytes = 0;
+  bool done = false;  // its block of the current kernel returned
+  bool fresh = false; // a new wait since it last ran (progress)
+  bool slept = false; // the worker slept since it last ran
+#if CCL_HOST_ASAN
+  void *fakeStack = nullptr;
+#endif
+#if CCL_HOST_TSAN
+  void *tsan = nullptr;
+#endif
+};
+
+// One rank's stream: a worker thread that runs the queued copies and
+// kernels in order, each kernel's thread blocks as fibers of its own: a
+// block whose wait's poll fails pauses (cclrtHostPause), and the worker
+// runs the next block that is not done, round after round. A round in
+// which no block made progress spins, then yields, then sleeps on the
+// process's doorbell (HostIdle). With a thread per block, 8 ranks of 64
+// blocks were 512 threads on 2 CPUs that woke each other through the
+// kernel: a call of a tiled ring took 40-100 ms, most of it in futex wakes
+// and context switches.
 class HostRank {
 public:
   HostRank();
-  ~HostRank(); // drains the queue, joins the worker and the block threads
+  ~HostRank(); // drains the queue, joins the worker, unmaps the stacks
   // Starts the worker thread. Throws std::system_error.
   void start();
-  // Grows the block pool to run kernels of at least n blocks (n - 1
-  // threads: the worker runs block 0). Throws std::system_error.
+  // Maps the stacks of the fibers to run kernels of at least n blocks.
+  // Throws std::system_error.
   void ensureBlocks(uint32_t n);
   // Queues a task (never waits for other work; allocates only when more
   // than the preallocated number of tasks are queued).
@@ -62,10 +163,17 @@ public:
   // Waits until every queued task has finished.
   void drain();
 
+  // The fiber side (cclrtHostPause): switches to the worker with this
+  // block's news and returns when its turn comes again.
+  void pause(bool fresh);
+  bool takeSlept();
+
 private:
   void workerLoop();
-  void blockLoop(uint32_t b, uint64_t seen);
   void runKernel(const HostTask &t);
+  static void fiberMain();
+  void switchToFiber(Fiber &f);
+  void switchToWorker(Fiber &f, bool finished);
 
   // Task FIFO (a ring that grows only when full).
   std::mutex mu_;
@@ -74,22 +182,38 @@ private:
   size_t head_ = 0, size_ = 0;
   bool busy_ = false, stop_ = false;
   std::thread worker_;
-  // Block pool: blocks_[i] runs block i + 1 and waits on starts_[i] (a
-  // fixed array, so that the worker reads it while the pool grows).
-  std::mutex pmu_;
-  std::condition_variable pcvDone_;
-  std::unique_ptr<std::condition_variable[]> starts_;
-  std::vector<std::thread> blocks_;
-  uint64_t gen_ = 0;
-  HostTask cur_{};
-  uint32_t remaining_ = 0;
-  bool pstop_ = false;
+  // The fibers (written under fmu_ by ensureBlocks, from the thread that
+  // prepares a plan; read by the worker, which runs a kernel only after
+  // its plan was prepared).
+  std::mutex fmu_;
+  std::vector<std::unique_ptr<Fiber>> fibers_;
+  // The running kernel (worker thread only).
+  const HostTask *task_ = nullptr;
+  uint32_t running_ = 0;
+  void *workerSp_ = nullptr;
+#if CCL_HOST_ASAN
+  const void *workerStack_ = nullptr;
+  size_t workerStackBytes_ = 0;
+#endif
+#if CCL_HOST_TSAN
+  void *workerTsan_ = nullptr;
+#endif
 };
 
-HostRank::HostRank()
-    : starts_(new std::condition_variable[kMaxHostBlocks - 1]) {
-  ring_.resize(kInitialQueue);
-}
+// The rank whose kernel the calling thread runs (its worker, while in
+// runKernel), and whether it is in one of the kernel's fibers.
+thread_local HostRank *tRank = nullptr;
+thread_local bool tInFiber = false;
+
+// Stack of each fiber: generous for the generated programs and the device
+// library (a few KiB deep), and for a sanitizer's larger frames.
+#if CCL_HOST_ASAN || CCL_HOST_TSAN
+constexpr size_t kFiberStack = 1 << 20;
+#else
+constexpr size_t kFiberStack = 256 << 10;
+#endif
+
+HostRank::HostRank() { ring_.resize(kInitialQueue); }
 
 void HostRank::start() {
   worker_ = std::thread([this] { workerLoop(); });
@@ -106,28 +230,41 @@ HostRank::~HostRank() {
     worker_.join(); // the worker finishes the queued tasks first
     hostThreadsChanged(-1);
   }
-  {
-    std::unique_lock<std::mutex> lk(pmu_);
-    pstop_ = true;
+  for (auto &f : fibers_) {
+#if CCL_HOST_TSAN
+    if (f->tsan)
+      __tsan_destroy_fiber(f->tsan);
+#endif
+    munmap(f->map, f->mapBytes);
   }
-  for (size_t i = 0; i < blocks_.size(); i++)
-    starts_[i].notify_one();
-  for (std::thread &t : blocks_)
-    if (t.joinable()) {
-      t.join();
-      hostThreadsChanged(-1);
-    }
 }
 
 void HostRank::ensureBlocks(uint32_t n) {
-  std::unique_lock<std::mutex> lk(pmu_);
-  while (blocks_.size() + 1 < n) {
-    uint32_t b = static_cast<uint32_t>(blocks_.size()) + 1;
-    // The thread joins from the next kernel on (read under pmu_, so that a
-    // kernel started before it is scheduled is not missed).
-    uint64_t gen = gen_;
-    blocks_.emplace_back([this, b, gen] { blockLoop(b, gen); });
-    hostThreadsChanged(+1);
+  std::unique_lock<std::mutex> lk(fmu_);
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  while (fibers_.size() < n) {
+    auto f = std::make_unique<Fiber>();
+    f->mapBytes = kFiberStack + page;
+    f->map = mmap(nullptr, f->mapBytes, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1,
+                  0);
+    if (f->map == MAP_FAILED)
+      throw std::system_error(errno, std::generic_category(),
+                              "mapping the stack of a host thread block");
+    // A guard page below the stack: an overflow faults instead of writing
+    // into the next mapping.
+    if (mprotect(f->map, page, PROT_NONE) != 0) {
+      int e = errno;
+      munmap(f->map, f->mapBytes);
+      throw std::system_error(e, std::generic_category(),
+                              "protecting a host thread block's guard page");
+    }
+    f->stack = (char *)f->map + page;
+    f->stackBytes = kFiberStack;
+#if CCL_HOST_TSAN
+    f->tsan = __tsan_create_fiber(0);
+#endif
+    fibers_.push_back(std::move(f));
   }
 }
 
@@ -182,54 +319,133 @@ void HostRank::workerLoop() {
   }
 }
 
+// Sanitizers are told of every switch between stacks (ASan's stack
+// bounds and fake stacks; TSan's per-fiber state), in the order their
+// fiber interfaces ask for.
+void HostRank::switchToFiber(Fiber &f) {
+#if CCL_HOST_ASAN
+  void *fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, f.stack, f.stackBytes);
+#endif
+#if CCL_HOST_TSAN
+  __tsan_switch_to_fiber(f.tsan, 0);
+#endif
+  tInFiber = true;
+  ccl_fiber_switch(&workerSp_, f.sp);
+  tInFiber = false;
+#if CCL_HOST_ASAN
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+}
+
+void HostRank::switchToWorker(Fiber &f, bool finished) {
+#if CCL_HOST_ASAN
+  // A finished fiber's fake stack is dropped (it never runs on).
+  __sanitizer_start_switch_fiber(finished ? nullptr : &f.fakeStack,
+                                 workerStack_, workerStackBytes_);
+#endif
+#if CCL_HOST_TSAN
+  __tsan_switch_to_fiber(workerTsan_, 0);
+#endif
+  (void)finished;
+  ccl_fiber_switch(&f.sp, workerSp_);
+#if CCL_HOST_ASAN
+  __sanitizer_finish_switch_fiber(f.fakeStack, &workerStack_,
+                                  &workerStackBytes_);
+#endif
+}
+
+void HostRank::fiberMain() {
+  HostRank *r = tRank;
+  Fiber &f = *r->fibers_[r->running_];
+#if CCL_HOST_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, &r->workerStack_,
+                                  &r->workerStackBytes_);
+#endif
+  const HostTask &t = *r->task_;
+  t.fn(t.ctx, t.input, t.output, t.count, r->running_);
+  f.done = true;
+  r->switchToWorker(f, /*finished=*/true); // never resumed
+}
+
+void HostRank::pause(bool fresh) {
+  Fiber &f = *fibers_[running_];
+  f.fresh = f.fresh || fresh;
+  switchToWorker(f, /*finished=*/false);
+}
+
+bool HostRank::takeSlept() {
+  Fiber &f = *fibers_[running_];
+  bool s = f.slept;
+  f.slept = false;
+  return s;
+}
+
 void HostRank::runKernel(const HostTask &t) {
-  if (t.nblocks == 0)
+  const uint32_t n = t.nblocks;
+  if (n == 0)
     return;
-  if (t.nblocks > 1) {
-    // The pool was sized when the plan was prepared: blocks_.size() + 1 >=
-    // nblocks. Only the blocks this kernel has are woken (notified after
-    // the lock is released, so that they do not wake into a held mutex).
-    {
-      std::unique_lock<std::mutex> lk(pmu_);
-      cur_ = t;
-      remaining_ = t.nblocks - 1;
-      gen_++;
+  // The plan's preparation mapped the stacks (ensureBlocks); fmu_ orders
+  // that before this read.
+  {
+    std::unique_lock<std::mutex> lk(fmu_);
+    if (fibers_.size() < n)
+      std::abort(); // a kernel of a plan that was never prepared
+  }
+  task_ = &t;
+  tRank = this;
+#if CCL_HOST_TSAN
+  workerTsan_ = __tsan_get_current_fiber();
+#endif
+  for (uint32_t b = 0; b < n; b++) {
+    Fiber &f = *fibers_[b];
+    f.done = f.fresh = f.slept = false;
+    f.sp = fiberStart(f.stack, f.stackBytes, &HostRank::fiberMain);
+  }
+  HostIdle idle;
+  uint32_t live = n;
+  while (live) {
+    bool progress = false;
+    for (uint32_t b = 0; b < n; b++) {
+      Fiber &f = *fibers_[b];
+      if (f.done)
+        continue;
+      running_ = b;
+      f.fresh = false;
+      switchToFiber(f);
+      if (f.done) {
+        live--;
+        progress = true;
+      } else if (f.fresh) {
+        progress = true;
+      }
     }
-    for (uint32_t b = 1; b < t.nblocks; b++)
-      starts_[b - 1].notify_one();
+    if (progress) {
+      idle.reset();
+    } else if (live && idle.idle()) {
+      for (uint32_t b = 0; b < n; b++)
+        fibers_[b]->slept = true;
+    }
   }
-  t.fn(t.ctx, t.input, t.output, t.count, 0);
-  if (t.nblocks > 1) {
-    std::unique_lock<std::mutex> lk(pmu_);
-    pcvDone_.wait(lk, [this] { return remaining_ == 0; });
-  }
+  idle.reset();
+  tRank = nullptr;
+  task_ = nullptr;
 }
 
-void HostRank::blockLoop(uint32_t b, uint64_t seen) {
-  std::condition_variable &start = starts_[b - 1];
-  for (;;) {
-    HostTask t;
-    {
-      std::unique_lock<std::mutex> lk(pmu_);
-      // A kernel with fewer blocks than b starts without this thread (it
-      // is not woken, and ignores the generation if it wakes anyway).
-      start.wait(lk, [&] {
-        return (gen_ != seen && b < cur_.nblocks) || pstop_;
-      });
-      if (!(gen_ != seen && b < cur_.nblocks)) // stopping
-        return;
-      seen = gen_;
-      t = cur_;
-    }
-    t.fn(t.ctx, t.input, t.output, t.count, b);
-    {
-      std::unique_lock<std::mutex> lk(pmu_);
-      if (--remaining_ == 0)
-        pcvDone_.notify_one();
-    }
-  }
+} // namespace
+
+bool hostPauseFiber(bool fresh) {
+  if (!tInFiber)
+    return false;
+  tRank->pause(fresh);
+  return true;
 }
 
+int hostFiberSlept() { return tRank && tRank->takeSlept() ? 1 : 0; }
+
+bool hostInFiber() { return tInFiber; }
+
+namespace {
 
 HostTask copyTask(void *dst, const void *src, size_t bytes) {
   HostTask t{};
@@ -252,7 +468,7 @@ public:
   }
   cclResult_t signal(int peer, uint64_t *addr, uint64_t value) override {
     __atomic_store_n(addr, value, __ATOMIC_RELEASE);
-    hostRing(addr, sizeof *addr);
+    hostRing();
     return cclSuccess;
   }
   cclResult_t complete(int peer, uint64_t *addr, uint64_t value) override {
@@ -285,7 +501,7 @@ public:
   }
   cclResult_t store(uint64_t *addr, uint64_t value) override {
     __atomic_store_n(addr, value, __ATOMIC_RELEASE);
-    hostRing(addr, sizeof *addr);
+    hostRing();
     return cclSuccess;
   }
 
@@ -501,7 +717,7 @@ public:
       return setError(cclInvalidArgument,
                       format("its variant for %u ranks has %u thread blocks "
                              "per rank; the host target runs at most %u (one "
-                             "thread each)",
+                             "stack each)",
                              var->nranks, var->nblocks, kMaxHostBlocks));
     for (uint32_t k = 0; k < var->num_kernels; k++)
       if (!var->kernels[k].host_fn)
@@ -529,8 +745,8 @@ public:
         workers_[r]->ensureBlocks(nblocks);
       } catch (const std::system_error &e) {
         return setError(cclSystemError,
-                        format("could not start %u thread-block threads for "
-                               "rank %d: %s",
+                        format("could not map the stacks of %u thread "
+                               "blocks for rank %d: %s",
                                nblocks, r, e.what()));
       }
     }

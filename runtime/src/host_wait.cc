@@ -1,114 +1,140 @@
-// host_wait.cc - where the host target's waits sleep (ccl/plan.h, "Host
-// target: sleeping waits"; docs/runtime.md, "Host target"). CCL_HOST_RINGS
-// rings per process, one per 4 KiB page of the polled address modulo their
-// number: each a 32-bit sequence number that writers advance, a futex on
-// it that sleeping waiters block on, and the count of its sleepers. A ring
-// wakes every sleeper of its pages (each polls its own data again and
-// sleeps on if it is not there yet): the writers do not know who waits for
-// what. One ring for the whole process woke every sleeper at every store;
-// with hundreds of block threads (8 ranks x 64 blocks, several tests side
-// by side) most of the CPU went to the kernel's wake-ups.
+// host_wait.cc - how host-target waits pause (ccl/plan.h, "Host target:
+// pausing waits"; docs/runtime.md, "Host target"). A rank's worker thread
+// runs the thread blocks of its kernels as fibers (host.cc); a wait whose
+// poll failed calls cclrtHostPause, which switches to the next block of the
+// rank. When a whole round of the rank's blocks made no progress, the
+// worker spins a few rounds, yields its CPU for a while, then sleeps on
+// the process's doorbell until a writer rings it (or a nap's timeout: data
+// written by another process, one process per rank, cannot ring). A wait
+// that runs on a thread of its own (not a fiber: the device library's own
+// tests) goes through the same steps with itself as the only block.
+//
+// One doorbell serves the process: the sleepers are the ranks' workers
+// (one per rank of the process, not one per block), so a ring that wakes
+// all of them is cheap, and nobody needs to know who waits for what.
 
 #include <atomic>
 #include <cerrno>
 #include <climits>
 #include <ctime>
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 extern "C" {
-// The threads between cclrtHostArm and cclrtHostSleep/cclrtHostDisarm: a
-// writer rings only when it is not 0.
+// The threads between an arm and their sleep's end: a writer rings only
+// when it is not 0.
 uint32_t cclrtHostWaiters = 0;
-// Failed polls before a wait arms (cclrtHostSetThreads sets it).
-uint32_t cclrtHostSpinPolls = cclrt::kHostSpinAlone;
 }
 
 namespace cclrt {
 namespace {
 
-// One ring: its sequence number (the futex word) and its armed waiters, on
-// a cache line of its own.
-struct alignas(64) Ring {
+// The doorbell: a sequence number writers advance and sleepers block on
+// (a futex), on a cache line of its own.
+struct alignas(64) Doorbell {
   uint32_t seq = 0;
-  uint32_t sleepers = 0;
 };
-Ring gRings[CCL_HOST_RINGS];
-constexpr unsigned kPageShift = 12;
+Doorbell gDoorbell;
 
-Ring &ringOf(const void *addr) {
-  return gRings[((uintptr_t)addr >> kPageShift) % CCL_HOST_RINGS];
-}
-
-// Wakes the sleepers of `r`, if it has any.
-void wake(Ring &r) {
-  if (!__atomic_load_n(&r.sleepers, __ATOMIC_RELAXED))
-    return;
-  __atomic_fetch_add(&r.seq, 1, __ATOMIC_RELEASE);
-  syscall(SYS_futex, &r.seq, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
-}
-
-// Host-kernel threads (workers and block threads) alive in the process.
+// Host-kernel threads (the ranks' workers) alive in the process.
 std::atomic<int> gThreads{0};
+// Rounds without progress before the yields (kHostSpinAlone or
+// kHostSpinShared).
+std::atomic<uint32_t> gSpinRounds{kHostSpinAlone};
 
 int cpus() {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
 }
 
+uint64_t nowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 } // namespace
 
 void hostThreadsChanged(int delta) {
   int n = gThreads.fetch_add(delta, std::memory_order_relaxed) + delta;
-  __atomic_store_n(&cclrtHostSpinPolls,
-                   n > cpus() ? kHostSpinShared : kHostSpinAlone,
-                   __ATOMIC_RELAXED);
+  gSpinRounds.store(n > cpus() ? kHostSpinShared : kHostSpinAlone,
+                    std::memory_order_relaxed);
 }
+
+void HostIdle::reset() {
+  if (armed_)
+    __atomic_fetch_sub(&cclrtHostWaiters, 1, __ATOMIC_RELAXED);
+  armed_ = false;
+  rounds_ = 0;
+  nap_ = 0;
+}
+
+bool HostIdle::idle() {
+  if (armed_) {
+    // Armed in the round before, and that round made no progress either:
+    // sleep until a ring (the word moved on since the arm: at once) or
+    // the nap's end.
+    timespec ts;
+    ts.tv_sec = (time_t)(nap_ / 1000000000u);
+    ts.tv_nsec = (long)(nap_ % 1000000000u);
+    syscall(SYS_futex, &gDoorbell.seq, FUTEX_WAIT_PRIVATE, seq_, &ts, nullptr,
+            0);
+    __atomic_fetch_sub(&cclrtHostWaiters, 1, __ATOMIC_RELAXED);
+    armed_ = false;
+    if (nap_ < kHostNapMaxNs)
+      nap_ *= 2;
+    return true;
+  }
+  if (++rounds_ == 1)
+    start_ = nowNs();
+  if (rounds_ <= gSpinRounds.load(std::memory_order_relaxed))
+    return false;
+  if (!nap_ && nowNs() - start_ < kHostYieldNs) {
+    sched_yield(); // another rank's worker on this CPU runs at once
+    return false;
+  }
+  // Arm: counted among the waiters before the round that follows polls
+  // again (a writer that stored before this fence and then read no waiter
+  // is seen by that round).
+  __atomic_fetch_add(&cclrtHostWaiters, 1, __ATOMIC_SEQ_CST);
+  seq_ = __atomic_load_n(&gDoorbell.seq, __ATOMIC_ACQUIRE);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  armed_ = true;
+  if (!nap_)
+    nap_ = kHostNapMinNs;
+  return false;
+}
+
+namespace {
+// A wait on a thread of its own (not a fiber of a rank's worker).
+thread_local HostIdle tAlone;
+} // namespace
 
 } // namespace cclrt
 
 extern "C" {
 
-uint32_t cclrtHostArm(const void *addr) {
-  cclrt::Ring &r = cclrt::ringOf(addr);
-  __atomic_fetch_add(&r.sleepers, 1, __ATOMIC_SEQ_CST);
-  __atomic_fetch_add(&cclrtHostWaiters, 1, __ATOMIC_SEQ_CST);
-  // The arm before the poll that follows it (a writer that stored before
-  // this fence and then read no waiter is seen by that poll).
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  return __atomic_load_n(&r.seq, __ATOMIC_ACQUIRE);
+int cclrtHostPause(int fresh) {
+  if (cclrt::hostPauseFiber(fresh != 0))
+    return cclrt::hostFiberSlept();
+  if (fresh)
+    cclrt::tAlone.reset();
+  return cclrt::tAlone.idle() ? 1 : 0;
 }
 
-void cclrtHostDisarm(const void *addr) {
-  __atomic_fetch_sub(&cclrtHostWaiters, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_sub(&cclrt::ringOf(addr).sleepers, 1, __ATOMIC_RELAXED);
+void cclrtHostDone(void) {
+  if (!cclrt::hostInFiber())
+    cclrt::tAlone.reset();
 }
 
-void cclrtHostSleep(const void *addr, uint32_t seq, uint64_t timeout_ns) {
-  timespec ts;
-  ts.tv_sec = (time_t)(timeout_ns / 1000000000u);
-  ts.tv_nsec = (long)(timeout_ns % 1000000000u);
-  // Returns at once when a ring came after the arm (the word moved on),
-  // on a ring, a signal or the timeout: the caller polls again either way.
-  syscall(SYS_futex, &cclrt::ringOf(addr).seq, FUTEX_WAIT_PRIVATE, seq, &ts,
-          nullptr, 0);
-  cclrtHostDisarm(addr);
-}
-
-void cclrtHostRing(const void *addr, uint64_t nbytes) {
-  uintptr_t first = (uintptr_t)addr >> cclrt::kPageShift;
-  uintptr_t last =
-      nbytes ? ((uintptr_t)addr + nbytes - 1) >> cclrt::kPageShift : first;
-  if (!addr || last - first + 1 >= CCL_HOST_RINGS) {
-    for (cclrt::Ring &r : cclrt::gRings)
-      cclrt::wake(r);
-    return;
-  }
-  for (uintptr_t page = first; page <= last; ++page)
-    cclrt::wake(cclrt::gRings[page % CCL_HOST_RINGS]);
+void cclrtHostRing(void) {
+  __atomic_fetch_add(&cclrt::gDoorbell.seq, 1, __ATOMIC_RELEASE);
+  syscall(SYS_futex, &cclrt::gDoorbell.seq, FUTEX_WAKE_PRIVATE, INT_MAX,
+          nullptr, nullptr, 0);
 }
 
 } // extern "C"

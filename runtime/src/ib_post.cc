@@ -238,7 +238,7 @@ cclResult_t IbNet::complete(int peer, uint64_t *local, uint64_t value) {
   }
   if (mem->direct()) {
     __atomic_store_n(local, value, __ATOMIC_RELEASE);
-    hostRing(local, sizeof *local);
+    hostRing();
     return cclSuccess;
   }
   return mem->store(local, value);

@@ -34,22 +34,57 @@ class TcpNet;
 class IbNet;
 
 // ---------------------------------------------------------------------------
-// Host target: sleeping waits (host_wait.cc; ccl/plan.h).
+// Host target: pausing waits (host_wait.cc, host.cc; ccl/plan.h).
 // ---------------------------------------------------------------------------
-// cclrtHostSpinPolls while the host-kernel threads fit the CPUs (about a
-// millisecond of polls), and while they outnumber them.
-constexpr uint32_t kHostSpinAlone = 20000;
-constexpr uint32_t kHostSpinShared = 128;
-// A host-kernel thread (a rank's worker or a block thread) started (+1) or
-// ended (-1): sets cclrtHostSpinPolls from their number and the CPUs'.
+// Rounds of a rank's blocks without progress before its worker yields the
+// CPU: while the host-kernel threads fit the CPUs, and while they
+// outnumber them (the rank waits for others, who need the CPU).
+constexpr uint32_t kHostSpinAlone = 64;
+constexpr uint32_t kHostSpinShared = 1;
+// Then it yields for this long, then sleeps: naps from the first to the
+// last timeout, doubling (a nap's end bounds how late a write from another
+// process is seen).
+constexpr uint64_t kHostYieldNs = 50000;
+constexpr uint64_t kHostNapMinNs = 20000;
+constexpr uint64_t kHostNapMaxNs = 1000000;
+// A host-kernel thread (a rank's worker) started (+1) or ended (-1): sets
+// the spin rounds from their number and the CPUs'.
 void hostThreadsChanged(int delta);
-// Wakes the sleeping waits of the process on [addr, addr + nbytes) (addr
-// null: every one), if any, after the caller's stores (what a host kernel
-// waits for: a signal, a completion, the abort flag).
-inline void hostRing(const void *addr = nullptr, uint64_t nbytes = 0) {
+
+// What a thread does about rounds without progress: spin, yield, arm on
+// the process's doorbell, then sleep on it.
+class HostIdle {
+public:
+  // Progress: disarms, and the next idle round starts the steps anew.
+  void reset();
+  // One round without progress; true when the thread slept.
+  bool idle();
+
+private:
+  bool armed_ = false;
+  uint32_t seq_ = 0;
+  uint32_t rounds_ = 0;
+  uint64_t start_ = 0;
+  uint64_t nap_ = 0;
+};
+
+// From a block running as a fiber of a rank's worker (host.cc): records
+// whether the wait is new (`fresh`: progress since the block's last
+// pause), runs the rank's other blocks and returns true. False, doing
+// nothing, on any other thread.
+bool hostPauseFiber(bool fresh);
+// In a fiber: whether its worker slept since the fiber's last pause.
+int hostFiberSlept();
+// Whether the calling code runs as a fiber of a rank's worker.
+bool hostInFiber();
+
+// Wakes the sleeping host-kernel threads of the process, if any, after
+// the caller's stores (what a host kernel waits for: a signal, a
+// completion, the abort flag).
+inline void hostRing() {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (__atomic_load_n(&cclrtHostWaiters, __ATOMIC_RELAXED))
-    cclrtHostRing(addr, nbytes);
+    cclrtHostRing();
 }
 
 // ---------------------------------------------------------------------------

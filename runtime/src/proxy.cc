@@ -143,7 +143,7 @@ int Proxy::serve(PortEndpoint &e, int budget) {
     e.taken++;
     __atomic_store_n(const_cast<uint64_t *>(e.tail), e.taken,
                      __ATOMIC_RELEASE);
-    hostRing(const_cast<uint64_t *>(e.tail), sizeof *e.tail); // a kernel waiting for a free slot
+    hostRing(); // a kernel waiting for a free slot
     if (kind == 0 || (kind & ~(uint32_t)(CCL_TRIGGER_PUT | CCL_TRIGGER_SIGNAL))) {
       fail(format("request %" PRIu64 " of port channel %u (algorithm %s) has "
                   "an unknown kind %u",

@@ -93,7 +93,7 @@ void test_plans(cclComm_t *comms) {
   CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm blocks): preparing "
                        "algorithm blocks failed: its variant for 2 ranks has "
                        "65536 thread blocks per rank; the host target runs "
-                       "at most 1024 (one thread each)");
+                       "at most 1024 (one stack each)");
 }
 
 void test_selection(cclComm_t *comms) {

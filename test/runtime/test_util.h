@@ -15,6 +15,7 @@
 #include <string>
 
 #include "ccl/ccl.h"
+#include "ccl/plan.h"
 
 static int g_failures = 0;
 
@@ -147,9 +148,11 @@ static inline bool wait_flag(const ccl_dev_ctx *ctx, uint32_t block,
       return true;
     if (n == 0)
       start = now_ns();
-    if (n > 1000)
-      sched_yield();
-    if ((n & 63) != 0)
+    // The rank's other blocks run meanwhile (they are fibers of its
+    // worker: a wait that never paused would hold them all up).
+    // After a sleep the clock is read at once (a sleep is up to 1 ms).
+    bool slept = cclrtHostPause(n == 0) != 0;
+    if ((n & 63) != 0 && !slept)
       continue;
     if (__atomic_load_n(const_cast<uint32_t *>(ctx->abort_flag),
                         __ATOMIC_ACQUIRE))

@@ -39,9 +39,10 @@ struct InputGen {
   bool bits = false;
   // Input element `i` of `rank` in the exact-integer scheme.
   double value(int rank, size_t i) const;
-  // Input element `i` of `rank` in the bit-pattern scheme: the low
-  // dtypeSize(t) bytes; never the poison pattern of t.
-  uint32_t bitsOf(int rank, size_t i, DType t) const;
+  // The seed of `rank`'s input in the bit-pattern scheme: element i is
+  // the i-th splitmix64 output from it, cut to the type's width (never the
+  // type's poison pattern).
+  uint64_t bitsBase(int rank) const;
   // Writes `count` elements of `rank`'s input (elements 0 .. count-1) as `t`
   // into dst, in the scheme `bits` selects.
   void fill(int rank, DType t, void *dst, size_t count) const;

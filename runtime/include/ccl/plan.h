@@ -360,31 +360,25 @@ typedef struct ccl_selection {
   const char *source; /* the .ccl file of the `select` items */
 } ccl_selection;
 
-/* --- Host target: sleeping waits ----------------------------------------
- * A host kernel's wait spins for cclrtHostSpinPolls failed polls, then
- * sleeps until a writer of the process rings the ring of the address it
- * polls (docs/runtime.md, "Host target"). There are CCL_HOST_RINGS rings,
- * one per 4 KiB page modulo their number: a ring wakes only the sleepers
- * whose address is in one of its pages, not every sleeper of the process.
- * The waiter arms (cclrtHostArm(addr): it counts itself in
- * cclrtHostWaiters and in the ring's sleepers and takes the ring's
- * sequence number), polls once more, and sleeps on that number
- * (cclrtHostSleep(addr, seq, timeout), which also disarms; a ring since
- * the arm returns at once) or, when the poll succeeded, disarms
- * (cclrtHostDisarm(addr)). A writer, after its stores to [addr, addr +
- * nbytes) and a full fence, calls cclrtHostRing(addr, nbytes) when
- * cclrtHostWaiters is not 0 (addr NULL: every ring). Writers in other
- * processes (one process per rank) cannot ring: the sleep's timeout
- * bounds how late their data is seen. */
-#define CCL_HOST_RINGS 64
+/* --- Host target: pausing waits ----------------------------------------
+ * A rank's worker thread runs the thread blocks of a host kernel as
+ * fibers (docs/runtime.md, "Host target"). A wait whose poll failed calls
+ * cclrtHostPause(fresh) (fresh: its first failed poll, so the block made
+ * progress since its last pause), which runs the rank's other blocks and
+ * returns when this block's turn comes again: 1 when the worker slept
+ * meanwhile (the wait reads its clock then), else 0. A round of the
+ * rank's blocks without progress spins, then yields the CPU, then arms
+ * (counts the worker in cclrtHostWaiters), runs one more round and sleeps
+ * on the process's doorbell until a writer rings it. A writer, after its
+ * stores and a full fence, calls cclrtHostRing() when cclrtHostWaiters is
+ * not 0. Writers in other processes (one process per rank) cannot ring: a
+ * sleep's timeout (20 us doubling to 1 ms) bounds how late their data is
+ * seen. A wait that succeeded after pausing calls cclrtHostDone(), which
+ * disarms a wait running on a thread of its own (not a fiber). */
 extern uint32_t cclrtHostWaiters;
-/* 128 while the process runs more host-kernel threads than it has CPUs,
- * else enough polls for about a millisecond of spinning. */
-extern uint32_t cclrtHostSpinPolls;
-uint32_t cclrtHostArm(const void *addr);
-void cclrtHostDisarm(const void *addr);
-void cclrtHostSleep(const void *addr, uint32_t seq, uint64_t timeout_ns);
-void cclrtHostRing(const void *addr, uint64_t nbytes);
+int cclrtHostPause(int fresh);
+void cclrtHostDone(void);
+void cclrtHostRing(void);
 
 #ifdef __cplusplus
 }
