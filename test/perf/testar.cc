@@ -146,7 +146,7 @@ void reduceInto(void *out, uint64_t lo, uint64_t hi, uint32_t n, uint32_t skip,
     for (uint32_t p = 0; p < n; p++) {
       if (p == skip) continue;
       float v = cclperf::loadAsFloat(T, src(p), i);
-      acc = first ? v : roundTo(T, (float)cclperf::applyOp(O, acc, v));
+      acc = first ? v : roundTo(T, (float)cclperf::applyOp<double>(O, acc, v));
       first = false;
     }
     cclperf::storeFromFloat(T, out, i, acc);

@@ -36,22 +36,33 @@ uint64_t makeKey(uint64_t seed, uint64_t call) {
   return mix64(mix64(seed) ^ (call * 0xd1b54a32d192ed03ull));
 }
 
-double InputGen::value(int rank, size_t i) const {
-  uint64_t h = mix64(key ^ mix64(((uint64_t)rank << 48) ^ (uint64_t)i));
-  switch (op) {
-    case Op::Sum: return (double)(int)(h % 9) - 4.0;
+// Element `i` of the stream `base` (splitmix64: one finalizer per element).
+static inline uint64_t bitsHash(uint64_t base, size_t i) {
+  return mix64(base + (uint64_t)i * 0x9e3779b97f4a7c15ull);
+}
+
+uint64_t InputGen::valueBase(int rank) const {
+  return mix64(key ^ 0x243f6a8885a308d3ull ^ ((uint64_t)rank << 48));
+}
+
+// Element `i` of `rank`'s input in the exact-integer scheme, from that
+// rank's stream `base` (valueBase).
+static inline int valueAt(const InputGen &g, uint64_t base, int rank, size_t i) {
+  uint64_t h = bitsHash(base, i);
+  switch (g.op) {
+    case Op::Sum: return (int)(h % 9) - 4;
     case Op::Max:
-    case Op::Min: return (double)(int)(h % 201) - 100.0;
+    case Op::Min: return (int)(h % 201) - 100;
     case Op::Prod: {
-      double sign = (h & 1) ? -1.0 : 1.0;
+      int sign = (h & 1) ? -1 : 1;
       // Per element (same for all ranks): a window of k ranks holds +-2.
-      uint64_t e = mix64(key ^ 0x5bd1e995ull ^ (uint64_t)i);
+      uint64_t e = bitsHash(mix64(g.key ^ 0x5bd1e995ull), i);
       int k = 0;
       if ((e & 3) == 0) k = 1 + (int)((e >> 2) % 8);  // 1..8, on 1/4 of elements
-      if (k > nranks) k = nranks;
-      int start = (int)((e >> 16) % (uint64_t)nranks);
-      int pos = (rank - start + nranks) % nranks;
-      return pos < k ? 2.0 * sign : sign;
+      if (k > g.nranks) k = g.nranks;
+      int start = (int)((e >> 16) % (uint64_t)g.nranks);
+      int pos = (rank - start + g.nranks) % g.nranks;
+      return pos < k ? 2 * sign : sign;
     }
   }
   return 0;
@@ -62,11 +73,6 @@ static uint16_t poison16(DType t) { return t == DType::Float16 ? 0x7e5a : 0x7fda
 
 uint64_t InputGen::bitsBase(int rank) const {
   return mix64(key ^ 0x6a09e667f3bcc909ull ^ ((uint64_t)rank << 48));
-}
-
-// Element `i` of the stream `base` (splitmix64: one finalizer per element).
-static inline uint64_t bitsHash(uint64_t base, size_t i) {
-  return mix64(base + (uint64_t)i * 0x9e3779b97f4a7c15ull);
 }
 
 static inline uint32_t bits32(uint64_t h) {
@@ -100,12 +106,38 @@ static void storeBitsRange(const InputGen &g, int rank, size_t from, DType t,
   }
 }
 
+// Stores the integer v (every input and partial result of the
+// exact-integer scheme: |v| <= 256) as t; the 16-bit types from a table of
+// their encodings of -256 .. 256.
+static void storeInt(DType t, void *dst, size_t i, int v) {
+  constexpr int kMax = 256;
+  struct Table {
+    uint16_t half[2 * kMax + 1], bf16[2 * kMax + 1];
+    Table() {
+      for (int x = -kMax; x <= kMax; x++) {
+        half[x + kMax] = floatToHalf((float)x);
+        bf16[x + kMax] = floatToBf16((float)x);
+      }
+    }
+  };
+  static const Table table;
+  if (t == DType::Float32 || v < -kMax || v > kMax) {
+    storeFromFloat(t, dst, i, (float)v);
+    return;
+  }
+  uint16_t h = t == DType::Float16 ? table.half[v + kMax] : table.bf16[v + kMax];
+  std::memcpy((char *)dst + 2 * i, &h, 2);
+}
+
 void InputGen::fill(int rank, DType t, void *dst, size_t count) const {
   parallelFor(count, [&](size_t b, size_t e) {
     if (bits)
       storeBitsRange(*this, rank, 0, t, dst, b, e);
-    else
-      for (size_t i = b; i < e; i++) storeFromFloat(t, dst, i, (float)value(rank, i));
+    else {
+      const uint64_t base = valueBase(rank);
+      for (size_t i = b; i < e; i++)
+        storeInt(t, dst, i, valueAt(*this, base, rank, i));
+    }
   });
 }
 
@@ -167,11 +199,14 @@ static double rootedFactor(int) { return 1.0; }
 // out[i] = op over ranks of input element `base + i`, for i < count.
 static void reduceRef(const InputGen &g, size_t base, size_t count, DType t,
                       void *out) {
+  std::vector<uint64_t> bases(g.nranks);
+  for (int r = 0; r < g.nranks; r++) bases[r] = g.valueBase(r);
   parallelFor(count, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; i++) {
-      double acc = g.value(0, base + i);
-      for (int r = 1; r < g.nranks; r++) acc = applyOp(g.op, acc, g.value(r, base + i));
-      storeFromFloat(t, out, i, (float)acc);
+      int acc = valueAt(g, bases[0], 0, base + i);
+      for (int r = 1; r < g.nranks; r++)
+        acc = applyOp(g.op, acc, valueAt(g, bases[r], r, base + i));
+      storeInt(t, out, i, acc);
     }
   });
 }

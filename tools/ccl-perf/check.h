@@ -37,8 +37,9 @@ struct InputGen {
   // true: arbitrary bit patterns (byte-moving collectives); false: the
   // exact-integer scheme of `op` (reductions).
   bool bits = false;
-  // Input element `i` of `rank` in the exact-integer scheme.
-  double value(int rank, size_t i) const;
+  // The seed of `rank`'s input in the exact-integer scheme: element i is
+  // drawn from the i-th splitmix64 output from it.
+  uint64_t valueBase(int rank) const;
   // The seed of `rank`'s input in the bit-pattern scheme: element i is
   // the i-th splitmix64 output from it, cut to the type's width (never the
   // type's poison pattern).

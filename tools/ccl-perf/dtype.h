@@ -126,7 +126,10 @@ inline void storeFromFloat(DType t, void *buf, size_t i, float v) {
   }
 }
 
-inline double applyOp(Op o, double a, double b) {
+// a op b, in the type of the operands (ints for the references, floats for
+// the test doubles' arithmetic).
+template <typename T>
+inline T applyOp(Op o, T a, T b) {
   switch (o) {
     case Op::Sum: return a + b;
     case Op::Prod: return a * b;
