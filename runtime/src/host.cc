@@ -17,33 +17,7 @@
 #include "device.h"
 #include "proxy.h"
 
-// The sanitizers' fiber interfaces (their builds only).
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CCL_HOST_ASAN 1
-#endif
-#if __has_feature(thread_sanitizer)
-#define CCL_HOST_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(CCL_HOST_ASAN)
-#define CCL_HOST_ASAN 1
-#endif
-#if defined(__SANITIZE_THREAD__) && !defined(CCL_HOST_TSAN)
-#define CCL_HOST_TSAN 1
-#endif
-#ifndef CCL_HOST_ASAN
-#define CCL_HOST_ASAN 0
-#endif
-#ifndef CCL_HOST_TSAN
-#define CCL_HOST_TSAN 0
-#endif
-#if CCL_HOST_ASAN
-#include <sanitizer/common_interface_defs.h>
-#endif
-#if CCL_HOST_TSAN
-#include <sanitizer/tsan_interface.h>
-#endif
+#include "host_fiber.h"
 
 namespace cclrt {
 
@@ -69,68 +43,14 @@ constexpr size_t kInitialQueue = 4096;
 // plan, refused before its stacks are mapped.
 constexpr uint32_t kMaxHostBlocks = 1024;
 
-// Switching between a worker and its fibers: the callee-saved registers,
-// the SSE and x87 control words and the stack pointer (what the System V
-// x86-64 ABI keeps across a call), without the signal-mask system call of
-// swapcontext, which made each switch cost more than the wait it served.
-#if !defined(__x86_64__)
-#error "the host target's fibers are written for x86-64"
-#endif
-extern "C" void ccl_fiber_switch(void **save, void *load);
-asm(R"(
-  .text
-  .p2align 4
-  .type ccl_fiber_switch, @function
-ccl_fiber_switch:
-  pushq %rbp
-  pushq %rbx
-  pushq %r12
-  pushq %r13
-  pushq %r14
-  pushq %r15
-  subq $8, %rsp
-  stmxcsr (%rsp)
-  fnstcw 4(%rsp)
-  movq %rsp, (%rdi)
-  movq %rsi, %rsp
-  ldmxcsr (%rsp)
-  fldcw 4(%rsp)
-  addq $8, %rsp
-  popq %r15
-  popq %r14
-  popq %r13
-  popq %r12
-  popq %rbx
-  popq %rbp
-  ret
-  .size ccl_fiber_switch, .-ccl_fiber_switch
-)");
-
-// The saved stack pointer of a fiber that has not run yet: its first
-// switch "returns" into entry (which never returns) with the stack
-// aligned as at a function's entry.
-void *fiberStart(void *stack, size_t bytes, void (*entry)()) {
-  uintptr_t top = ((uintptr_t)stack + bytes) & ~(uintptr_t)15;
-  uint64_t *sp = (uint64_t *)top;
-  *--sp = 0;                 // entry's return address: none
-  *--sp = (uint64_t)entry;   // where the switch returns to
-  for (int i = 0; i < 6; i++)
-    *--sp = 0;               // rbp, rbx, r12-r15
-  *--sp = 0x037F00001F80ull; // x87 control word (high), MXCSR (low)
-  return sp;
-}
-
 // One thread block of a rank's kernels: a fiber of the rank's worker, with
 // a stack of its own (mapped once, reused by every kernel).
 struct Fiber {
-  void *sp = nullptr;    // its saved stack pointer while it does not run
-  void *map = nullptr;   // the mapping: a guard page, then the stack
-  size_t mapBytes = 0;
-  void *stack = nullptr; // the stack's lowest byte
-  size_t stackBytes = 0;
+  void *sp = nullptr; // its saved stack pointer while it does not run
+  FiberStack stack;
   bool done = false;  // its block of the current kernel returned
   bool fresh = false; // a new wait since it last ran (progress)
-  bool slept = false; // the worker slept since it last ran
+  uint64_t sleepsSeen = 0; // the worker's sleeps when it last ran
 #if CCL_HOST_ASAN
   void *fakeStack = nullptr;
 #endif
@@ -190,6 +110,7 @@ private:
   // The running kernel (worker thread only).
   const HostTask *task_ = nullptr;
   uint32_t running_ = 0;
+  uint64_t sleeps_ = 0; // times the worker slept (HostIdle)
   void *workerSp_ = nullptr;
 #if CCL_HOST_ASAN
   const void *workerStack_ = nullptr;
@@ -204,14 +125,6 @@ private:
 // runKernel), and whether it is in one of the kernel's fibers.
 thread_local HostRank *tRank = nullptr;
 thread_local bool tInFiber = false;
-
-// Stack of each fiber: generous for the generated programs and the device
-// library (a few KiB deep), and for a sanitizer's larger frames.
-#if CCL_HOST_ASAN || CCL_HOST_TSAN
-constexpr size_t kFiberStack = 1 << 20;
-#else
-constexpr size_t kFiberStack = 256 << 10;
-#endif
 
 HostRank::HostRank() { ring_.resize(kInitialQueue); }
 
@@ -235,32 +148,15 @@ HostRank::~HostRank() {
     if (f->tsan)
       __tsan_destroy_fiber(f->tsan);
 #endif
-    munmap(f->map, f->mapBytes);
+    unmapFiberStack(f->stack);
   }
 }
 
 void HostRank::ensureBlocks(uint32_t n) {
   std::unique_lock<std::mutex> lk(fmu_);
-  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
   while (fibers_.size() < n) {
     auto f = std::make_unique<Fiber>();
-    f->mapBytes = kFiberStack + page;
-    f->map = mmap(nullptr, f->mapBytes, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1,
-                  0);
-    if (f->map == MAP_FAILED)
-      throw std::system_error(errno, std::generic_category(),
-                              "mapping the stack of a host thread block");
-    // A guard page below the stack: an overflow faults instead of writing
-    // into the next mapping.
-    if (mprotect(f->map, page, PROT_NONE) != 0) {
-      int e = errno;
-      munmap(f->map, f->mapBytes);
-      throw std::system_error(e, std::generic_category(),
-                              "protecting a host thread block's guard page");
-    }
-    f->stack = (char *)f->map + page;
-    f->stackBytes = kFiberStack;
+    f->stack = mapFiberStack(); // throws std::system_error
 #if CCL_HOST_TSAN
     f->tsan = __tsan_create_fiber(0);
 #endif
@@ -325,7 +221,7 @@ void HostRank::workerLoop() {
 void HostRank::switchToFiber(Fiber &f) {
 #if CCL_HOST_ASAN
   void *fake = nullptr;
-  __sanitizer_start_switch_fiber(&fake, f.stack, f.stackBytes);
+  __sanitizer_start_switch_fiber(&fake, f.stack.base, f.stack.bytes);
 #endif
 #if CCL_HOST_TSAN
   __tsan_switch_to_fiber(f.tsan, 0);
@@ -376,8 +272,8 @@ void HostRank::pause(bool fresh) {
 
 bool HostRank::takeSlept() {
   Fiber &f = *fibers_[running_];
-  bool s = f.slept;
-  f.slept = false;
+  bool s = f.sleepsSeen != sleeps_;
+  f.sleepsSeen = sleeps_;
   return s;
 }
 
@@ -399,8 +295,9 @@ void HostRank::runKernel(const HostTask &t) {
 #endif
   for (uint32_t b = 0; b < n; b++) {
     Fiber &f = *fibers_[b];
-    f.done = f.fresh = f.slept = false;
-    f.sp = fiberStart(f.stack, f.stackBytes, &HostRank::fiberMain);
+    f.done = f.fresh = false;
+    f.sleepsSeen = sleeps_;
+    f.sp = fiberStart(f.stack, &HostRank::fiberMain);
   }
   HostIdle idle;
   uint32_t live = n;
@@ -423,8 +320,7 @@ void HostRank::runKernel(const HostTask &t) {
     if (progress) {
       idle.reset();
     } else if (live && idle.idle()) {
-      for (uint32_t b = 0; b < n; b++)
-        fibers_[b]->slept = true;
+      sleeps_++;
     }
   }
   idle.reset();

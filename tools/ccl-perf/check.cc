@@ -45,9 +45,12 @@ uint64_t InputGen::valueBase(int rank) const {
   return mix64(key ^ 0x243f6a8885a308d3ull ^ ((uint64_t)rank << 48));
 }
 
+uint64_t InputGen::prodBase() const { return mix64(key ^ 0x5bd1e995ull); }
+
 // Element `i` of `rank`'s input in the exact-integer scheme, from that
-// rank's stream `base` (valueBase).
-static inline int valueAt(const InputGen &g, uint64_t base, int rank, size_t i) {
+// rank's stream `base` (valueBase) and, for prod, the call's `prodBase`.
+static inline int valueAt(const InputGen &g, uint64_t base, uint64_t prodBase,
+                          int rank, size_t i) {
   uint64_t h = bitsHash(base, i);
   switch (g.op) {
     case Op::Sum: return (int)(h % 9) - 4;
@@ -56,7 +59,7 @@ static inline int valueAt(const InputGen &g, uint64_t base, int rank, size_t i) 
     case Op::Prod: {
       int sign = (h & 1) ? -1 : 1;
       // Per element (same for all ranks): a window of k ranks holds +-2.
-      uint64_t e = bitsHash(mix64(g.key ^ 0x5bd1e995ull), i);
+      uint64_t e = bitsHash(prodBase, i);
       int k = 0;
       if ((e & 3) == 0) k = 1 + (int)((e >> 2) % 8);  // 1..8, on 1/4 of elements
       if (k > g.nranks) k = g.nranks;
@@ -134,9 +137,9 @@ void InputGen::fill(int rank, DType t, void *dst, size_t count) const {
     if (bits)
       storeBitsRange(*this, rank, 0, t, dst, b, e);
     else {
-      const uint64_t base = valueBase(rank);
+      const uint64_t base = valueBase(rank), pb = prodBase();
       for (size_t i = b; i < e; i++)
-        storeInt(t, dst, i, valueAt(*this, base, rank, i));
+        storeInt(t, dst, i, valueAt(*this, base, pb, rank, i));
     }
   });
 }
@@ -201,11 +204,12 @@ static void reduceRef(const InputGen &g, size_t base, size_t count, DType t,
                       void *out) {
   std::vector<uint64_t> bases(g.nranks);
   for (int r = 0; r < g.nranks; r++) bases[r] = g.valueBase(r);
+  const uint64_t pb = g.prodBase();
   parallelFor(count, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; i++) {
-      int acc = valueAt(g, bases[0], 0, base + i);
+      int acc = valueAt(g, bases[0], pb, 0, base + i);
       for (int r = 1; r < g.nranks; r++)
-        acc = applyOp(g.op, acc, valueAt(g, bases[r], r, base + i));
+        acc = applyOp(g.op, acc, valueAt(g, bases[r], pb, r, base + i));
       storeInt(t, out, i, acc);
     }
   });

@@ -40,6 +40,9 @@ struct InputGen {
   // The seed of `rank`'s input in the exact-integer scheme: element i is
   // drawn from the i-th splitmix64 output from it.
   uint64_t valueBase(int rank) const;
+  // The seed of the per-element windows of the prod scheme (the same for
+  // every rank).
+  uint64_t prodBase() const;
   // The seed of `rank`'s input in the bit-pattern scheme: element i is
   // the i-th splitmix64 output from it, cut to the type's width (never the
   // type's poison pattern).
