@@ -68,6 +68,11 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
            "Lower each algorithm once for every element type and operator "
            "(the kind is an argument of its block programs); the kernel of "
            "each type and operator calls them with its own">,
+    Option<"testCorrupt", "test-corrupt", "std::string", /*default=*/"\"\"",
+           "Test only: damage one table or operand kind of the generated "
+           "code (row-entry, program-index, rank-count-select, kernel-name, "
+           "chunk-index, scratch-slots, channel-index, wait-ordinal) to show "
+           "that the translation validation reports it">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

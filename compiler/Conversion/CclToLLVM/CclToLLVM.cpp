@@ -21,6 +21,7 @@
 #include "compiler/Conversion/CclToLLVM/KernelBuilder.h"
 #include "compiler/Conversion/CclToLLVM/Legality.h"
 #include "compiler/Conversion/CclToLLVM/Patterns.h"
+#include "compiler/Conversion/CclToLLVM/Validation.h"
 #include "compiler/Conversion/Passes.h"
 #include "ccl/types.h"
 
@@ -62,9 +63,24 @@ struct CclLowerToLLVMPass
         return signalPassFailure();
       }
 
+    Corruption corruption;
+    if (!parseCorruption(testCorrupt, corruption)) {
+      module.emitError("unknown test-corrupt value '") << testCorrupt << "'";
+      return signalPassFailure();
+    }
+
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
     SmallVector<AlgorithmOp> algos(module.getOps<AlgorithmOp>());
+    // What every block must do, read from the verified operations before
+    // anything is rewritten (Validation.h).
+    LoweringValidator::Options vopts;
+    vopts.dtypes.assign(dts.begin(), dts.end());
+    vopts.redops.assign(ops.begin(), ops.end());
+    vopts.perRankKernels = perRankKernels;
+    vopts.typeGeneric = typeGeneric;
+    vopts.maxBytes = maxBytes;
+    LoweringValidator validator(algos, std::move(vopts));
     Reporter rep;
     // Declarations are neither added nor removed from here on.
     std::vector<std::unique_ptr<DeclarationIndex>> indices;
@@ -94,7 +110,16 @@ struct CclLowerToLLVMPass
     populateSynchronizationPatterns(envs, patterns);
     if (failed(applyPartialConversion(module, conv, std::move(patterns))))
       return signalPassFailure();
+    using Stage = LoweringValidator::Stage;
+    LoweringValidator::corrupt(corruption, Stage::Patterns, module, skeletons);
+    validator.recordBlocks(skeletons);
+    LoweringValidator::corrupt(corruption, Stage::Skeletons, module,
+                               skeletons);
     shareBlockPrograms(b, module, *target, skeletons);
+    LoweringValidator::corrupt(corruption, Stage::Module, module, {});
+    // The module against the schedule, always (Validation.h).
+    if (failed(validator.validate(module)))
+      return signalPassFailure();
   }
 };
 

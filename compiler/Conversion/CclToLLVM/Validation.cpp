@@ -1,0 +1,1127 @@
+//===- Validation.cpp - translation validation of ccl-lower-to-llvm -------===//
+//
+// See Validation.h. Terms: every value of a block function is a term, an
+// argument of the block (ctx, input, output, count, epoch, kind), an
+// integer constant, or an operation over terms; terms are interned, so two
+// streams are equal exactly when their call terms are. A load from the
+// program's table row is read as the constant the row holds, which is what
+// the block's own function had in its place.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/CclToLLVM/Validation.h"
+#include "compiler/Conversion/CclToLLVM.h"
+#include "compiler/Conversion/CclToLLVM/KernelBuilder.h"
+#include "ccl/types.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Allocator.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <optional>
+#include <set>
+
+using namespace mlir;
+using namespace ccl;
+
+bool ccl::parseCorruption(StringRef name, Corruption &out) {
+  static const std::pair<const char *, Corruption> kNames[] = {
+      {"", Corruption::None},
+      {"row-entry", Corruption::RowEntry},
+      {"program-index", Corruption::ProgramIndex},
+      {"rank-count-select", Corruption::RankCountSelect},
+      {"kernel-name", Corruption::KernelName},
+      {"chunk-index", Corruption::ChunkIndex},
+      {"scratch-slots", Corruption::ScratchSlots},
+      {"channel-index", Corruption::ChannelIndex},
+      {"wait-ordinal", Corruption::WaitOrdinal},
+  };
+  for (auto &[n, c] : kNames)
+    if (name == n) {
+      out = c;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Terms
+//===----------------------------------------------------------------------===//
+
+enum Tag : int64_t { kArg = 0, kConst = 1, kOp = 2, kEvent = 3 };
+
+int64_t ptrKey(const void *p) { return int64_t(reinterpret_cast<uintptr_t>(p)); }
+
+/// Interned terms: each an array of integers kept in one arena; looked up
+/// by its contents without a copy.
+class Terms {
+public:
+  int32_t intern(ArrayRef<int64_t> key) {
+    auto it = ids.find(key);
+    if (it != ids.end())
+      return it->second;
+    int64_t *copy = arena.Allocate<int64_t>(key.size());
+    std::copy(key.begin(), key.end(), copy);
+    ArrayRef<int64_t> stored(copy, key.size());
+    int32_t id = int32_t(terms.size());
+    terms.push_back(stored);
+    ids.try_emplace(stored, id);
+    return id;
+  }
+  int32_t arg(int64_t i) { return intern({kArg, i}); }
+  int32_t constant(Type t, int64_t v) {
+    return intern({kConst, ptrKey(t.getAsOpaquePointer()), v});
+  }
+  ArrayRef<int64_t> at(int32_t id) const { return terms[id]; }
+  std::optional<int64_t> constValue(int32_t id) const {
+    ArrayRef<int64_t> t = at(id);
+    if (t[0] != kConst)
+      return std::nullopt;
+    return t[2];
+  }
+  std::optional<int64_t> argIndex(int32_t id) const {
+    ArrayRef<int64_t> t = at(id);
+    if (t[0] != kArg)
+      return std::nullopt;
+    return t[1];
+  }
+  /// Callees and op names by the key a term holds.
+  llvm::DenseMap<int64_t, StringRef> names;
+  /// Per operation: its name, properties and attributes keys (reading an
+  /// operation's properties as an attribute builds one).
+  llvm::DenseMap<Operation *, std::array<int64_t, 3>> opKeys;
+
+  /// Layout of op and event terms: tag, name, properties, discardable
+  /// attributes, result index, result type, operands...
+  static constexpr size_t kFirstOperand = 6;
+
+  std::string render(int32_t id, int depth = 0) const {
+    ArrayRef<int64_t> t = at(id);
+    static const char *argNames[] = {"ctx",   "input", "output", "count",
+                                     "epoch", "kind",  "row"};
+    if (t[0] == kArg)
+      return t[1] < 7 ? argNames[t[1]] : "arg" + std::to_string(t[1]);
+    if (t[0] == kConst)
+      return std::to_string(t[2]);
+    std::string s = names.lookup(t[1]).str();
+    if (depth > 3)
+      return s + "(...)";
+    s += "(";
+    for (size_t i = kFirstOperand; i < t.size(); ++i)
+      s += (i > kFirstOperand ? ", " : "") + render(int32_t(t[i]), depth + 1);
+    return s + ")";
+  }
+
+private:
+  llvm::BumpPtrAllocator arena;
+  llvm::DenseMap<ArrayRef<int64_t>, int32_t> ids;
+  std::vector<ArrayRef<int64_t>> terms;
+};
+
+/// A block read as its calls (and other operations without results), in
+/// order.
+using Trace = std::vector<int32_t>;
+
+/// What a program's table row holds: `table[offset ...]`.
+struct RowBinding {
+  ArrayRef<int32_t> table;
+  int64_t offset = 0;
+};
+
+StringRef calleeOf(Operation &op) {
+  if (auto call = dyn_cast<LLVM::CallOp>(op))
+    if (auto callee = call.getCallee())
+      return *callee;
+  return {};
+}
+
+/// Reads `func` (one block) as a trace: its arguments bound to `args`
+/// (the row argument, if `row` is set, is the last one).
+FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
+                           const RowBinding *row, Terms &terms,
+                           std::string &why) {
+  if (!llvm::hasSingleElement(func.getBody())) {
+    why = "block program '" + func.getName().str() + "' has control flow";
+    return failure();
+  }
+  Block &entry = func.getBody().front();
+  size_t named = entry.getNumArguments() - (row ? 1 : 0);
+  if (named > args.size()) {
+    why = "block program '" + func.getName().str() + "' takes " +
+          std::to_string(entry.getNumArguments()) + " arguments";
+    return failure();
+  }
+  llvm::DenseMap<Value, int32_t> term;
+  term.reserve(2 * entry.getOperations().size() + entry.getNumArguments());
+  for (size_t i = 0; i < named; ++i)
+    term[entry.getArgument(i)] = args[i];
+  Value rowArg = row ? entry.getArguments().back() : Value();
+  llvm::DenseMap<Value, int64_t> rowSlot; // pointers into the row
+  Trace trace;
+  for (Operation &op : entry) {
+    if (isa<LLVM::ReturnOp>(op))
+      continue;
+    if (auto cst = dyn_cast<LLVM::ConstantOp>(op)) {
+      auto a = dyn_cast<IntegerAttr>(cst.getValue());
+      if (a && a.getType().getIntOrFloatBitWidth() <= 64) {
+        term[cst] = terms.constant(cst.getType(), a.getValue().getSExtValue());
+        continue;
+      }
+    }
+    if (row) {
+      if (auto gep = dyn_cast<LLVM::GEPOp>(op); gep && gep.getBase() == rowArg) {
+        auto indices = gep.getIndices();
+        std::optional<int64_t> slot;
+        if (indices.size() == 1) {
+          auto idx = indices[0];
+          if (auto v = dyn_cast<Value>(idx))
+            slot = term.count(v) ? terms.constValue(term[v]) : std::nullopt;
+          else
+            slot = cast<IntegerAttr>(idx).getInt();
+        }
+        if (!slot) {
+          why = "block program '" + func.getName().str() +
+                "' indexes its row by a value that is not a constant";
+          return failure();
+        }
+        rowSlot[gep] = *slot;
+        continue;
+      }
+      if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
+        auto it = rowSlot.find(load.getAddr());
+        if (it != rowSlot.end()) {
+          int64_t at = row->offset + it->second;
+          if (at < 0 || at >= int64_t(row->table.size())) {
+            why = "block program '" + func.getName().str() +
+                  "' reads entry " + std::to_string(at) +
+                  " of a row table of " + std::to_string(row->table.size());
+            return failure();
+          }
+          term[load] = terms.constant(load.getType(), row->table[at]);
+          continue;
+        }
+      }
+    }
+    if (auto ext = dyn_cast<LLVM::SExtOp>(op)) {
+      auto it = term.find(ext.getArg());
+      if (it != term.end())
+        if (auto v = terms.constValue(it->second)) {
+          term[ext] = terms.constant(ext.getType(), *v);
+          continue;
+        }
+    }
+    if (op.getNumRegions() || op.getNumSuccessors()) {
+      why = "block program '" + func.getName().str() + "' holds '" +
+            op.getName().getStringRef().str() + "'";
+      return failure();
+    }
+    StringRef callee = calleeOf(op);
+    auto [cachedKeys, fresh] = terms.opKeys.try_emplace(&op);
+    if (fresh) {
+      int64_t nameKey = callee.empty()
+                            ? ptrKey(op.getName().getAsOpaquePointer())
+                            : ptrKey(callee.data());
+      terms.names.try_emplace(nameKey, callee.empty()
+                                           ? op.getName().getStringRef()
+                                           : callee);
+      cachedKeys->second = {
+          nameKey,
+          ptrKey(op.getPropertiesAsAttribute().getAsOpaquePointer()),
+          ptrKey(op.getDiscardableAttrDictionary().getAsOpaquePointer())};
+    }
+    auto keys = cachedKeys->second;
+    SmallVector<int64_t, 24> key{kOp, keys[0], keys[1], keys[2], 0, 0};
+    for (Value v : op.getOperands()) {
+      auto it = term.find(v);
+      if (it == term.end()) {
+        why = "block program '" + func.getName().str() +
+              "' uses a value defined outside it";
+        return failure();
+      }
+      key.push_back(it->second);
+    }
+    if (!callee.empty() || op.getNumResults() == 0) {
+      key[0] = kEvent;
+      trace.push_back(terms.intern(key));
+      key[0] = kOp;
+    }
+    for (auto [i, r] : llvm::enumerate(op.getResults())) {
+      key[4] = int64_t(i);
+      key[5] = ptrKey(r.getType().getAsOpaquePointer());
+      term[r] = terms.intern(key);
+    }
+  }
+  return trace;
+}
+
+//===----------------------------------------------------------------------===//
+// What the verified operations say
+//===----------------------------------------------------------------------===//
+
+/// One operand tuple of the check: what (an index into kWhat) and up to
+/// six integers; rendered only for a report.
+using Key = std::array<int64_t, 7>;
+
+const char *const kWhat[] = {
+    "chunk_ptr",          "chunk_elems",        "scratch_ptr",
+    "scratch_elems",      "__ccl_signal",       "__ccl_signal_relaxed",
+    "__ccl_release",      "__ccl_wait",         "__ccl_wait_relaxed",
+    "__ccl_tb_barrier",   "__ccl_port_signal",  "__ccl_port_flush",
+    "__ccl_acquire",      "__ccl_port_put",     "__ccl_wait_commit"};
+enum What : int64_t {
+  kChunkPtr, kChunkElems, kScratchPtr, kScratchElems, kSignal, kSignalRelaxed,
+  kRelease, kWait, kWaitRelaxed, kTbBarrier, kPortSignal, kPortFlush,
+  kAcquire, kPortPut, kWaitCommit, kNone
+};
+
+What whatOf(StringRef callee) {
+  for (int64_t i = kSignal; i < kNone; ++i)
+    if (callee == kWhat[i])
+      return What(i);
+  return kNone;
+}
+
+Key key(What w, std::initializer_list<int64_t> v) {
+  Key k{};
+  k.fill(0);
+  k[0] = w;
+  size_t i = 1;
+  for (int64_t x : v)
+    k[i++] = x;
+  return k;
+}
+
+std::string render(const Key &k) {
+  auto n = [&](size_t i) { return std::to_string(k[i]); };
+  switch (What(k[0])) {
+  case kChunkPtr:
+    return "chunk_ptr(" + std::string(k[1] == 1 ? "input" : k[1] == 2 ? "output" : "?") +
+           "[" + n(2) + "], chunks " + n(3) + ")";
+  case kChunkElems:
+    return "chunk_elems([" + n(1) + " +" + n(2) + "], chunks " + n(3) + ")";
+  case kScratchPtr:
+    return "scratch_ptr(buffer " + n(1) + " of rank " + n(2) + ", slot " +
+           n(3) + " of " + n(4) + ", chunks " + n(5) + (k[6] ? ", LL" : "") +
+           ")";
+  case kScratchElems:
+    return "scratch_elems(chunks " + n(1) + ", +" + n(2) + ")";
+  default: {
+    // Synchronisation: name(operands), zeros at the end dropped.
+    size_t last = 1;
+    for (size_t i = 1; i < k.size(); ++i)
+      if (k[i])
+        last = i;
+    std::string s = std::string(kWhat[k[0]]) + "(";
+    for (size_t i = 1; i <= last; ++i)
+      s += (i > 1 ? ", " : "") + n(i);
+    return s + ")";
+  }
+  }
+}
+
+/// One thread block's expected operands: its chunk references' pointer and
+/// element-count calls (a multiset, sorted) and its synchronisation calls
+/// in order.
+struct Expected {
+  std::vector<Key> pointers;
+  std::vector<Key> sync;
+};
+
+struct VariantRef {
+  std::string symbol, prefix;
+  Location loc;
+  int64_t nranks = 0, nblocks = 1, chunks = 1;
+  /// The largest message the variant's scratch is laid out for.
+  uint64_t maxBytes = 0;
+  bool ll = false;
+  /// (rank, tb) -> expected.
+  std::map<std::pair<int64_t, int64_t>, Expected> blocks;
+};
+
+void forEachRef(Operation *op, function_ref<void(ChunkRefAttr)> fn) {
+  for (NamedAttribute a : op->getAttrs()) {
+    if (auto ref = dyn_cast<ChunkRefAttr>(a.getValue()))
+      fn(ref);
+    else if (auto list = dyn_cast<ArrayAttr>(a.getValue()))
+      for (Attribute e : list)
+        if (auto ref = dyn_cast<ChunkRefAttr>(e))
+          fn(ref);
+  }
+}
+
+VariantRef captureVariant(AlgorithmOp algo, bool perRank, uint64_t maxBytes) {
+  VariantRef v{algo.getSymName().str(), kernelPrefix(algo, perRank),
+               algo.getLoc()};
+  // A bundle's algorithms may be laid out for less than max-bytes (the
+  // module's cclc.max_bytes, the plan's limit).
+  v.maxBytes = maxBytes;
+  if (auto m = algo->getParentOfType<ModuleOp>())
+    if (auto limits = m->getAttrOfType<DictionaryAttr>("cclc.max_bytes"))
+      if (auto lim = limits.getAs<IntegerAttr>(algo.getName()))
+        v.maxBytes = uint64_t(lim.getInt());
+  v.nranks = algo.getNranks();
+  v.chunks = algo.getChunks();
+  v.ll = algo.isLL();
+  // The plan's tables, in declaration order.
+  llvm::StringMap<std::pair<int64_t, int64_t>> scratch; // index, slots
+  for (auto s : algo.getBody().getOps<ScratchOp>())
+    scratch[s.getSymName()] = {int64_t(scratch.size()), int64_t(s.getSlots())};
+  llvm::StringMap<int64_t> channels, semaphores;
+  llvm::StringSet<> ports;
+  for (auto ch : algo.getBody().getOps<ChannelOp>()) {
+    channels[ch.getSymName()] = int64_t(channels.size());
+    if (ch.getKind() == ChannelKind::Port)
+      ports.insert(ch.getSymName());
+  }
+  for (auto s : algo.getBody().getOps<SemaphoreOp>())
+    semaphores[s.getSymName()] = int64_t(semaphores.size());
+  std::map<std::string, int64_t> barriers;
+  algo.walk([&](TbBarrierOp bar) {
+    barriers.try_emplace(
+        SyncLayout::barrierKey(bar.getRankAttr().getInt(), bar.getTbs()),
+        int64_t(barriers.size()));
+  });
+
+  for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
+    v.nblocks = std::max<int64_t>(v.nblocks, tb.getTb() + 1);
+    Expected &e = v.blocks[{tb.getRank(), tb.getTb()}];
+    llvm::MapVector<int64_t, int64_t> waits;
+    for (Operation &op : tb.getBody().front()) {
+      int64_t id = getOpId(&op).value_or(-1);
+      // Pointers: an operation over a range of scratch slots is run one
+      // chunk at a time (splitSlotRanges).
+      int64_t pieces = 1;
+      bool scratchRange = false, same = true;
+      int64_t count = -1;
+      forEachRef(&op, [&](ChunkRefAttr r) {
+        if (count < 0)
+          count = r.getCount();
+        same &= r.getCount() == count;
+        scratchRange |= r.isScratch() && r.getCount() > 1;
+      });
+      if (scratchRange && same)
+        pieces = count;
+      forEachRef(&op, [&](ChunkRefAttr r) {
+        for (int64_t p = 0; p < pieces; ++p) {
+          int64_t index = r.getIndex() + (pieces > 1 ? p : 0);
+          int64_t n = pieces > 1 ? 1 : int64_t(r.getCount());
+          if (r.isScratch()) {
+            auto [buf, slots] = scratch.lookup(r.getBuffer());
+            e.pointers.push_back(
+                key(kScratchPtr, {buf, r.getRank(), index, slots, v.chunks, v.ll ? 1 : 0}));
+            e.pointers.push_back(key(kScratchElems, {v.chunks, n}));
+          } else {
+            e.pointers.push_back(
+                key(kChunkPtr, {r.isInput() ? 1 : 2, index, v.chunks}));
+            e.pointers.push_back(key(kChunkElems, {index, n, v.chunks}));
+          }
+        }
+      });
+      auto chan = [&](StringRef name) { return channels.lookup(name); };
+      auto signals = [&](ArrayRef<StringRef> names) {
+        llvm::SetVector<StringRef> once(names.begin(), names.end());
+        for (StringRef c : once)
+          e.sync.push_back(key(kSignal, {chan(c)}));
+      };
+      SmallVector<StringRef> fwd;
+      if (auto list = op.getAttrOfType<ArrayAttr>("fwd_channels"))
+        for (Attribute a : list)
+          fwd.push_back(cast<FlatSymbolRefAttr>(a).getValue());
+      if (auto s = dyn_cast<SignalOp>(op)) {
+        if (ports.contains(s.getChannel()))
+          e.sync.push_back(
+              key(kPortSignal, {chan(s.getChannel()), id}));
+        else
+          e.sync.push_back(key(s.getRelaxed() ? kSignalRelaxed : kSignal,
+                               {chan(s.getChannel())}));
+      } else if (auto w = dyn_cast<WaitOp>(op)) {
+        int64_t c = chan(w.getChannel());
+        e.sync.push_back(
+            key(w.getRelaxed() ? kWaitRelaxed : kWait, {c, waits[c]++, id}));
+      } else if (auto f = dyn_cast<FlushOp>(op)) {
+        e.sync.push_back(
+            key(kPortFlush, {chan(f.getChannel()), id}));
+      } else if (auto r = dyn_cast<ReleaseOp>(op)) {
+        e.sync.push_back(
+            key(kRelease, {semaphores.lookup(r.getSemaphore())}));
+      } else if (auto a = dyn_cast<AcquireOp>(op)) {
+        e.sync.push_back(key(
+            kAcquire, {semaphores.lookup(a.getSemaphore()), id}));
+      } else if (auto bar = dyn_cast<TbBarrierOp>(op)) {
+        e.sync.push_back(key(
+            kTbBarrier,
+            {barriers[SyncLayout::barrierKey(bar.getRankAttr().getInt(),
+                                             bar.getTbs())],
+             int64_t(bar.getTbs().size()), id}));
+      } else if (auto put = dyn_cast<PutOp>(op)) {
+        if (ports.contains(put.getChannel())) {
+          int64_t flags =
+              (put.getWithSignal() ? 1 : 0) | (put.getWithFlush() ? 2 : 0);
+          e.sync.push_back(
+              key(kPortPut, {chan(put.getChannel()), flags, id}));
+        } else if (put.getWithSignal()) {
+          SmallVector<StringRef> all{put.getChannel()};
+          all.append(fwd);
+          signals(all);
+        }
+      } else if (isa<CopyOp, ReduceOp, ReducePacketsOp, UnpackPacketsOp>(op) &&
+                 op.hasAttr("fwd_signal")) {
+        signals(fwd);
+      }
+    }
+    for (auto [c, n] : waits)
+      e.sync.push_back(key(kWaitCommit, {c, n}));
+    llvm::sort(e.pointers);
+  }
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel's dispatch, evaluated
+//===----------------------------------------------------------------------===//
+
+/// A value of the dispatch: an integer, a pointer into a table (global)
+/// or the context, or one of the kernel's arguments.
+struct DVal {
+  enum Kind { Int, Table, Ctx, Arg, Unknown } kind = Unknown;
+  int64_t v = 0; // Int: the value; Table/Ctx: byte offset; Arg: index
+  StringRef global;
+};
+
+struct Dispatched {
+  /// Null when the block runs nothing.
+  LLVM::LLVMFuncOp program;
+  StringRef rowTable;
+  int64_t rowOffset = 0; // in i32 entries
+  std::optional<int64_t> kind;
+};
+
+int64_t truncTo(int64_t v, Type t) {
+  unsigned w = t.getIntOrFloatBitWidth();
+  if (w >= 64)
+    return v;
+  uint64_t mask = (uint64_t(1) << w) - 1;
+  return int64_t(uint64_t(v) & mask);
+}
+
+} // namespace
+
+struct LoweringValidator::Impl {
+  Options options;
+  std::vector<VariantRef> variants;
+  Terms terms;
+  std::vector<Trace> traces;
+  /// (kernel name, nranks, rank, tb) -> index into traces, of the block's
+  /// own function before sharing.
+  llvm::DenseMap<std::pair<uint64_t, uint64_t>, size_t> before;
+  /// Kernel names, numbered for `before`'s keys.
+  llvm::StringMap<uint64_t> kernelIds;
+  std::pair<uint64_t, uint64_t> blockKey(StringRef kernel, int64_t nranks,
+                                         int64_t rank, int64_t tb) {
+    uint64_t id =
+        kernelIds.try_emplace(kernel, kernelIds.size()).first->second;
+    return {id << 32 | uint64_t(nranks), uint64_t(rank) << 32 | uint64_t(tb)};
+  }
+  /// Whether the block functions take the kind (type-generic).
+  bool generic = false;
+  llvm::StringMap<std::vector<int32_t>> tableCache;
+  /// The module's symbols (ModuleOp::lookupSymbol scans the module).
+  std::unique_ptr<SymbolTable> symbols;
+  /// (program, table, offset) -> trace, for the kernels of every kind.
+  std::map<std::tuple<Operation *, const void *, int64_t>, Trace> programCache;
+  /// (program trace, own trace, expected) already compared: the kernels of
+  /// every kind of a type-generic lowering run the same programs and rows.
+  std::set<std::tuple<const Trace *, size_t, const Expected *>> compared;
+
+  const std::vector<int32_t> *table(ModuleOp module, StringRef name) {
+    auto it = tableCache.find(name);
+    if (it != tableCache.end())
+      return &it->second;
+    auto g = symbols->lookup<LLVM::GlobalOp>(name);
+    if (!g || !g.getConstant())
+      return nullptr;
+    auto data = dyn_cast_or_null<DenseIntElementsAttr>(g.getValueOrNull());
+    if (!data)
+      return nullptr;
+    std::vector<int32_t> values;
+    for (APInt v : data.getValues<APInt>())
+      values.push_back(int32_t(v.getSExtValue()));
+    return &tableCache.try_emplace(name, std::move(values)).first->second;
+  }
+
+  FailureOr<Dispatched> dispatch(ModuleOp module, LLVM::LLVMFuncOp kernel,
+                                 int64_t rank, int64_t nranks, int64_t block,
+                                 std::string &why);
+  LogicalResult checkBlock(ModuleOp module, const VariantRef &v,
+                           StringRef kernelName, StringRef dtype,
+                           StringRef redop, int64_t rank, int64_t tb);
+};
+
+FailureOr<Dispatched>
+LoweringValidator::Impl::dispatch(ModuleOp module, LLVM::LLVMFuncOp kernel,
+                                  int64_t rank, int64_t nranks, int64_t block,
+                                  std::string &why) {
+  llvm::DenseMap<Value, DVal> val;
+  Block *entry = &kernel.getBody().front();
+  for (auto [i, a] : llvm::enumerate(entry->getArguments())) {
+    DVal d;
+    if (i == 0)
+      d.kind = DVal::Ctx;
+    else if (i == 4)
+      d = {DVal::Int, block, {}};
+    else
+      d = {DVal::Arg, int64_t(i), {}};
+    val[a] = d;
+  }
+  auto get = [&](Value v) -> DVal {
+    auto it = val.find(v);
+    return it == val.end() ? DVal() : it->second;
+  };
+  auto fail = [&](Operation &op, const std::string &what) {
+    why = "kernel '" + kernel.getName().str() + "': " + what + " ('" +
+          op.getName().getStringRef().str() + "')";
+    return failure();
+  };
+  Dispatched out;
+  bool called = false;
+  Block *bb = entry;
+  for (int steps = 0; bb && steps < 64; ++steps) {
+    Block *next = nullptr;
+    for (Operation &op : *bb) {
+      if (auto cst = dyn_cast<LLVM::ConstantOp>(op)) {
+        auto a = dyn_cast<IntegerAttr>(cst.getValue());
+        if (!a)
+          return fail(op, "a constant that is not an integer");
+        val[cst] = {DVal::Int, a.getValue().getSExtValue(), {}};
+      } else if (auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+        if (intr.getNumOperands() || intr.getNumResults() != 1)
+          return fail(op, "an intrinsic other than the block index");
+        val[intr.getResult(0)] = {DVal::Int, block, {}};
+      } else if (auto addr = dyn_cast<LLVM::AddressOfOp>(op)) {
+        val[addr] = {DVal::Table, 0, addr.getGlobalName()};
+      } else if (auto gep = dyn_cast<LLVM::GEPOp>(op)) {
+        DVal base = get(gep.getBase());
+        auto indices = gep.getIndices();
+        if ((base.kind != DVal::Table && base.kind != DVal::Ctx) ||
+            indices.size() != 1 || !gep.getElemType().isInteger(32))
+          return fail(op, "an address other than an i32 table entry");
+        int64_t idx;
+        if (auto v = dyn_cast<Value>(indices[0])) {
+          DVal d = get(v);
+          if (d.kind != DVal::Int)
+            return fail(op, "an index that is not known");
+          idx = d.v;
+        } else {
+          idx = cast<IntegerAttr>(indices[0]).getInt();
+        }
+        base.v += 4 * idx;
+        val[gep] = base;
+      } else if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
+        DVal p = get(load.getAddr());
+        if (!load.getType().isInteger(32))
+          return fail(op, "a load of other than an i32");
+        if (p.kind == DVal::Ctx) {
+          // The context's first fields: rank, rank count.
+          if (p.v != 0 && p.v != 4)
+            return fail(op, "a load of a context field other than the rank "
+                            "and rank count");
+          val[load] = {DVal::Int, p.v == 0 ? rank : nranks, {}};
+        } else if (p.kind == DVal::Table) {
+          const std::vector<int32_t> *t = table(module, p.global);
+          if (!t)
+            return fail(op, "a load from '" + p.global.str() +
+                                "', which is not a constant i32 table");
+          int64_t at = p.v / 4;
+          if (p.v % 4 || at < 0 || at >= int64_t(t->size()))
+            return fail(op, "a load outside table '" + p.global.str() + "'");
+          val[load] = {DVal::Int, (*t)[at], {}};
+        } else {
+          return fail(op, "a load from an unknown address");
+        }
+      } else if (isa<LLVM::AddOp, LLVM::MulOp, LLVM::AndOp, LLVM::SubOp>(op)) {
+        DVal a = get(op.getOperand(0)), b = get(op.getOperand(1));
+        if (a.kind != DVal::Int || b.kind != DVal::Int)
+          return fail(op, "arithmetic on unknown values");
+        int64_t r = isa<LLVM::AddOp>(op)   ? a.v + b.v
+                    : isa<LLVM::SubOp>(op) ? a.v - b.v
+                    : isa<LLVM::MulOp>(op) ? a.v * b.v
+                                           : a.v & b.v;
+        val[op.getResult(0)] = {DVal::Int, truncTo(r, op.getResult(0).getType()),
+                                {}};
+      } else if (auto cmp = dyn_cast<LLVM::ICmpOp>(op)) {
+        DVal a = get(cmp.getLhs()), b = get(cmp.getRhs());
+        if (a.kind != DVal::Int || b.kind != DVal::Int)
+          return fail(op, "a comparison of unknown values");
+        unsigned w = cmp.getLhs().getType().getIntOrFloatBitWidth();
+        APInt x(w, uint64_t(a.v), true), y(w, uint64_t(b.v), true);
+        bool r;
+        switch (cmp.getPredicate()) {
+        case LLVM::ICmpPredicate::eq: r = x.eq(y); break;
+        case LLVM::ICmpPredicate::ne: r = x.ne(y); break;
+        case LLVM::ICmpPredicate::ult: r = x.ult(y); break;
+        case LLVM::ICmpPredicate::ule: r = x.ule(y); break;
+        case LLVM::ICmpPredicate::slt: r = x.slt(y); break;
+        case LLVM::ICmpPredicate::sle: r = x.sle(y); break;
+        default:
+          return fail(op, "a comparison it does not read");
+        }
+        val[cmp] = {DVal::Int, r ? 1 : 0, {}};
+      } else if (auto sel = dyn_cast<LLVM::SelectOp>(op)) {
+        DVal c = get(sel.getCondition());
+        if (c.kind != DVal::Int)
+          return fail(op, "a select on an unknown condition");
+        val[sel] = get(c.v ? sel.getTrueValue() : sel.getFalseValue());
+      } else if (auto call = dyn_cast<LLVM::CallOp>(op)) {
+        StringRef callee = call.getCallee().value_or("");
+        if (callee == "__ccl_host_set_block" || callee == "__ccl_end")
+          continue;
+        if (callee == "__ccl_begin") {
+          val[call.getResult()] = {DVal::Arg, 4, {}};
+          continue;
+        }
+        auto prog = symbols->lookup<LLVM::LLVMFuncOp>(callee);
+        if (!prog || prog.isExternal() || called)
+          return fail(op, "a call of '" + callee.str() + "'");
+        called = true;
+        auto ops = call.getArgOperands();
+        size_t n = ops.size();
+        // ctx, input, output, count, epoch [, kind], row
+        if (n != 6 && n != 7)
+          return fail(op, "a block program call of " + std::to_string(n) +
+                              " operands");
+        DVal ctx = get(ops[0]);
+        if (ctx.kind != DVal::Ctx || ctx.v != 0)
+          return fail(op, "a block program called without the context");
+        for (int i = 1; i < 5; ++i) {
+          DVal a = get(ops[i]);
+          if (a.kind != DVal::Arg || a.v != i)
+            return fail(op, "a block program called with argument " +
+                                std::to_string(i) + " not the kernel's");
+        }
+        if (n == 7) {
+          DVal k = get(ops[5]);
+          if (k.kind != DVal::Int)
+            return fail(op, "a block program called with an unknown kind");
+          out.kind = k.v;
+        }
+        DVal row = get(ops[n - 1]);
+        if (row.kind != DVal::Table || row.v % 4)
+          return fail(op, "a block program called with an unknown row");
+        out.program = prog;
+        out.rowTable = row.global;
+        out.rowOffset = row.v / 4;
+      } else if (auto sw = dyn_cast<LLVM::SwitchOp>(op)) {
+        DVal c = get(sw.getValue());
+        if (c.kind != DVal::Int)
+          return fail(op, "a switch on an unknown value");
+        next = sw.getDefaultDestination();
+        if (auto values = sw.getCaseValues()) {
+          for (auto [i, cv] : llvm::enumerate(values->getValues<APInt>()))
+            if (cv.getSExtValue() == c.v) {
+              next = sw.getCaseDestinations()[i];
+              break;
+            }
+        }
+      } else if (auto br = dyn_cast<LLVM::BrOp>(op)) {
+        next = br.getDest();
+      } else if (isa<LLVM::ReturnOp>(op)) {
+        next = nullptr;
+      } else {
+        return fail(op, "an operation the dispatch does not hold");
+      }
+    }
+    bb = next;
+  }
+  if (bb) {
+    why = "kernel '" + kernel.getName().str() + "': its dispatch does not end";
+    return failure();
+  }
+  return out;
+}
+
+LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
+                                                  const VariantRef &v,
+                                                  StringRef kernelName,
+                                                  StringRef dtype,
+                                                  StringRef redop,
+                                                  int64_t rank, int64_t tb) {
+  auto report = [&](const std::string &what) {
+    emitError(v.loc) << "internal compiler error: the code generated for "
+                        "algorithm '"
+                     << v.symbol << "' (" << v.nranks << " ranks, " << dtype
+                     << " " << redop << ") differs from its verified schedule "
+                     << "at rank " << rank << ", thread block " << tb << ": "
+                     << what
+                     << "; no library is written (please report this with "
+                        "the program)";
+    return failure();
+  };
+  std::string own = (kernelName + "_r" + std::to_string(rank)).str();
+  auto kernel = symbols->lookup<LLVM::LLVMFuncOp>(own);
+  if (!kernel)
+    kernel = symbols->lookup<LLVM::LLVMFuncOp>(kernelName);
+  if (!kernel || kernel.isExternal())
+    return report("the plan names kernel '" + kernelName.str() + "' (or '" +
+                  own + "'), which the module does not define");
+  std::string why;
+  FailureOr<Dispatched> d = dispatch(module, kernel, rank, v.nranks, tb, why);
+  if (failed(d))
+    return report(why);
+  auto exp = v.blocks.find({rank, tb});
+  if (!d->program) {
+    if (exp != v.blocks.end())
+      return report("kernel '" + kernel.getName().str() +
+                    "' runs nothing for the block");
+    return success();
+  }
+  if (exp == v.blocks.end())
+    return report("kernel '" + kernel.getName().str() + "' runs '" +
+                  d->program.getName().str() +
+                  "' for a block the schedule does not have");
+  if (generic) {
+    const DTypeInfo *dt = findDType(dtype.str());
+    const RedOpInfo *ro = findRedOp(redop.str());
+    int64_t want = int64_t(dt->code * 4 + ro->code);
+    if (d->kind != want)
+      return report("kernel '" + kernel.getName().str() +
+                    "' passes kind " +
+                    (d->kind ? std::to_string(*d->kind) : "none") +
+                    " to its block program, not " + std::to_string(want));
+  }
+  const std::vector<int32_t> *rows = table(module, d->rowTable);
+  if (!rows)
+    return report("kernel '" + kernel.getName().str() + "' passes a row of '" +
+                  d->rowTable.str() + "', which is not a constant i32 table");
+  // The program's stream with its row put back.
+  auto progKey =
+      std::make_tuple(d->program.getOperation(),
+                      static_cast<const void *>(rows), d->rowOffset);
+  auto cached = programCache.find(progKey);
+  if (cached == programCache.end()) {
+    SmallVector<int32_t> args;
+    for (int64_t i = 0; i < (generic ? 6 : 5); ++i)
+      args.push_back(terms.arg(i));
+    RowBinding row{*rows, d->rowOffset};
+    FailureOr<Trace> t = readTrace(d->program, args, &row, terms, why);
+    if (failed(t))
+      return report(why);
+    cached = programCache.emplace(progKey, std::move(*t)).first;
+  }
+  const Trace &after = cached->second;
+
+  // 2. The block's own function, before sharing.
+  auto b = before.find(blockKey(kernel.getName(), v.nranks, rank, tb));
+  if (b == before.end())
+    return report("no block function was lowered for it in kernel '" +
+                  kernel.getName().str() + "'");
+  const Trace &own_ = traces[b->second];
+  const Expected &e = exp->second;
+  if (!compared.insert({&after, b->second, &e}).second)
+    return success();
+  if (own_ != after) {
+    size_t i = 0;
+    while (i < own_.size() && i < after.size() && own_[i] == after[i])
+      ++i;
+    std::string lowered = i < own_.size() ? terms.render(own_[i]) : "nothing";
+    std::string runs = i < after.size() ? terms.render(after[i]) : "nothing";
+    return report("call " + std::to_string(i) + " of block program '" +
+                  d->program.getName().str() + "' with row " +
+                  std::to_string(d->rowOffset) + " of '" + d->rowTable.str() +
+                  "' is " + runs + ", the block's lowered code has " + lowered);
+  }
+
+  // 3. Its operands against the verified operations.
+  std::vector<Key> pointers, sync;
+  auto cst = [&](int32_t t) -> std::optional<int64_t> {
+    return terms.constValue(t);
+  };
+  auto str = [&](std::optional<int64_t> x) {
+    return x ? std::to_string(*x) : std::string("?");
+  };
+  std::string suffix = generic ? std::string("_any")
+                               : ("_" + dtypeSuffix(dtype) + "_" + redop).str();
+  for (int32_t ev : after) {
+    ArrayRef<int64_t> t = terms.at(ev);
+    StringRef callee = terms.names.lookup(t[1]);
+    ArrayRef<int64_t> a(t.data() + Terms::kFirstOperand,
+                        t.size() - Terms::kFirstOperand);
+    auto arg = [&](size_t i) -> int32_t {
+      return i < a.size() ? int32_t(a[i]) : -1;
+    };
+    auto c = [&](size_t i) { return i < a.size() ? cst(arg(i)) : std::nullopt; };
+    auto whichBuffer = [&](size_t i) -> int64_t {
+      auto ai = i < a.size() ? terms.argIndex(arg(i)) : std::nullopt;
+      return ai == 1 ? 1 : ai == 2 ? 2 : -1;
+    };
+    if (callee == "__ccl_chunk_ptr") {
+      // (base, count, esize, index, nchunks)
+      if (!c(3) || !c(4) || terms.argIndex(arg(1)) != 3)
+        return report("a chunk pointer of unknown chunk: " + terms.render(ev));
+      pointers.push_back(key(kChunkPtr, {whichBuffer(0), *c(3), *c(4)}));
+    } else if (callee == "__ccl_chunk_elems") {
+      // (count, index, cnt, nchunks)
+      if (!c(1) || !c(2) || !c(3) || terms.argIndex(arg(0)) != 3)
+        return report("a chunk's element count of unknown range: " +
+                      terms.render(ev));
+      pointers.push_back(key(kChunkElems, {*c(1), *c(2), *c(3)}));
+    } else if (callee == "__ccl_scratch_ptr") {
+      // (ctx, buf, rank, index, slots, layoutCount, nchunks, esize, epoch, ll)
+      if (!c(1) || !c(2) || !c(3) || !c(4) || !c(6) || !c(9))
+        return report("a scratch pointer of unknown slot: " +
+                      terms.render(ev));
+      if (!generic) {
+        // The layout: slots hold the largest message's chunk.
+        std::optional<int64_t> layout = c(5), esize = c(7);
+        int64_t want = std::max<int64_t>(
+            1, int64_t(v.maxBytes / std::max(1, dtypeSize(dtype))));
+        if (!layout || !esize || *esize != dtypeSize(dtype) ||
+            *layout != want)
+          return report("a scratch pointer laid out for " + str(layout) +
+                        " elements of " + str(esize) +
+                        " bytes, the plan's scratch for " +
+                        std::to_string(want) + " of " +
+                        std::to_string(dtypeSize(dtype)) + ": " +
+                        terms.render(ev));
+      }
+      pointers.push_back(
+          key(kScratchPtr, {*c(1), *c(2), *c(3), *c(4), *c(6), *c(9)}));
+    } else if (callee == "__ccl_scratch_elems") {
+      // (count, nchunks, cnt)
+      if (!c(1) || !c(2))
+        return report("a scratch range of unknown size: " + terms.render(ev));
+      pointers.push_back(key(kScratchElems, {*c(1), *c(2)}));
+    } else if (What w = whatOf(callee); w != kNone) {
+      // The integer operands each call carries (after the context).
+      SmallVector<size_t, 3> at;
+      switch (w) {
+      case kSignal: case kSignalRelaxed: case kRelease:
+        at = {1};
+        break;
+      case kWait: case kWaitRelaxed: case kTbBarrier:
+        at = {1, 2, 3};
+        break;
+      case kPortPut: // (ctx, channel, dst, src, bytes, flags, op)
+        at = {1, 5, 6};
+        break;
+      default: // port signal and flush, acquire, wait commit
+        at = {1, 2};
+        break;
+      }
+      Key k = key(w, {});
+      for (auto [i, pos] : llvm::enumerate(at)) {
+        std::optional<int64_t> x = c(pos);
+        if (!x)
+          return report("an operand of " + callee.str() +
+                        " that is not a constant: " + terms.render(ev));
+        k[1 + i] = *x;
+      }
+      sync.push_back(k);
+    } else if ((callee.starts_with("__ccl_reduce_") ||
+                callee.starts_with("__ccl_read_reduce_")) &&
+               !callee.ends_with(suffix)) {
+      return report("'" + callee.str() + "' reduces with another type or "
+                                          "operator than '" +
+                    suffix.substr(1) + "'");
+    }
+  }
+  llvm::sort(pointers);
+  if (pointers != e.pointers) {
+    std::vector<Key> missing, extra;
+    std::set_difference(e.pointers.begin(), e.pointers.end(), pointers.begin(),
+                        pointers.end(), std::back_inserter(missing));
+    std::set_difference(pointers.begin(), pointers.end(), e.pointers.begin(),
+                        e.pointers.end(), std::back_inserter(extra));
+    return report("its chunk references differ: the schedule has " +
+                  (missing.empty() ? std::string("nothing more")
+                                   : render(missing.front())) +
+                  " (" + std::to_string(missing.size()) +
+                  " missing), the code has " +
+                  (extra.empty() ? std::string("nothing more") : render(extra.front())) +
+                  " (" + std::to_string(extra.size()) + " not in the schedule)");
+  }
+  if (sync != e.sync) {
+    size_t i = 0;
+    while (i < sync.size() && i < e.sync.size() && sync[i] == e.sync[i])
+      ++i;
+    return report("synchronisation call " + std::to_string(i) + " is " +
+                  (i < sync.size() ? render(sync[i]) : std::string("missing")) +
+                  ", the schedule has " +
+                  (i < e.sync.size() ? render(e.sync[i]) : std::string("nothing")));
+  }
+  return success();
+}
+
+LoweringValidator::LoweringValidator(ArrayRef<AlgorithmOp> algos,
+                                     Options options)
+    : impl(std::make_unique<Impl>()) {
+  impl->options = std::move(options);
+  impl->generic = impl->options.typeGeneric;
+  for (AlgorithmOp algo : algos)
+    impl->variants.push_back(captureVariant(
+        algo, impl->options.perRankKernels, impl->options.maxBytes));
+}
+
+LoweringValidator::~LoweringValidator() = default;
+
+void LoweringValidator::recordBlocks(ArrayRef<KernelSkeleton> skeletons) {
+  for (const KernelSkeleton &skel : skeletons) {
+    SmallVector<std::string> names;
+    if (skel.kinds.empty())
+      names.push_back(skel.name);
+    for (auto &k : skel.kinds)
+      names.push_back(k.first);
+    for (auto &[sel, func] : skel.blocks) {
+      const KernelSkeleton::Variant *var = nullptr;
+      for (const KernelSkeleton::Variant &v : skel.variants) {
+        int64_t size = skel.rank ? v.nblocks : v.nranks * v.nblocks;
+        if (sel >= v.base && sel < v.base + size)
+          var = &v;
+      }
+      if (!var)
+        continue; // reported by validate: no block function for it
+      int64_t local = sel - var->base;
+      int64_t rank = skel.rank ? *skel.rank : local / var->nblocks;
+      int64_t tb = skel.rank ? local : local % var->nblocks;
+      SmallVector<int32_t> args;
+      for (int64_t i = 0; i < (impl->generic ? 6 : 5); ++i)
+        args.push_back(impl->terms.arg(i));
+      std::string why;
+      FailureOr<Trace> t = readTrace(func, args, nullptr, impl->terms, why);
+      if (failed(t))
+        continue; // validate reports the block as not lowered
+      impl->traces.push_back(std::move(*t));
+      for (const std::string &n : names)
+        impl->before[impl->blockKey(n, var->nranks, rank, tb)] =
+            impl->traces.size() - 1;
+    }
+  }
+}
+
+LogicalResult LoweringValidator::validate(ModuleOp module) {
+  impl->symbols = std::make_unique<SymbolTable>(module);
+  // Operations of the erased block functions may have left their
+  // addresses to new ones.
+  impl->terms.opKeys.clear();
+  bool ok = true;
+  for (const VariantRef &v : impl->variants)
+    for (const std::string &d : impl->options.dtypes)
+      for (const std::string &o : impl->options.redops) {
+        std::string name = kernelName(v.prefix, d, o);
+        for (int64_t r = 0; r < v.nranks && ok; ++r)
+          for (int64_t tb = 0; tb < v.nblocks && ok; ++tb)
+            ok = succeeded(impl->checkBlock(module, v, name, d, o, r, tb));
+      }
+  return success(ok);
+}
+
+//===----------------------------------------------------------------------===//
+// Test-only corruptions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The first call of `callee` in a block function of `skeletons`: its
+/// operand `index` replaced by that constant plus one.
+void bumpOperand(ArrayRef<KernelSkeleton> skeletons, StringRef callee,
+                 unsigned index) {
+  for (const KernelSkeleton &skel : skeletons)
+    for (auto &entry : skel.blocks) {
+      LLVM::LLVMFuncOp func = entry.second;
+      LLVM::CallOp found;
+      func.walk([&](LLVM::CallOp call) {
+        if (!found && call.getCallee() == callee)
+          found = call;
+      });
+      if (!found)
+        continue;
+      Value old = found.getArgOperands()[index];
+      auto cst = old.getDefiningOp<LLVM::ConstantOp>();
+      if (!cst)
+        continue;
+      OpBuilder b(found);
+      int64_t v = cast<IntegerAttr>(cst.getValue()).getInt();
+      Value bumped = LLVM::ConstantOp::create(
+          b, found.getLoc(), cst.getType(),
+          b.getIntegerAttr(cst.getType(), v + 1));
+      found->setOperand(index, bumped);
+      return;
+    }
+}
+
+/// Adds one to entry `at` of the first constant i32 table whose name ends
+/// with `suffix` and that has more than `at` entries.
+void bumpTable(ModuleOp module, StringRef suffix, size_t at) {
+  for (auto g : module.getOps<LLVM::GlobalOp>()) {
+    if (!g.getSymName().ends_with(suffix))
+      continue;
+    auto data = dyn_cast_or_null<DenseIntElementsAttr>(g.getValueOrNull());
+    if (!data || data.getNumElements() <= int64_t(at))
+      continue;
+    std::vector<int32_t> values;
+    for (APInt v : data.getValues<APInt>())
+      values.push_back(int32_t(v.getSExtValue()));
+    values[at] += 1;
+    g.setValueAttr(DenseElementsAttr::get(data.getType(),
+                                          ArrayRef<int32_t>(values)));
+    return;
+  }
+}
+
+} // namespace
+
+void LoweringValidator::corrupt(Corruption c, Stage stage, ModuleOp module,
+                                MutableArrayRef<KernelSkeleton> skeletons) {
+  switch (c) {
+  case Corruption::None:
+    return;
+  case Corruption::ChunkIndex:
+    if (stage == Stage::Patterns)
+      bumpOperand(skeletons, "__ccl_chunk_ptr", 3);
+    return;
+  case Corruption::ScratchSlots:
+    if (stage == Stage::Patterns)
+      bumpOperand(skeletons, "__ccl_scratch_ptr", 4);
+    return;
+  case Corruption::ChannelIndex:
+    if (stage == Stage::Patterns)
+      bumpOperand(skeletons, "__ccl_signal", 1);
+    return;
+  case Corruption::WaitOrdinal:
+    if (stage == Stage::Patterns)
+      bumpOperand(skeletons, "__ccl_wait", 2);
+    return;
+  case Corruption::RankCountSelect:
+    // The kernel picks the variant of another rank count.
+    if (stage == Stage::Skeletons)
+      for (KernelSkeleton &skel : skeletons)
+        if (skel.variants.size() > 1) {
+          std::swap(skel.variants[0].nranks, skel.variants[1].nranks);
+          return;
+        }
+    return;
+  case Corruption::RowEntry:
+    if (stage == Stage::Module)
+      bumpTable(module, "__params", 0);
+    return;
+  case Corruption::ProgramIndex:
+    if (stage == Stage::Module)
+      bumpTable(module, "__programs", 0);
+    return;
+  case Corruption::KernelName:
+    if (stage == Stage::Module)
+      for (auto f : module.getOps<LLVM::LLVMFuncOp>())
+        if (!f.isExternal() && f.getLinkage() != LLVM::Linkage::Internal) {
+          f.setSymName((f.getSymName() + "_renamed").str());
+          return;
+        }
+    return;
+  }
+}
