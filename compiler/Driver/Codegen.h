@@ -117,6 +117,11 @@ bool finishTarget(llvm::Module &module, const TargetInfo &target,
                   const std::string &argv0, TargetArtifacts &art,
                   std::string &error, TimeReport *report = nullptr);
 
+/// Checks that every kernel the plans name is defined in each image of
+/// `art` (ImageCheck.cpp); the error names the first that is not.
+bool checkImagesHaveKernels(const PlanInfo &plan, const TargetArtifacts &art,
+                            std::string &error);
+
 /// Writes options.output (a .so) and a C header next to it.
 bool writeSharedLibrary(const PlanInfo &plan,
                         const std::vector<TargetArtifacts> &artifacts,

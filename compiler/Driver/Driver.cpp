@@ -42,6 +42,8 @@ static CclLowerToLLVMOptions lowerOptions(const CompileOptions &options,
   lower.redops.assign(options.redops.begin(), options.redops.end());
   lower.maxBytes = options.maxBytes;
   lower.perRankKernels = options.kernels == "per-rank";
+  if (options.testCorrupt != "image-kernel")
+    lower.testCorrupt = options.testCorrupt;
   if (auto info = createTargetInfo(target))
     lower.typeGeneric = info->typeGenericKernels();
   return lower;
@@ -359,6 +361,12 @@ static bool compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
       emitError(module->getLoc()) << error;
       return false;
     }
+    if (options.testCorrupt == "image-kernel")
+      for (llvm::Function &f : *llmod)
+        if (!f.isDeclaration() && !f.hasLocalLinkage()) {
+          f.setName(f.getName() + "_renamed");
+          break;
+        }
     if (options.emit == EmitLevel::LLVM) {
       llmod->print(os, nullptr);
       continue;
@@ -390,6 +398,10 @@ static bool compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
       }
       os << image;
       continue;
+    }
+    if (!checkImagesHaveKernels(plan, art, error)) {
+      emitError(module->getLoc()) << error;
+      return false;
     }
     artifacts.push_back(std::move(art));
   }

@@ -79,6 +79,10 @@ struct CompileOptions {
   /// Print each stage's time and the peak memory after it (TimeReport.h)
   /// on standard error.
   bool timeReport = false;
+  /// Test only: ccl-lower-to-llvm's test-corrupt (Validation.h), or
+  /// `image-kernel`: a kernel renamed in the optimised LLVM module, which
+  /// the check of the images (ImageCheck.cpp) must report.
+  std::string testCorrupt;
 };
 
 /// Adds the passes that take a global-level module to the level `emit`

@@ -98,6 +98,13 @@ static cl::opt<std::string> crossCallSync(
              "unprotected across calls (the verifier then rejects the "
              "program; with --no-verify it compiles and races)"),
     cl::init("ack"), cl::Hidden, cl::cat(cat));
+static cl::opt<std::string> testCorrupt(
+    "test-corrupt",
+    cl::desc("Testing only: damage one table or operand kind of the "
+             "generated code (ccl-lower-to-llvm's test-corrupt values, or "
+             "image-kernel) to show that cclc reports it instead of writing "
+             "a library"),
+    cl::init(""), cl::Hidden, cl::cat(cat));
 static cl::opt<std::string> kernels(
     "kernels",
     cl::desc("shared (default): one kernel for all ranks and rank counts "
@@ -259,7 +266,8 @@ static int compileMain(int argc, char **argv) {
            &outputFile, &targets, &nranks, &dtypes, &redops, &emit,
            &channelKind, &crossCallSync, &kernels, &instances, &tiles,
            &noVerify, &maxBytes, &runtimeLib, &printSelectionOpt,
-           &verifyDiagnostics, &splitInputFile, &timeReport, &maxMemory})
+           &verifyDiagnostics, &splitInputFile, &timeReport, &maxMemory,
+           &testCorrupt})
     if (o->getNumOccurrences() > 1)
       return fail(spelling(*o) + " is given " + Twine(o->getNumOccurrences()) +
                   " times; give it once");
@@ -348,6 +356,7 @@ static int compileMain(int argc, char **argv) {
     options.includeDirs.push_back(d);
   options.printSelection = printSelectionOpt;
   options.timeReport = timeReport;
+  options.testCorrupt = testCorrupt;
   bool textual = options.emit != ccl::EmitLevel::SO || options.printSelection;
   if (outputFile.empty())
     outputFile = textual ? "-" : "";
