@@ -40,6 +40,7 @@ class Prog:
         self.chunks = 1
         self.inplace = False
         self.out_chunks = lambda n: self.chunks
+        self.in_chunks = lambda n: self.chunks
         self.ensures = lambda n: []
         self.reference_ok = lambda n: True
         # AllReduce: every rank must get the same bits (semantics.md).
@@ -48,7 +49,7 @@ class Prog:
     def contract(self, n):
         """The contract file of test/semantic/contract_run.cc."""
         out = ['collective %s' % self.collective, 'nranks %d' % n,
-               'chunks %d %d' % (self.chunks, self.out_chunks(n)), 'plan_root 0']
+               'chunks %d %d' % (self.in_chunks(n), self.out_chunks(n)), 'plan_root 0']
         for r, c, terms in self.ensures(n):
             out.append('ensure %d %d = %s' % (
                 r, c, ' '.join('%d %d' % t for t in terms)))
@@ -71,7 +72,7 @@ def gen_perm(p):
     # (unless count is a multiple of K): a program cclc must reject.
     B = p.rng.randrange(K) if p.chance(0.15) else 0
     B2 = p.pick(B, p.rng.randrange(K)) if p.chance(0.15) else B
-    ll = p.chance(0.25)
+    ll = p.chance(0.35)
     use_ranges = K >= 2 and B == 0 and B2 == 0 and not ll and p.chance(0.5)
     relay_off1 = p.pick(1, 2, 3)
     relay_off2 = p.pick(1, 2)
@@ -231,7 +232,7 @@ def gen_reduce(p):
     shape = p.pick('chain', 'chain', 'two')
     step = p.pick(1, -1)
     in_output = p.chance(0.5)
-    both = p.chance(0.4)
+    both = p.chance(0.6)
     p.features.update(['rooted', 'reduction', 'Simple', 'builtin'])
     if in_output:
         p.features.add('partial_in_output')
@@ -289,7 +290,7 @@ def gen_bcast(p):
     there, even ranks forward from their output."""
     K = p.pick(1, 2, 3, 4)
     fan = p.pick(1, 2)
-    both = p.chance(0.4)
+    both = p.chance(0.6)
     p.features.update(['rooted', 'permutation', 'Simple', 'builtin', 'relay'])
     if both:
         p.features.add('both_forms')
@@ -325,7 +326,7 @@ def gen_allgather(p):
     in one direction for even r and the other for odd r, resting in each
     rank's output on the way."""
     K = p.pick(1, 2)
-    both = p.chance(0.4)
+    both = p.chance(0.6)
     p.features.update(['builtin', 'permutation', 'Simple', 'relay'])
     if both:
         p.features.add('both_forms')
@@ -395,13 +396,162 @@ def gen_allreduce(p):
                            for r in range(n) for c in range(K)]
 
 
+def gen_channels(p):
+    """A custom shift written with channels: rank r puts chunk c of its
+    input (or all its chunks as one range) into the next (or previous)
+    rank's scratch and signals; the receiver waits, copies it to its
+    output, and acknowledges on a second channel whose credit lets the
+    sender's first wait of the first call return at once. In LL the data
+    goes as packets (no signal and wait; the scratch alternates between two
+    copies, so the credit is 2). A receiver may split the work over two
+    thread blocks ordered by a semaphore (one copies, the other
+    acknowledges). Without the acknowledgement, or with a relaxed one, the
+    next call's put races with this call's read: a program cclc must
+    reject."""
+    K = p.pick(1, 2, 3)
+    up = p.chance(0.5)
+    ll = p.chance(0.35)
+    sem = p.chance(0.7)
+    acked = not p.chance(0.15)
+    relaxed = p.chance(0.2)
+    ranges = K >= 2 and p.chance(0.5)
+    p.features.update(['custom', 'permutation', 'LL' if ll else 'Simple',
+                       'channels', 'placed'])
+    if acked:
+        p.features.add('credit')
+    if sem:
+        p.features.add('semaphore')
+    if ranges:
+        p.features.add('ranges')
+    step = '1' if up else 'nranks - 1'
+    proto = ' protocol(LL)' if ll else ''
+    src = ['collective Chan%d input(chunks) output(chunks) {' % p.seed,
+           '  for r in ranks {',
+           '    for c in 0..chunks {',
+           '      ensure output[(r + %s) %% nranks][c] == input[r][c];' % step,
+           '    }',
+           '  }',
+           '}',
+           '',
+           'algorithm %s implements Chan%d chunks(%d)%s {' %
+           (p.name, p.seed, K, proto),
+           '  scratch recv[chunks];',
+           '  for r in ranks {',
+           '    let d = (r + %s) %% nranks;' % step,
+           '    let ch = memory(r -> d);']
+    if acked:
+        src.append('    let ack = memory(d -> r, id = 1, credit = %d);' %
+                   (2 if ll else 1))
+    if sem:
+        src.append('    let done = semaphore(d);')
+    if ranges:
+        src.append('    if true {')
+        at = '0..chunks'
+    else:
+        src.append('    for c in 0..chunks {')
+        at = 'c'
+    if acked:
+        src.append('      ack.wait(tb = 0);')
+    if ll:
+        src += ['      ch.put_packets(recv[d][%s], input[r][%s], tb = 0);' % (at, at),
+                '      output[d][%s].unpack_packets(recv[d][%s], tb = 1);' % (at, at)]
+    else:
+        src += ['      ch.put_with_signal(recv[d][%s], input[r][%s], tb = 0);' % (at, at),
+                '      ch.wait(tb = 1);',
+                '      recv[d][%s].copy(output[d][%s], tb = 1);' % (at, at)]
+    last = 1
+    if sem:
+        src += ['      done.release(tb = 1);', '      done.acquire(tb = 2);']
+        last = 2
+    if acked:
+        src.append('      ack.signal(tb = %d%s);' %
+                   (last, ', relaxed = true' if relaxed else ''))
+    src += ['    }', '  }', '}']
+    p.lines = src
+    p.collective = 'Chan%d' % p.seed
+    p.chunks = K
+    sh = (lambda n: 1) if up else (lambda n: n - 1)
+    p.ensures = lambda n: [((r + sh(n)) % n, c, [(r, c)])
+                           for r in range(n) for c in range(K)]
+    # A relaxed acknowledgement does not order the receiver's read before
+    # the sender's next put. At 2 ranks an LL program needs none: a rank
+    # starts its call after next only once its peer has finished the next,
+    # whose blocks start after its reads of this one.
+    p.reference_ok = lambda n: (acked and not relaxed) or (ll and n == 2)
+
+
+def gen_alltoall(p):
+    """AllToAll (built-in): block r of rank q goes to rank r directly or
+    through the scratch of a third rank chosen by a rank formula."""
+    K = p.pick(1, 2)
+    off = p.pick(1, 2, 3)
+    kmod = p.pick(2, 3)
+    p.features.update(['builtin', 'permutation', 'Simple', 'relay',
+                       'alltoall'])
+    src = ['algorithm %s implements AllToAll chunks(%d) {' % (p.name, K),
+           '  scratch hop[nranks * chunks];',
+           '  for q in ranks {',
+           '    let v = (q + %d) %% nranks;' % off,
+           '    for r in ranks {',
+           '      for c in 0..chunks {',
+           '        if (q + 2 * r + c) %% %d == 0 {' % kmod,
+           '          input[q][r * chunks + c].copy(hop[v][r * chunks + c])'
+           '.copy(output[r][q * chunks + c]);',
+           '        } else {',
+           '          input[q][r * chunks + c].copy(output[r][q * chunks + c]);',
+           '        }',
+           '      }',
+           '    }',
+           '  }',
+           '}']
+    p.lines = src
+    p.collective = 'AllToAll'
+    p.chunks = K
+    p.in_chunks = lambda n: n * K
+    p.out_chunks = lambda n: n * K
+    p.ensures = lambda n: [(r, q * K + c, [(q, r * K + c)]) for r in range(n)
+                           for q in range(n) for c in range(K)]
+
+
+def gen_reducescatter(p):
+    """ReduceScatter (built-in): block d is summed along a chain that
+    starts after d and runs up the ring for even d, down for odd d, with
+    partial sums in scratch, ending in d's output."""
+    K = p.pick(1, 2)
+    p.features.update(['builtin', 'reduction', 'Simple', 'reducescatter'])
+    src = ['algorithm %s implements ReduceScatter chunks(%d) {' % (p.name, K),
+           '  scratch part[nranks * chunks];',
+           '  for d in ranks {',
+           '    let dir = 1;',
+           '    if d % 2 == 1 { dir = nranks - 1; }',
+           '    for c in 0..chunks {',
+           '      let b = d * chunks + c;',
+           '      let acc = input[(d + dir) % nranks][b];',
+           '      for s in 2..nranks {',
+           '        let r = (d + dir * s) % nranks;',
+           '        acc = input[r][b].copy(part[r][b]).reduce(acc);',
+           '      }',
+           '      input[d][b].copy(output[d][c]).reduce(acc);',
+           '    }',
+           '  }',
+           '}']
+    p.lines = src
+    p.collective = 'ReduceScatter'
+    p.chunks = K
+    p.in_chunks = lambda n: n * K
+    p.ensures = lambda n: [(d, c, [(q, d * K + c) for q in range(n)])
+                           for d in range(n) for c in range(K)]
+
+
 def generate(seed):
     p = Prog(seed)
     kind = p.rng.choice(['perm', 'perm', 'sum', 'sum', 'reduce', 'bcast',
-                         'allgather', 'allreduce'])
+                         'allgather', 'allreduce', 'channels', 'channels',
+                         'alltoall', 'reducescatter'])
     {'perm': gen_perm, 'sum': gen_sum, 'reduce': gen_reduce,
      'bcast': gen_bcast, 'allgather': gen_allgather,
-     'allreduce': gen_allreduce}[kind](p)
+     'allreduce': gen_allreduce, 'channels': gen_channels,
+     'alltoall': gen_alltoall, 'reducescatter': gen_reducescatter}[kind](p)
     p.kind = kind
     # Forms besides the plain one: instances and tiles from the options.
     p.forms = ['plain']
