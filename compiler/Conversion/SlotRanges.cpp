@@ -23,18 +23,6 @@ using namespace ccl;
 
 namespace {
 
-/// Calls `fn` with every chunk reference among `op`'s attributes.
-void forEachRef(Operation *op, function_ref<void(ChunkRefAttr)> fn) {
-  for (NamedAttribute a : op->getAttrs()) {
-    if (auto ref = dyn_cast<ChunkRefAttr>(a.getValue()))
-      fn(ref);
-    else if (auto list = dyn_cast<ArrayAttr>(a.getValue()))
-      for (Attribute e : list)
-        if (auto ref = dyn_cast<ChunkRefAttr>(e))
-          fn(ref);
-  }
-}
-
 /// Chunk `i` of every reference of `op` (which all have the same count).
 void narrowTo(Operation *op, int64_t i) {
   MLIRContext *ctx = op->getContext();
@@ -58,25 +46,37 @@ void narrowTo(Operation *op, int64_t i) {
 
 } // namespace
 
+void ccl::forEachChunkRef(Operation *op, function_ref<void(ChunkRefAttr)> fn) {
+  for (NamedAttribute a : op->getAttrs()) {
+    if (auto ref = dyn_cast<ChunkRefAttr>(a.getValue()))
+      fn(ref);
+    else if (auto list = dyn_cast<ArrayAttr>(a.getValue()))
+      for (Attribute e : list)
+        if (auto ref = dyn_cast<ChunkRefAttr>(e))
+          fn(ref);
+  }
+}
+
+int64_t ccl::slotRangePieces(Operation *op) {
+  bool scratchRange = false, sameCount = true;
+  int64_t count = -1;
+  forEachChunkRef(op, [&](ChunkRefAttr r) {
+    if (count < 0)
+      count = r.getCount();
+    sameCount &= r.getCount() == count;
+    scratchRange |= r.isScratch() && r.getCount() > 1;
+  });
+  return scratchRange && sameCount ? count : 1;
+}
+
 void ccl::splitSlotRanges(AlgorithmOp algo) {
-  SmallVector<Operation *> work;
+  SmallVector<std::pair<Operation *, int64_t>> work;
   algo.walk([&](InstructionOp inst) {
-    Operation *op = inst.getOperation();
-    bool scratchRange = false, sameCount = true;
-    int64_t count = -1;
-    forEachRef(op, [&](ChunkRefAttr r) {
-      if (count < 0)
-        count = r.getCount();
-      sameCount &= r.getCount() == count;
-      scratchRange |= r.isScratch() && r.getCount() > 1;
-    });
-    if (scratchRange && sameCount)
-      work.push_back(op);
+    if (int64_t n = slotRangePieces(inst.getOperation()); n > 1)
+      work.push_back({inst.getOperation(), n});
   });
   static const char *kLastOnly[] = {"with_signal", "with_flush", "fwd_signal"};
-  for (Operation *op : work) {
-    int64_t count = -1;
-    forEachRef(op, [&](ChunkRefAttr r) { count = r.getCount(); });
+  for (auto [op, count] : work) {
     OpBuilder b(op);
     for (int64_t i = 0; i < count; ++i) {
       Operation *piece = b.clone(*op);

@@ -30,26 +30,6 @@
 using namespace mlir;
 using namespace ccl;
 
-bool ccl::parseCorruption(StringRef name, Corruption &out) {
-  static const std::pair<const char *, Corruption> kNames[] = {
-      {"", Corruption::None},
-      {"row-entry", Corruption::RowEntry},
-      {"program-index", Corruption::ProgramIndex},
-      {"rank-count-select", Corruption::RankCountSelect},
-      {"kernel-name", Corruption::KernelName},
-      {"chunk-index", Corruption::ChunkIndex},
-      {"scratch-slots", Corruption::ScratchSlots},
-      {"channel-index", Corruption::ChannelIndex},
-      {"wait-ordinal", Corruption::WaitOrdinal},
-  };
-  for (auto &[n, c] : kNames)
-    if (name == n) {
-      out = c;
-      return true;
-    }
-  return false;
-}
-
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -346,17 +326,6 @@ struct VariantRef {
   std::map<std::pair<int64_t, int64_t>, Expected> blocks;
 };
 
-void forEachRef(Operation *op, function_ref<void(ChunkRefAttr)> fn) {
-  for (NamedAttribute a : op->getAttrs()) {
-    if (auto ref = dyn_cast<ChunkRefAttr>(a.getValue()))
-      fn(ref);
-    else if (auto list = dyn_cast<ArrayAttr>(a.getValue()))
-      for (Attribute e : list)
-        if (auto ref = dyn_cast<ChunkRefAttr>(e))
-          fn(ref);
-  }
-}
-
 VariantRef captureVariant(AlgorithmOp algo, bool perRank, uint64_t maxBytes) {
   VariantRef v{algo.getSymName().str(), kernelPrefix(algo, perRank),
                algo.getLoc()};
@@ -398,18 +367,8 @@ VariantRef captureVariant(AlgorithmOp algo, bool perRank, uint64_t maxBytes) {
       int64_t id = getOpId(&op).value_or(-1);
       // Pointers: an operation over a range of scratch slots is run one
       // chunk at a time (splitSlotRanges).
-      int64_t pieces = 1;
-      bool scratchRange = false, same = true;
-      int64_t count = -1;
-      forEachRef(&op, [&](ChunkRefAttr r) {
-        if (count < 0)
-          count = r.getCount();
-        same &= r.getCount() == count;
-        scratchRange |= r.isScratch() && r.getCount() > 1;
-      });
-      if (scratchRange && same)
-        pieces = count;
-      forEachRef(&op, [&](ChunkRefAttr r) {
+      int64_t pieces = slotRangePieces(&op);
+      forEachChunkRef(&op, [&](ChunkRefAttr r) {
         for (int64_t p = 0; p < pieces; ++p) {
           int64_t index = r.getIndex() + (pieces > 1 ? p : 0);
           int64_t n = pieces > 1 ? 1 : int64_t(r.getCount());
@@ -1020,108 +979,4 @@ LogicalResult LoweringValidator::validate(ModuleOp module) {
             ok = succeeded(impl->checkBlock(module, v, name, d, o, r, tb));
       }
   return success(ok);
-}
-
-//===----------------------------------------------------------------------===//
-// Test-only corruptions
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// The first call of `callee` in a block function of `skeletons`: its
-/// operand `index` replaced by that constant plus one.
-void bumpOperand(ArrayRef<KernelSkeleton> skeletons, StringRef callee,
-                 unsigned index) {
-  for (const KernelSkeleton &skel : skeletons)
-    for (auto &entry : skel.blocks) {
-      LLVM::LLVMFuncOp func = entry.second;
-      LLVM::CallOp found;
-      func.walk([&](LLVM::CallOp call) {
-        if (!found && call.getCallee() == callee)
-          found = call;
-      });
-      if (!found)
-        continue;
-      Value old = found.getArgOperands()[index];
-      auto cst = old.getDefiningOp<LLVM::ConstantOp>();
-      if (!cst)
-        continue;
-      OpBuilder b(found);
-      int64_t v = cast<IntegerAttr>(cst.getValue()).getInt();
-      Value bumped = LLVM::ConstantOp::create(
-          b, found.getLoc(), cst.getType(),
-          b.getIntegerAttr(cst.getType(), v + 1));
-      found->setOperand(index, bumped);
-      return;
-    }
-}
-
-/// Adds one to entry `at` of the first constant i32 table whose name ends
-/// with `suffix` and that has more than `at` entries.
-void bumpTable(ModuleOp module, StringRef suffix, size_t at) {
-  for (auto g : module.getOps<LLVM::GlobalOp>()) {
-    if (!g.getSymName().ends_with(suffix))
-      continue;
-    auto data = dyn_cast_or_null<DenseIntElementsAttr>(g.getValueOrNull());
-    if (!data || data.getNumElements() <= int64_t(at))
-      continue;
-    std::vector<int32_t> values;
-    for (APInt v : data.getValues<APInt>())
-      values.push_back(int32_t(v.getSExtValue()));
-    values[at] += 1;
-    g.setValueAttr(DenseElementsAttr::get(data.getType(),
-                                          ArrayRef<int32_t>(values)));
-    return;
-  }
-}
-
-} // namespace
-
-void LoweringValidator::corrupt(Corruption c, Stage stage, ModuleOp module,
-                                MutableArrayRef<KernelSkeleton> skeletons) {
-  switch (c) {
-  case Corruption::None:
-    return;
-  case Corruption::ChunkIndex:
-    if (stage == Stage::Patterns)
-      bumpOperand(skeletons, "__ccl_chunk_ptr", 3);
-    return;
-  case Corruption::ScratchSlots:
-    if (stage == Stage::Patterns)
-      bumpOperand(skeletons, "__ccl_scratch_ptr", 4);
-    return;
-  case Corruption::ChannelIndex:
-    if (stage == Stage::Patterns)
-      bumpOperand(skeletons, "__ccl_signal", 1);
-    return;
-  case Corruption::WaitOrdinal:
-    if (stage == Stage::Patterns)
-      bumpOperand(skeletons, "__ccl_wait", 2);
-    return;
-  case Corruption::RankCountSelect:
-    // The kernel picks the variant of another rank count.
-    if (stage == Stage::Skeletons)
-      for (KernelSkeleton &skel : skeletons)
-        if (skel.variants.size() > 1) {
-          std::swap(skel.variants[0].nranks, skel.variants[1].nranks);
-          return;
-        }
-    return;
-  case Corruption::RowEntry:
-    if (stage == Stage::Module)
-      bumpTable(module, "__params", 0);
-    return;
-  case Corruption::ProgramIndex:
-    if (stage == Stage::Module)
-      bumpTable(module, "__programs", 0);
-    return;
-  case Corruption::KernelName:
-    if (stage == Stage::Module)
-      for (auto f : module.getOps<LLVM::LLVMFuncOp>())
-        if (!f.isExternal() && f.getLinkage() != LLVM::Linkage::Internal) {
-          f.setSymName((f.getSymName() + "_renamed").str());
-          return;
-        }
-    return;
-  }
 }
