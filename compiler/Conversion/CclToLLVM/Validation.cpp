@@ -422,10 +422,13 @@ VariantRef captureVariant(AlgorithmOp algo, bool perRank, uint64_t maxBytes) {
              int64_t(bar.getTbs().size()), id}));
       } else if (auto put = dyn_cast<PutOp>(op)) {
         if (ports.contains(put.getChannel())) {
+          // One request per piece; a fused signal or flush rides on the
+          // last one only (splitSlotRanges).
           int64_t flags =
               (put.getWithSignal() ? 1 : 0) | (put.getWithFlush() ? 2 : 0);
-          e.sync.push_back(
-              key(kPortPut, {chan(put.getChannel()), flags, id}));
+          for (int64_t p = 0; p < pieces; ++p)
+            e.sync.push_back(key(kPortPut, {chan(put.getChannel()),
+                                            p + 1 == pieces ? flags : 0, id}));
         } else if (put.getWithSignal()) {
           SmallVector<StringRef> all{put.getChannel()};
           all.append(fwd);
