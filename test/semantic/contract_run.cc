@@ -5,6 +5,7 @@
 //
 //   contract_run LIB ALGO CONTRACT [--count N] [--calls K] [--delay R=NS]
 //                [--root R] [--inplace] [--ints] [--agree] [--seed S]
+//                [--cuda [--graph] [--devices D,D,...]]
 //
 // CONTRACT is a text file written by test/semantic/contract.py (from the
 // generator's own model of the program, or from the ccl.ensure operations
@@ -27,10 +28,16 @@
 // a copy bit for bit, a sum of small integers (--ints) exactly, a sum of
 // random floats within a bound of the reference sum and, with --agree
 // (AllReduce: semantics.md "Results, bit for bit"), bit for bit across the
-// ranks that receive the same terms. Prints one line per wrong
+// ranks that receive the same terms. With --cuda the library is an NVPTX
+// one and every rank runs on a GPU (all on device 0 unless --devices says
+// otherwise; ranks sharing a GPU each have a stream of their own): the
+// buffers are device memory filled and read back with cclMemcpy*, and with
+// --graph each rank's K calls are captured into one CUDA graph per rank,
+// then every rank's graph is launched. Prints one line per wrong
 // element (at most 20) and "contract_run: N wrong" at the end; exit 1 if
 // anything was wrong or a call failed.
 #include "ccl/ccl.h"
+#include "runtime/src/cuda_driver.h"
 
 #include <dlfcn.h>
 
@@ -147,6 +154,40 @@ uint32_t bits(float f) {
   return u;
 }
 
+// The GPU side of a --cuda run: one context (the device's primary one) and
+// one non-blocking stream per rank.
+struct Gpu {
+  const cclrt::CudaDriver *drv = nullptr;
+  std::vector<cclrt::CUcontext> ctxs;
+  std::vector<cclrt::CUstream> streams;
+
+  void check(cclrt::CUresult r, const char *what, int rank) const {
+    if (r != 0)
+      die(std::string(what) + " on rank " + std::to_string(rank) + ": " +
+          cclrt::cudaErrorText(r));
+  }
+  void open(const std::vector<int> &devices) {
+    cclrt::CudaLoadError why;
+    drv = cclrt::cudaDriver(&why);
+    if (!drv) die("--cuda: the CUDA driver cannot be used here");
+    int n = int(devices.size());
+    ctxs.assign(n, nullptr);
+    streams.assign(n, nullptr);
+    for (int r = 0; r < n; ++r) {
+      cclrt::CUdevice dev;
+      check(drv->cuDeviceGet(&dev, devices[r]), "cuDeviceGet", r);
+      check(drv->cuDevicePrimaryCtxRetain(&ctxs[r], dev),
+            "cuDevicePrimaryCtxRetain", r);
+      enter(r);
+      check(drv->cuStreamCreate(&streams[r], cclrt::CU_STREAM_NON_BLOCKING),
+            "cuStreamCreate", r);
+    }
+  }
+  void enter(int r) const {
+    check(drv->cuCtxSetCurrent(ctxs[r]), "cuCtxSetCurrent", r);
+  }
+};
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -154,7 +195,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr,
                  "usage: contract_run LIB ALGO CONTRACT [--count N] "
                  "[--calls K] [--delay R=NS] [--root R] [--inplace] [--ints] "
-                 "[--seed S]\n");
+                 "[--seed S] [--cuda [--graph] [--devices D,...]]\n");
     return 2;
   }
   std::string libPath = argv[1], algo = argv[2];
@@ -162,7 +203,9 @@ int main(int argc, char **argv) {
   size_t count = 81;
   int calls = 8, root = 0, delayRank = -1;
   uint64_t delayNs = 0, seed = 1;
-  bool inplace = false, ints = false, agree = false;
+  bool inplace = false, ints = false, agree = false, cuda = false,
+       graph = false;
+  std::vector<int> devices;
   for (int i = 4; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -176,6 +219,13 @@ int main(int argc, char **argv) {
     else if (a == "--inplace") inplace = true;
     else if (a == "--ints") ints = true;
     else if (a == "--agree") agree = true;
+    else if (a == "--cuda") cuda = true;
+    else if (a == "--graph") graph = true;
+    else if (a == "--devices") {
+      std::stringstream list(next());
+      std::string d;
+      while (std::getline(list, d, ',')) devices.push_back(std::stoi(d));
+    }
     else if (a == "--delay") {
       std::string v = next();
       size_t eq = v.find('=');
@@ -188,6 +238,12 @@ int main(int argc, char **argv) {
   if (root < 0 || root >= n) die("--root out of range");
   if (delayRank >= n) die("--delay rank out of range");
   if (calls < 1) die("--calls must be at least 1");
+  if (graph && !cuda) die("--graph needs --cuda");
+  if (!cuda && !devices.empty()) die("--devices needs --cuda");
+  if (cuda && devices.empty()) devices.assign(n, 0);
+  if (cuda && int(devices.size()) != n)
+    die("--devices names " + std::to_string(devices.size()) +
+        " devices for " + std::to_string(n) + " ranks");
 
   void *lib = dlopen(libPath.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) die(std::string("cannot load ") + libPath + ": " + dlerror());
@@ -197,8 +253,11 @@ int main(int argc, char **argv) {
   const bool rooted = isRooted(c.collective);
 
   std::vector<cclComm_t> comms(n);
-  if (cclCommInitAllInProcess(comms.data(), n, cclTargetHost, nullptr) !=
-      cclSuccess)
+  Gpu gpu;
+  if (cuda) gpu.open(devices);
+  if (cclCommInitAllInProcess(comms.data(), n,
+                              cuda ? cclTargetCuda : cclTargetHost,
+                              cuda ? devices.data() : nullptr) != cclSuccess)
     die(std::string("cclCommInitAllInProcess: ") + cclGetLastError());
   for (int r = 0; r < n; ++r) cclCommSetTimeout(comms[r], 5000);
   if (delayRank >= 0) cclCommDebugSetDelay(comms[delayRank], -1, delayNs);
@@ -245,10 +304,37 @@ int main(int argc, char **argv) {
       }
     }
 
+  // Where each call's buffer lives: the host vector itself, or device
+  // memory holding a copy of it.
+  std::vector<std::vector<float *>> where(calls, std::vector<float *>(n));
+  for (int k = 0; k < calls; ++k)
+    for (int r = 0; r < n; ++r) {
+      where[k][r] = bufs[k][r].data();
+      if (!cuda) continue;
+      void *d = nullptr;
+      size_t bytes = bufElems * sizeof(float);
+      if (cclMemAlloc(comms[r], &d, bytes) != cclSuccess ||
+          cclMemcpyToDevice(comms[r], d, bufs[k][r].data(), bytes) !=
+              cclSuccess)
+        die(std::string("device buffer of rank ") + std::to_string(r) +
+            ": " + cclGetLastError());
+      where[k][r] = static_cast<float *>(d);
+    }
+  std::vector<cclrt::CUgraph> graphs(n, nullptr);
+  std::vector<cclrt::CUgraphExec> execs(n, nullptr);
+  if (graph)
+    for (int r = 0; r < n; ++r) {
+      gpu.enter(r);
+      gpu.check(gpu.drv->cuStreamBeginCapture(
+                    gpu.streams[r], cclrt::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                "cuStreamBeginCapture", r);
+    }
+
   int failed = 0;
   for (int k = 0; k < calls; ++k)
     for (int r = 0; r < n; ++r) {
-      float *b = bufs[k][r].data();
+      if (cuda) gpu.enter(r);
+      float *b = where[k][r];
       const float *in = b + (inplace && c.collective == "AllGather"
                                  ? r * count
                                  : inOffset);
@@ -256,22 +342,54 @@ int main(int argc, char **argv) {
       if (inplace && c.collective == "ReduceScatter") out = b + r * count;
       int rc = rooted ? reinterpret_cast<RootedEntryFn>(sym)(
                             comms[r], in, out, count, cclFloat32, cclSum,
-                            root, nullptr)
+                            root, cuda ? gpu.streams[r] : nullptr)
                       : reinterpret_cast<EntryFn>(sym)(
                             comms[r], in, out, count, cclFloat32, cclSum,
-                            nullptr);
+                            cuda ? gpu.streams[r] : nullptr);
       if (rc != cclSuccess) {
         std::fprintf(stderr, "contract_run: call %d of rank %d: %s\n", k, r,
                      cclGetLastError());
         ++failed;
       }
     }
-  for (int r = 0; r < n; ++r)
-    if (cclCommSynchronize(comms[r], nullptr) != cclSuccess) {
+  if (graph) {
+    for (int r = 0; r < n; ++r) {
+      gpu.enter(r);
+      gpu.check(gpu.drv->cuStreamEndCapture(gpu.streams[r], &graphs[r]),
+                "cuStreamEndCapture", r);
+      gpu.check(gpu.drv->cuGraphInstantiateWithFlags(&execs[r], graphs[r], 0),
+                "cuGraphInstantiate", r);
+    }
+    for (int r = 0; r < n; ++r) {
+      gpu.enter(r);
+      gpu.check(gpu.drv->cuGraphLaunch(execs[r], gpu.streams[r]),
+                "cuGraphLaunch", r);
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    if (cuda) gpu.enter(r);
+    if (cclCommSynchronize(comms[r], cuda ? gpu.streams[r] : nullptr) !=
+        cclSuccess) {
       std::fprintf(stderr, "contract_run: rank %d: %s\n", r,
                    cclGetLastError());
       ++failed;
     }
+  }
+  if (cuda)
+    for (int k = 0; k < calls; ++k)
+      for (int r = 0; r < n; ++r) {
+        size_t bytes = bufElems * sizeof(float);
+        if (cclMemcpyFromDevice(comms[r], bufs[k][r].data(), where[k][r],
+                                bytes) != cclSuccess ||
+            cclMemFree(comms[r], where[k][r]) != cclSuccess)
+          die(std::string("device buffer of rank ") + std::to_string(r) +
+              ": " + cclGetLastError());
+      }
+  for (int r = 0; r < n && graph; ++r) {
+    gpu.enter(r);
+    gpu.drv->cuGraphExecDestroy(execs[r]);
+    gpu.drv->cuGraphDestroy(graphs[r]);
+  }
 
   // A rooted plan written for plan_root runs rank q as plan rank
   // (q - root + plan_root) mod n (docs/runtime.md, "Roots").

@@ -7,6 +7,10 @@ contract the generator evaluated itself.
   semantic.py --minutes M [--first-seed S] ...
   semantic.py --programs FILE.ccl ...    written programs, their contract
                                          from cclc --emit=ccl (ccl.ensure)
+  semantic.py ... --target sm_90 --pack DIR [--max-ranks 4]
+                                         compile for a GPU and pack the
+                                         libraries, contracts and runs
+                                         (DIR/runs.txt) for test/hw/semantic_gpu.sh
 
 For each seed: the program is compiled with --kernels=shared and
 --kernels=per-rank, for each rank count alone and for all of them in one
@@ -66,7 +70,8 @@ class Checker:
         tag = '%s_%s_%s%s' % (kernels, '-'.join(map(str, ranks)),
                               extra.replace('=', ''), '_nv' if no_verify else '')
         so = os.path.join(d, 'lib_%s.so' % tag)
-        cmd = [self.cclc, os.path.join(d, meta['name'] + '.ccl'), '--target=host',
+        cmd = [self.cclc, os.path.join(d, meta['name'] + '.ccl'),
+               '--target=' + self.args.target,
                '--nranks=' + ','.join(map(str, ranks)), '--kernels=' + kernels,
                '--dtype=float32', '--max-bytes=64K', '-o', so]
         if extra != 'plain':
@@ -94,6 +99,8 @@ class Checker:
 
     def check_lib(self, d, meta, so, n):
         contract = os.path.join(d, '%s.n%d.contract' % (meta['name'], n))
+        if self.args.pack:
+            return self.pack(meta, so, contract, n)
         bad = []
         for i, extra in enumerate(self.runs(meta, n)):
             count = ['1', '81', '6561'][i % 3]
@@ -106,6 +113,26 @@ class Checker:
                 bad.append((' '.join(cmd[1:]), out.strip().splitlines()[-6:]))
                 break
         return bad
+
+    def pack(self, meta, so, contract, n):
+        """Pack mode: the library and contract go to the pack folder and
+        the runs to its runs.txt (one line each: library, algorithm,
+        contract, contract_run's options); nothing runs here."""
+        pack = self.args.pack
+        lib = '%s.%s' % (meta['name'], os.path.basename(so))
+        if not os.path.exists(os.path.join(pack, lib)):
+            shutil.copy(so, os.path.join(pack, lib))
+        con = os.path.basename(contract)
+        shutil.copy(contract, os.path.join(pack, con))
+        with open(os.path.join(pack, 'runs.txt'), 'a') as f:
+            for i, extra in enumerate(self.runs(meta, n)):
+                count = ['1', '81', '6561'][i % 3]
+                f.write(' '.join([lib, meta['name'], con, '--calls', '8',
+                                  '--delay', '1=1000000', '--count', count,
+                                  '--seed', str(meta['seed'] * 1000 + i)] +
+                                 extra) + '\n')
+                self.stats['runs'] += 1
+        return []
 
     def written(self, path):
         """A program written by hand (test/semantic/programs): its
@@ -150,7 +177,9 @@ class Checker:
             p = gen.generate(seed)
             meta = gen.write(p, d)
         self.stats['generated'] += 1
-        ranks = meta['ranks']
+        ranks = [n for n in meta['ranks'] if n <= self.args.max_ranks]
+        if not ranks:
+            return
         # Rejections: cclc's verdict per rank count against the reference's.
         verified = []
         for n in ranks:
@@ -166,9 +195,11 @@ class Checker:
             if meta['reference_ok'][str(n)]:
                 # The reference says it is right: a run of the unverified
                 # library is its counterexample (or there is none).
-                rc2, out2, so2, _ = self.compile(d, meta, 'shared', [n], 'plain',
-                                                 no_verify=True)
-                wrong = self.check_lib(d, meta, so2, n) if rc2 == 0 else []
+                wrong = []
+                if not self.args.pack:
+                    rc2, out2, so2, _ = self.compile(d, meta, 'shared', [n], 'plain',
+                                                     no_verify=True)
+                    wrong = self.check_lib(d, meta, so2, n) if rc2 == 0 else []
                 self.review.append({'program': meta['name'], 'nranks': n,
                                     'error': first,
                                     'unverified_run': 'wrong' if wrong else 'right'})
@@ -252,7 +283,17 @@ def main():
     ap.add_argument('--keep-all', action='store_true')
     ap.add_argument('--cclc', default='cclc')
     ap.add_argument('--runner', default='contract_run')
+    ap.add_argument('--target', default='host',
+                    help='cclc --target (a GPU target needs --pack)')
+    ap.add_argument('--pack', help='pack libraries and runs here, run nothing')
+    ap.add_argument('--max-ranks', type=int, default=1 << 30,
+                    help='leave out rank counts above this')
     args = ap.parse_args()
+    if args.target != 'host' and not args.pack:
+        ap.error('--target %s needs --pack (contract_run --cuda runs the '
+                 'pack: test/hw/semantic_gpu.sh)' % args.target)
+    if args.pack:
+        os.makedirs(args.pack, exist_ok=True)
     if not args.work:
         args.work = tempfile.mkdtemp(prefix='ccl-semantic-')
     os.makedirs(args.work, exist_ok=True)
