@@ -18,7 +18,7 @@
 # per check, eagerly and as a CUDA-graph replay (-G 2), Broadcast and Reduce
 # at root 0 and at the last rank; every row must have 0 wrong values and be
 # served by the algorithm the table names. Then every algorithm without a
-# row, forced with CCL_ALGO, at 2 and 4 ranks (at 4 ranks ring_oop_wide does not
+# row, forced with CCL_ALGO, at 2 and 4 ranks (at 4 ranks ring_oop_wide_tiled does not
 # fit one GPU: its plan says so, and the table's fallback row, ring, serves); and each collective at 4
 # ranks with K = 8 and rank 1 delayed 1 ms per call. Output per run in
 # RESULTS (default ./results), a line per run in RESULTS/summary.txt; exit
@@ -31,11 +31,15 @@ build)
   set -e
   source "$(dirname "$0")/prepare.sh"
   hw_prepare bundle "${2:-}"
-  flags=(--nranks=2,4 --dtype=float32,float16,bfloat16 --op=sum,prod,max,min --max-bytes=16M)
+  # OPS (default all four): fewer operators make a smaller library (the
+  # device tool carries at most 64 MiB); the run checks those it has.
+  ops=${OPS:-sum,prod,max,min}
+  flags=(--nranks=2,4 --dtype=float32,float16,bfloat16 --op=$ops --max-bytes=16M)
   start=$SECONDS
   out/bin/cclc stdlib/stdlib.ccl --target=sm_90 "${flags[@]}" -o "$OUT/libccl_stdlib.so"
   echo "bundle: compiled stdlib/stdlib.ccl for sm_90 (${flags[*]}) in $((SECONDS - start)) s"
   out/bin/cclc stdlib/stdlib.ccl "${flags[@]}" --print-selection -o "$OUT/selection.txt"
+  echo "$ops" > "$OUT/ops.txt"
   hw_install out/bin/ccl-perf out/lib/libcclrt.so test/hw/bundle.sh test/e2e/check_selection.py
   echo "bundle: built into $OUT ($(du -sh "$OUT" | cut -f1)); run '$OUT/bundle.sh run' on the GPU machine"
   ;;
@@ -53,6 +57,11 @@ run)
   : > "$SUMMARY"
   bad=0
   lib=$HERE/libccl_stdlib.so
+  ops=$(cat "$HERE/ops.txt" 2>/dev/null || echo all)
+  # The plan's own byte bound of an algorithm (the table's fifth column).
+  plan_max() {
+    awk -v a="$1" '!/^#/ && $4 == a { print $5; exit }' "$HERE/selection.txt"
+  }
   # name, the collective, the rank count, what serves the rows ("table":
   # the selection table; else the algorithm every row must name), then
   # ccl-perf's arguments.
@@ -66,10 +75,10 @@ run)
     local wrong
     wrong=$(grep -oE 'Out of bounds values : [0-9]+' "$RESULTS/$name.txt" | grep -oE '[0-9]+$' || echo "?")
     if [[ $select == table ]]; then
-      # Four ranks on one GPU: ring_oop_wide's 4 x 64 blocks do not fit at once
-      # (its plan reports that), so the table's fallback row serves.
+      # Four ranks on one GPU: ring_oop_wide_tiled's blocks do not fit at
+      # once (its plan reports that), so the table's next row serves.
       local unavailable=""
-      ((g >= 4)) && unavailable=ring_oop_wide
+      ((g >= 4)) && unavailable=ring_oop_wide_tiled
       python3 "$HERE/check_selection.py" "$HERE/selection.txt" "$RESULTS/$name.txt" "$coll" "$g" \
           $unavailable >> "$RESULTS/$name.txt" 2>&1 || sel=WRONG
     elif ! grep -qE '^ +[0-9]+ ' "$RESULTS/$name.txt" ||
@@ -89,14 +98,17 @@ run)
       case $coll in Broadcast | Reduce) roots="0 $((g - 1))" ;; esac
       for root in $roots; do
         perf "$coll-g$g-root$root" "$coll" "$g" table --root "$root" -b 0 -e 4M -f 4 \
-            -d all -o all -k 4 -G 2
+            -d all -o "$ops" -k 4 -G 2
       done
     done
     for forced in allreduce=allpairs_2p allreduce=allpairs_2p_ll allreduce=ring \
                   allreduce=ring_oop broadcast=bc_allpairs reduce=red_allpairs; do
-      coll=${forced%%=*}
-      CCL_ALGO=$forced perf "forced-${forced#*=}-g$g" "$coll" "$g" "${forced#*=}" --root $((g - 1)) \
-          -b 0 -e 4M -f 4 -d float32,bfloat16 -o sum,max -k 4 -G 2
+      coll=${forced%%=*} algo=${forced#*=} top=4194304
+      # Forced, an algorithm serves up to its plan's bound only.
+      max=$(plan_max "$algo")
+      [[ $max =~ ^[0-9]+$ ]] && ((max < top)) && top=$max
+      CCL_ALGO=$forced perf "forced-$algo-g$g" "$coll" "$g" "$algo" --root $((g - 1)) \
+          -b 0 -e "$top" -f 4 -d float32,bfloat16 -o sum,max -k 4 -G 2
     done
   done
   for coll in AllReduce AllGather ReduceScatter AllToAll Broadcast Reduce; do

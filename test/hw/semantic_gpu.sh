@@ -20,8 +20,10 @@
 # run executes every line of runs.txt twice, eagerly and as one CUDA graph
 # per rank (--graph): K = 8 calls back to back, rank 1 delayed 1 ms per
 # call, random floats and small integers, every root, in place where the
-# program has that form, four runs at a time. Output per run in RESULTS
-# (default ./results), a line per run in RESULTS/summary.txt; exit status
+# program has that form, JOBS (default 4) runs at a time, in a fixed
+# shuffled order (a run cut short is a sample). Output per run in RESULTS
+# (default ./results) for the runs that went wrong, a line per run in
+# RESULTS/summary.txt; exit status
 # 1 if any run was wrong or failed. NCCL_NVLS_ENABLE=0; nothing here uses
 # multicast.
 set -uo pipefail
@@ -65,17 +67,22 @@ run)
     (cd "$HERE" && timeout 120 ./contract_run "$@" "${flags[@]}") > "$log" 2>&1
     rc=$?
     local line="run $i $how: exit $rc, $(tail -1 "$log"), $((SECONDS - t0)) s: $*"
-    [[ $rc == 0 ]] || line="WRONG $line"
+    if [[ $rc == 0 ]]; then
+      rm -f "$log" # only the logs of wrong runs are kept
+    else
+      line="WRONG $line"
+    fi
     echo "$line" >> "$SUMMARY"
   }
+  JOBS=${JOBS:-4}
   i=0
   while read -r -a run; do
     for how in eager graph; do
       i=$((i + 1))
       one "$i" "$how" "${run[@]}" &
-      while (($(jobs -rp | wc -l) >= 4)); do wait -n; done
+      while (($(jobs -rp | wc -l) >= JOBS)); do wait -n; done
     done
-  done < "$HERE/runs.txt"
+  done < <(shuf --random-source=<(yes) "$HERE/runs.txt")
   wait
   wrong=$(grep -c '^WRONG' "$SUMMARY")
   echo "semantic_gpu: $(grep -c . "$SUMMARY") runs, $wrong wrong or failed"

@@ -353,10 +353,15 @@ int main(int argc, char **argv) {
       }
     }
   if (graph) {
+    // Every capture ends before any graph is instantiated (a thread may
+    // not instantiate while a stream of its own still captures).
     for (int r = 0; r < n; ++r) {
       gpu.enter(r);
       gpu.check(gpu.drv->cuStreamEndCapture(gpu.streams[r], &graphs[r]),
                 "cuStreamEndCapture", r);
+    }
+    for (int r = 0; r < n; ++r) {
+      gpu.enter(r);
       gpu.check(gpu.drv->cuGraphInstantiateWithFlags(&execs[r], graphs[r], 0),
                 "cuGraphInstantiate", r);
     }
