@@ -21,7 +21,8 @@
 # per rank (--graph): K = 8 calls back to back, rank 1 delayed 1 ms per
 # call, random floats and small integers, every root, in place where the
 # program has that form, JOBS (default 4) runs at a time, in a fixed
-# shuffled order (a run cut short is a sample). Output per run in RESULTS
+# shuffled order (a run cut short is a sample; FROM and TIME, below, split
+# it across calls). Output per run in RESULTS
 # (default ./results) for the runs that went wrong, a line per run in
 # RESULTS/summary.txt; exit status
 # 1 if any run was wrong or failed. NCCL_NVLS_ENABLE=0; nothing here uses
@@ -75,8 +76,19 @@ run)
     echo "$line" >> "$SUMMARY"
   }
   JOBS=${JOBS:-4}
-  i=0
+  # FROM: skip the first FROM lines of the shuffled order (a later call
+  # goes on where an earlier one stopped); TIME: launch no run after TIME
+  # seconds (default: no limit), so that a device call's limit ends the
+  # run with its summary.
+  FROM=${FROM:-0} TIME=${TIME:-0}
+  i=0 line=0
   while read -r -a run; do
+    line=$((line + 1))
+    ((line <= FROM)) && continue
+    if ((TIME > 0 && SECONDS >= TIME)); then
+      echo "semantic_gpu: stopped after $TIME s at line $((line - 1)) of the shuffled runs.txt (FROM=$((line - 1)) goes on)"
+      break
+    fi
     for how in eager graph; do
       i=$((i + 1))
       one "$i" "$how" "${run[@]}" &
