@@ -188,7 +188,7 @@ class Checker:
                 verified.append(n)
                 continue
             if 'internal compiler error' in out or rc not in (0, 1):
-                self.mismatch(meta, d, 'cclc ' + cmd, out)
+                self.mismatch(meta, d, 'cclc ' + cmd, out, ('shared', [n], 'plain'))
                 return
             self.stats['rejected'] += 1
             first = next((l for l in out.splitlines() if 'error' in l), out[:200])
@@ -226,7 +226,7 @@ class Checker:
         for kernels, rs, extra in plan:
             rc, out, so, cmd = self.compile(d, meta, kernels, rs, extra)
             if rc != 0:
-                self.mismatch(meta, d, 'cclc ' + cmd, out)
+                self.mismatch(meta, d, 'cclc ' + cmd, out, (kernels, rs, extra))
                 continue
             for n in rs:
                 bad = self.check_lib(d, meta, so, n)
@@ -234,7 +234,7 @@ class Checker:
                 self.stats['forms_wrong'] += bool(bad)
                 if bad:
                     self.mismatch(meta, d, 'cclc %s; n=%d: %s' % (cmd, n, bad[0][0]),
-                                  '\n'.join(bad[0][1]))
+                                  '\n'.join(bad[0][1]), (kernels, rs, extra))
         if not self.args.keep_all:
             for f in os.listdir(d):
                 if f.endswith('.so'):
@@ -258,7 +258,7 @@ class Checker:
                 per_rank[rank].add(line.split('(program')[1].split(')')[0])
         return len({frozenset(v) for v in per_rank.values()}) > 1
 
-    def mismatch(self, meta, d, what, out):
+    def mismatch(self, meta, d, what, out, form=None):
         self.stats['mismatches'] += 1
         entry = {'program': meta['name'], 'seed': meta['seed'], 'what': what,
                  'output': out[-2000:]}
@@ -269,6 +269,28 @@ class Checker:
         if self.args.keep:
             os.makedirs(self.args.keep, exist_ok=True)
             shutil.copy(os.path.join(d, meta['name'] + '.ccl'), self.args.keep)
+            if form and not self.args.pack:
+                self.reduce(meta, d, form)
+
+    def reduce(self, meta, d, form):
+        """The smallest program that still fails in `form` (reduce.py),
+        kept beside the failing one as NAME.reduced.ccl."""
+        import reduce as reducer
+        kernels, ranks, extra = form
+        src = os.path.join(d, meta['name'] + '.ccl')
+        out = os.path.join(self.args.keep, meta['name'] + '.reduced.ccl')
+        ns = argparse.Namespace(cclc=self.cclc, runner=self.runner, kernels=kernels,
+                                form=extra, cclc_flag=[], run_flag=[], match=None,
+                                work=os.path.join(d, 'reduce'))
+        r = reducer.Reducer(ns)
+        reduced, rs, _ = r.reduce(open(src).read(), list(ranks))
+        if reduced is None:
+            print('  (reduce.py: the failure did not repeat in that form)', flush=True)
+            return
+        with open(out, 'w') as f:
+            f.write(reduced)
+        print('  reduced to %s (%d lines, rank counts %s, %d candidates)' % (
+            out, len(reduced.splitlines()), ','.join(map(str, rs)), r.calls), flush=True)
 
 
 def main():
@@ -279,7 +301,8 @@ def main():
     ap.add_argument('--first-seed', type=int, default=None)
     ap.add_argument('--work', default=None)
     ap.add_argument('--forms', choices=['full', 'suite'], default='full')
-    ap.add_argument('--keep', help='copy failing programs here')
+    ap.add_argument('--keep', help='copy failing programs here, each with its '
+                    'reduction (reduce.py) NAME.reduced.ccl')
     ap.add_argument('--keep-all', action='store_true')
     ap.add_argument('--cclc', default='cclc')
     ap.add_argument('--runner', default='contract_run')
