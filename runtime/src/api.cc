@@ -155,6 +155,10 @@ CCLRT_EXPORT_COMM(cclCommPlanMemory,
                   (cclComm_t comm, uint64_t *scratch_bytes,
                    uint64_t *staging_bytes, int *plans),
                   (comm, scratch_bytes, staging_bytes, plans))
+CCLRT_EXPORT_COMM(cclCommUnpreparedPlan,
+                  (cclComm_t comm, int index, int *count,
+                   const char **algorithm, const char **why),
+                  (comm, index, count, algorithm, why))
 CCLRT_EXPORT_COMM(cclrtLaunchRooted,
              (const ccl_plan *plan, cclComm_t comm, const void *input,
               void *output, size_t count, cclDataType_t dtype, cclRedOp_t op,

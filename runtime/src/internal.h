@@ -441,6 +441,8 @@ cclResult_t cclrtCollective(const ccl_selection *selection, uint32_t collective,
 cclResult_t cclCommLastAlgorithm(cclComm_t comm, const char **algorithm);
 cclResult_t cclCommPlanMemory(cclComm_t comm, uint64_t *scratch_bytes,
                               uint64_t *staging_bytes, int *plans);
+cclResult_t cclCommUnpreparedPlan(cclComm_t comm, int index, int *count,
+                                  const char **algorithm, const char **why);
 cclResult_t cclrtLaunchRooted(const ccl_plan *plan, cclComm_t comm,
                               const void *input, void *output, size_t count,
                               cclDataType_t dtype, cclRedOp_t op, int root,

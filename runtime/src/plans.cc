@@ -2,6 +2,7 @@
 // (docs/runtime.md, "Preparing a plan"): the checks of a plan against the
 // communicator, its kernels, scratch buffers, counters, tables and
 // contexts on every rank, and releasing them.
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 
@@ -413,6 +414,45 @@ cclResult_t cclCommPlanMemory(cclComm_t comm, uint64_t *scratch_bytes,
     *staging_bytes = staging;
   if (plans)
     *plans = n;
+  return cclSuccess;
+}
+
+cclResult_t cclCommUnpreparedPlan(cclComm_t comm, int index, int *count,
+                                  const char **algorithm, const char **why) {
+  cclResult_t r = checkComm(comm, "cclCommUnpreparedPlan");
+  if (r != cclSuccess)
+    return r;
+  // One entry per plan (a rooted plan's first instance that failed); plans
+  // of other targets are not this machine's to prepare.
+  std::vector<const PreparedPlan *> failed;
+  {
+    Shared *s = comm->shared;
+    std::lock_guard<std::mutex> lk(s->plansMu);
+    for (const auto &entry : s->plans)
+      for (const auto &pp : entry.second)
+        if (pp && pp->status != PreparedPlan::kReady &&
+            pp->status != PreparedPlan::kWrongTarget) {
+          failed.push_back(pp.get());
+          break;
+        }
+  }
+  // A plan of another ABI is not read beyond its version.
+  auto name = [](const PreparedPlan *pp) {
+    return pp->status == PreparedPlan::kWrongAbi || !pp->plan->algorithm
+               ? "(a plan of another ABI)"
+               : pp->plan->algorithm;
+  };
+  std::sort(failed.begin(), failed.end(),
+            [&](const PreparedPlan *a, const PreparedPlan *b) {
+              return std::strcmp(name(a), name(b)) < 0;
+            });
+  if (count)
+    *count = (int)failed.size();
+  const bool in = index >= 0 && (size_t)index < failed.size();
+  if (algorithm)
+    *algorithm = in ? name(failed[index]) : nullptr;
+  if (why)
+    *why = in ? failed[index]->message.c_str() : nullptr;
   return cclSuccess;
 }
 

@@ -50,6 +50,7 @@ def main():
     if not rows:
         sys.exit("check_selection: no %s rows in %s" % (coll, table))
     text = open(output).read()
+    unavailable |= set(re.findall(r"^# unprepared: ([\w.-]+):", text, re.M))
     bad, seen = [], 0
     for line in text.splitlines():
         m = re.match(r"^\s+(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+.*\s(\S+)$", line)

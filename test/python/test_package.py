@@ -191,6 +191,11 @@ class HostAllReduceTest(unittest.TestCase):
                 scratch, staging, plans = c.plan_memory
                 self.assertGreaterEqual(plans, 1)
                 self.assertGreater(scratch, 0)
+                # Plans of the other libraries loaded here that have no
+                # variant for n ranks are listed, with why; ring is not.
+                for alg, why in c.unprepared_plans:
+                    self.assertNotEqual(alg, "ring")
+                    self.assertIn("no kernel for %d ranks" % n, why)
         total = n * (n + 1) // 2
         for k, count, kind, ins, outs in calls_made:
             want = [float(total * ((i + k) % 11)) for i in range(count)]

@@ -412,7 +412,7 @@ void test_env_timeout() {
 // slots of the whole message, double-buffered, 16 bytes per 8: 8 x
 // kMaxBytes of scratch; out of place, so an in-place call is staged
 // through kMaxBytes) and scale (in place, no scratch); barrier has no
-// 2-rank variant and is not prepared.
+// 2-rank variant and is not prepared: cclCommUnpreparedPlan lists it.
 void test_plan_memory() {
   cclComm_t comms[2];
   CHECK_OK(cclCommInitAllInProcess(comms, 2, cclTargetHost, nullptr));
@@ -430,8 +430,23 @@ void test_plan_memory() {
       CHECK(false);
     }
     CHECK_OK(cclCommPlanMemory(comms[r], nullptr, nullptr, nullptr));
+    // The one plan not prepared is barrier, with the reason.
+    int count = -1;
+    const char *algorithm = nullptr, *why = nullptr;
+    CHECK_OK(cclCommUnpreparedPlan(comms[r], 0, &count, &algorithm, &why));
+    if (count != 1 || !algorithm || strcmp(algorithm, "barrier") != 0 ||
+        !why || !strstr(why, "no kernel for 2 ranks")) {
+      fprintf(stderr, "cclCommUnpreparedPlan(rank %d): %d plans, %s: %s\n", r,
+              count, algorithm ? algorithm : "(null)", why ? why : "(null)");
+      CHECK(false);
+    }
+    CHECK_OK(cclCommUnpreparedPlan(comms[r], 1, nullptr, &algorithm, &why));
+    CHECK(algorithm == nullptr && why == nullptr);
+    CHECK_OK(cclCommUnpreparedPlan(comms[r], -1, nullptr, nullptr, nullptr));
   }
   CHECK_FAILS(cclCommPlanMemory(nullptr, nullptr, nullptr, nullptr),
+              cclInvalidArgument);
+  CHECK_FAILS(cclCommUnpreparedPlan(nullptr, 0, nullptr, nullptr, nullptr),
               cclInvalidArgument);
   for (int r = 0; r < 2; r++)
     CHECK_OK(cclCommDestroy(comms[r]));

@@ -333,6 +333,24 @@ void printPlanMemory(const Env &env) {
       plans == 1 ? "" : "s");
 }
 
+// The plans that could not be prepared here (cclCommUnpreparedPlan), one
+// line each: a bundle's selection skips them, and test/e2e/check_selection.py
+// reads these lines to know which rows it skips.
+void printUnpreparedPlans(const Env &env) {
+  cclComm_t comm = env.comms[env.local.front()];
+  int count = 0;
+  if (cclCommUnpreparedPlan(comm, 0, &count, nullptr, nullptr) != cclSuccess)
+    return;
+  for (int i = 0; i < count; i++) {
+    const char *algorithm = nullptr, *why = nullptr;
+    if (cclCommUnpreparedPlan(comm, i, nullptr, &algorithm, &why) !=
+            cclSuccess ||
+        !algorithm)
+      continue;
+    fmt::print("# unprepared: {}: {}\n", algorithm, why ? why : "");
+  }
+}
+
 // What the plan supports: its (dtype, op) kernels and its largest message.
 RowFilter planFilter(const ccl_plan *plan, const ccl_variant *variant) {
   RowFilter filter;
@@ -575,6 +593,7 @@ int runOneRank(Options opt, const Launch &launch) {
   }
   for (const std::string &line : rankLines) fmt::print("{}", line);
   printPlanMemory(env);
+  printUnpreparedPlans(env);
   agreeOrExit(env, caught([&] { allocateBuffers(env); }));
 
   const nccl::Nccl *nc = nullptr;
@@ -651,6 +670,7 @@ static int perfMain(int argc, char **argv) {
   openCommunicator(env);
   openRanks(env);
   printPlanMemory(env);
+  printUnpreparedPlans(env);
   allocateBuffers(env);
 
   RowFilter filter = planFilter(target.plan, variant);

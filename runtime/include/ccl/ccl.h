@@ -298,6 +298,18 @@ cclResult_t cclCommLastAlgorithm(cclComm_t comm, const char **algorithm);
 cclResult_t cclCommPlanMemory(cclComm_t comm, uint64_t *scratch_bytes,
                               uint64_t *staging_bytes, int *plans);
 
+/* The plans of the communicator's libraries for its target that could not
+ * be prepared on this machine (for example a kernel whose thread blocks do
+ * not fit the GPU at once, with several ranks sharing it): their number in
+ * *count; for 0 <= index < *count, the index-th one's algorithm and the
+ * reason in *algorithm and *why (owned by the communicator, valid until it
+ * is destroyed; in the order of the algorithms' names). The selection of a
+ * bundle's entry points skips these plans. An index >= *count sets
+ * *algorithm and *why to NULL. Any out pointer may be NULL. ccl-perf
+ * prints them. */
+cclResult_t cclCommUnpreparedPlan(cclComm_t comm, int index, int *count,
+                                  const char **algorithm, const char **why);
+
 /* Size of one element of `dtype` in bytes (0 if unknown). */
 size_t cclDataTypeSize(cclDataType_t dtype);
 

@@ -64,6 +64,10 @@ _PROTOTYPES = {
     "cclCommPlanMemory": (_c_result, [_c_comm, ctypes.POINTER(ctypes.c_uint64),
                                       ctypes.POINTER(ctypes.c_uint64),
                                       ctypes.POINTER(ctypes.c_int)]),
+    "cclCommUnpreparedPlan": (_c_result, [_c_comm, ctypes.c_int,
+                                          ctypes.POINTER(ctypes.c_int),
+                                          ctypes.POINTER(ctypes.c_char_p),
+                                          ctypes.POINTER(ctypes.c_char_p)]),
     "cclDataTypeSize": (ctypes.c_size_t, [ctypes.c_int]),
     "cclPlanLookup": (_c_result, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
                                   ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
@@ -249,6 +253,25 @@ class Comm:
                                                   ctypes.byref(staging),
                                                   ctypes.byref(plans)))
         return scratch.value, staging.value, plans.value
+
+    @property
+    def unprepared_plans(self):
+        """cclCommUnpreparedPlan: [(algorithm, why)] of the plans for this
+        target that could not be prepared here (the selection skips them)."""
+        count = ctypes.c_int()
+        self._rt.check("cclCommUnpreparedPlan",
+                       self._rt.cclCommUnpreparedPlan(self.handle, 0, ctypes.byref(count),
+                                                      None, None))
+        out = []
+        for i in range(count.value):
+            alg, why = ctypes.c_char_p(), ctypes.c_char_p()
+            self._rt.check("cclCommUnpreparedPlan",
+                           self._rt.cclCommUnpreparedPlan(self.handle, i, None,
+                                                          ctypes.byref(alg),
+                                                          ctypes.byref(why)))
+            if alg.value is not None:
+                out.append((alg.value.decode(), (why.value or b"").decode()))
+        return out
 
     def bootstrap_all_gather(self, data):
         """cclBootstrapAllGather: every rank passes `data` (bytes of the same
