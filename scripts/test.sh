@@ -6,7 +6,7 @@
 # machine has a GPU, the sanitizer runs (every test tagged "asan" with
 # --config=asan, every test tagged "tsan" with --config=tsan: DEVELOPERS.md
 # "Sanitizers"), then every fuzzer of scripts/fuzz.sh for a fixed time
-# (frontend, verifier, mlir, plan, bootstrap), built with --config=fuzz,
+# (frontend, verifier, mlir, plan, bootstrap; two at a time), built with --config=fuzz,
 # which is the ASan build plus libFuzzer's coverage (one instrumented build
 # of the compiler serves both). Then it lists what was skipped (the GPU
 # tests on a machine without one, and every "SKIPPED:" line of the tests'
@@ -70,14 +70,29 @@ done
 
 # Each fuzzer of scripts/fuzz.sh for a fixed time: the front end, the
 # verifier and lowering from .ccl and from MLIR, libcclrt's bootstrap wire
-# format and its checks of plan tables.
+# format and its checks of plan tables. A fuzzer is one process on one
+# core: all are built first, then run two at a time (the CI machine has
+# two cores), each with its own output shown when it ends.
 part_start
-for run in frontend:60 verifier:60 mlir:60 bootstrap:30 plan:60; do
-  fuzzer=${run%%:*} secs=${run#*:}
-  echo "== fuzz ($fuzzer, $secs s)"
-  bash scripts/fuzz.sh --fuzzer "$fuzzer" --time "$secs" ||
-    failed+=("fuzz $fuzzer")
+"${bazel[@]}" build --config=fuzz --symlink_prefix=/ //test/fuzz:frontend_fuzzer \
+  //test/fuzz:verifier_fuzzer //test/fuzz:ccl_opt_fuzzer //test/fuzz:bootstrap_fuzzer \
+  //test/fuzz:plan_fuzzer || failed+=("fuzz build")
+fuzz_dir=$(mktemp -d)
+for pair in "frontend:60 verifier:60" "mlir:60 plan:60" "bootstrap:30"; do
+  for run in $pair; do
+    fuzzer=${run%%:*} secs=${run#*:}
+    (bash scripts/fuzz.sh --fuzzer "$fuzzer" --time "$secs" > "$fuzz_dir/$fuzzer.log" 2>&1
+     echo $? > "$fuzz_dir/$fuzzer.rc") &
+  done
+  wait
+  for run in $pair; do
+    fuzzer=${run%%:*} secs=${run#*:}
+    echo "== fuzz ($fuzzer, $secs s)"
+    cat "$fuzz_dir/$fuzzer.log"
+    [[ $(cat "$fuzz_dir/$fuzzer.rc") == 0 ]] || failed+=("fuzz $fuzzer")
+  done
 done
+rm -rf "$fuzz_dir"
 part_end fuzz
 
 echo "== skipped"

@@ -71,6 +71,14 @@ struct BlockPrograms {
   static BlockPrograms of(AlgorithmOp algo);
 };
 
+/// Whether the variants `a` and `b` (two rank counts of one algorithm) run
+/// the same set of block programs (BlockPrograms' shapes).
+bool sameBlockPrograms(AlgorithmOp a, AlgorithmOp b);
+
+/// The operations of `algo`'s distinct block programs, together: what a
+/// kernel holding them inlines.
+int64_t blockProgramOps(AlgorithmOp algo);
+
 /// Function attribute (LLVM "passthrough") of a block program that blocks
 /// of several kernels run (kernels of other rank counts, or of other element
 /// types and operators where a block only moves bytes, its element size
@@ -111,7 +119,8 @@ int64_t slotRangePieces(mlir::Operation *op);
 /// `perRankKernels` (cclc --kernels=per-rank). An LL-packet algorithm whose
 /// ranks share their programs gets `<name>_n<N>` too, one kernel for all
 /// ranks of that rank count.
-std::string kernelPrefix(AlgorithmOp algo, bool perRankKernels);
+std::string kernelPrefix(AlgorithmOp algo, bool perRankKernels,
+                         bool acrossRankCounts = true);
 
 /// Bytes per element of `dtype` ("float32", ...), 0 if unknown.
 int dtypeSize(llvm::StringRef dtype);

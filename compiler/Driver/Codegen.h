@@ -26,8 +26,10 @@ struct OpInfo {
 struct VariantInfo {
   std::string symbol; ///< `<name>_n<N>`
   /// Prefix of its kernel names (kernelPrefix): `<name>_nN` when one
-  /// kernel serves all rank counts of the algorithm, else `symbol`.
-  std::string kernel;
+  /// kernel serves all rank counts of the algorithm, else `symbol`;
+  /// `groupKernel` on a target that shares a kernel only between rank
+  /// counts of the same block programs (kernelOn).
+  std::string kernel, groupKernel;
   int64_t nranks = 0, nblocks = 1;
   /// The variant's chunk count: its scratch slots hold ceil(count / chunks)
   /// elements each.
@@ -36,6 +38,10 @@ struct VariantInfo {
   /// Channels, semaphores and multi-block barriers, indexed as the kernels
   /// index them (SyncLayout).
   SyncLayout sync;
+  /// The prefix of its kernel names in the images of `target`.
+  const std::string &kernelOn(const TargetInfo &target) const {
+    return target.sharesKernelsAcrossRankCounts() ? kernel : groupKernel;
+  }
 };
 
 struct AlgorithmInfo {

@@ -206,6 +206,8 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
     v.chunks = algo.getChunks();
     v.symbol = algo.getSymName().str();
     v.kernel = kernelPrefix(algo, options.kernels == "per-rank");
+    v.groupKernel = kernelPrefix(algo, options.kernels == "per-rank",
+                                 /*acrossRankCounts=*/false);
     v.nranks = algo.getNranks();
     v.nblocks = 1;
     for (auto tb : algo.getBody().getOps<ThreadBlockOp>())

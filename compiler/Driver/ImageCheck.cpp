@@ -66,6 +66,11 @@ bool ccl::checkImagesHaveKernels(const PlanInfo &plan,
     StringSet<> names;
   };
   std::vector<Image> images;
+  std::unique_ptr<TargetInfo> target = createTargetInfo(art.target);
+  if (!target) {
+    error = "internal compiler error: unknown target '" + art.target + "'";
+    return false;
+  }
   if (!art.object.empty()) {
     images.push_back({art.target + " object", {}});
     if (!definedSymbols(art.object, images.back().what, images.back().names,
@@ -93,7 +98,7 @@ bool ccl::checkImagesHaveKernels(const PlanInfo &plan,
       for (const VariantInfo &v : a.variants)
         for (const std::string &d : plan.dtypes)
           for (const std::string &o : plan.redops) {
-            std::string name = kernelName(v.kernel, d, o);
+            std::string name = kernelName(v.kernelOn(*target), d, o);
             for (int64_t r = 0; r < v.nranks; ++r) {
               std::string own = name + "_r" + std::to_string(r);
               if (image.names.contains(own) || image.names.contains(name))

@@ -203,6 +203,9 @@ public:
   GlobalVariable *plan(const PlanInfo &info, const AlgorithmInfo &a,
                        ArrayRef<const TargetArtifacts *> group) {
     const TargetArtifacts &art = *group.front();
+    // The targets of one plan target name their kernels alike.
+    std::unique_ptr<TargetInfo> target = createTargetInfo(art.target);
+    assert(target && "artifacts of a known target");
     std::vector<Constant *> variants;
     for (const VariantInfo &v : a.variants) {
       std::vector<Constant *> scratch, kernels;
@@ -211,7 +214,7 @@ public:
             scratchTy, {str(name), u32(slots), u32(a.ll ? 1 : 0)}));
       for (const std::string &dt : info.dtypes)
         for (const std::string &op : info.redops) {
-          std::string sym = kernelName(v.kernel, dt, op);
+          std::string sym = kernelName(v.kernelOn(*target), dt, op);
           Constant *fn = ConstantPointerNull::get(ptr);
           if (art.planTarget == CCL_TARGET_HOST)
             fn = cast<Constant>(

@@ -121,6 +121,7 @@ public:
                         pair("uniform-work-group-size", "true")}));
   }
   bool kernelsMayCall() const override { return false; }
+  bool sharesKernelsAcrossRankCounts() const override { return false; }
   /// The backend at O1 ("Less"): from O2 on it runs SIFormMemoryClauses,
   /// which (with XNACK possible, as for a code object for any XNACK mode)
   /// recomputes register liveness from scratch at every clause candidate,

@@ -50,6 +50,17 @@ public:
   /// needs a stack in scratch (private) memory and spills registers around
   /// it: everything is inlined into the kernels there.
   virtual bool kernelsMayCall() const { return true; }
+  /// Whether the variants (rank counts) of an algorithm whose ranks share
+  /// their block programs share one kernel, NAME_nN, that picks its
+  /// variant by the communicator's rank count, whatever their programs
+  /// (otherwise only rank counts that run the same block programs share a
+  /// kernel: kernelPrefix). False on AMDGPU: with every block program
+  /// inlined there (kernelsMayCall), a kernel for rank counts of different
+  /// programs is one function holding all of them, and the backend's
+  /// memory-clause pass takes time quadratic in a function's length (the
+  /// wide tiled ring at 2..8 ranks for gfx942: 33 s in one kernel, 17 s in
+  /// a kernel per rank count).
+  virtual bool sharesKernelsAcrossRankCounts() const { return true; }
   /// Whether block programs stay out of line and LLVM's inliner decides
   /// for the device library's functions (rather than every call inlined),
   /// for compile time and code size over the last call's cost: the host

@@ -78,6 +78,7 @@ struct CclLowerToLLVMPass
     vopts.dtypes.assign(dts.begin(), dts.end());
     vopts.redops.assign(ops.begin(), ops.end());
     vopts.perRankKernels = perRankKernels;
+    vopts.acrossRankCounts = target->sharesKernelsAcrossRankCounts();
     vopts.typeGeneric = typeGeneric;
     vopts.maxBytes = maxBytes;
     LoweringValidator validator(algos, std::move(vopts));

@@ -90,19 +90,63 @@ void KernelEnvs::add(LLVM::LLVMFuncOp kernel, KernelEnv env) {
 }
 
 namespace {
+/// On a target that shares kernels across rank counts only between those
+/// of the same programs (TargetInfo::sharesKernelsAcrossRankCounts), the
+/// largest number of program operations (blockProgramOps, all rank counts
+/// together) for which one kernel still serves them all.
+constexpr int64_t kMaxSharedKernelOps = 200;
+
 /// The prefix of a kernel that serves every rank count of `algo`'s name.
 std::string sharedPrefix(AlgorithmOp algo) {
   return (algo.getName() + "_nN").str();
 }
 } // namespace
 
-std::string ccl::kernelPrefix(AlgorithmOp algo, bool perRankKernels) {
+std::string ccl::kernelPrefix(AlgorithmOp algo, bool perRankKernels,
+                              bool acrossRankCounts) {
   // An LL-packet algorithm's kernel serves the ranks of one rank count: its
   // block count and table base are then constants, not selects on the
   // communicator's rank count (its programs are its own anyway: ShareBlocks).
-  if (!perRankKernels && BlockPrograms::of(algo).rankParametric && !algo.isLL())
+  // So does every kernel on a target that shares no kernel across rank
+  // counts (TargetInfo::sharesKernelsAcrossRankCounts).
+  auto sharable = [](AlgorithmOp a) {
+    return BlockPrograms::of(a).rankParametric && !a.isLL();
+  };
+  if (perRankKernels || !sharable(algo))
+    return algo.getSymName().str();
+  if (acrossRankCounts)
     return sharedPrefix(algo);
-  return algo.getSymName().str();
+  // Otherwise, unless the programs are few, the rank counts that run the
+  // same block programs share a kernel (no program is then compiled
+  // twice), named after the smallest of them, or NAME_nN when that is all
+  // of them.
+  auto module = algo->getParentOfType<ModuleOp>();
+  if (!module)
+    return algo.getSymName().str();
+  int64_t first = algo.getNranks();
+  bool all = true;
+  int64_t ops = 0;
+  for (AlgorithmOp other : module.getOps<AlgorithmOp>())
+    if (other.getName() == algo.getName())
+      ops += blockProgramOps(other);
+  // A kernel of a few programs costs less as one for all rank counts (one
+  // prologue and table walk, not one per rank count): gfx942 at 2..8 ranks,
+  // the two-phase all-pairs (125 operations in all) 1.6 s as one kernel,
+  // 1.9 s as seven; the wide tiled ring (673) 33 s as one, 17 s as seven;
+  // the overlapped ReduceScatter ring (252) 31 s and 18 s.
+  if (ops <= kMaxSharedKernelOps)
+    return sharedPrefix(algo);
+  for (AlgorithmOp other : module.getOps<AlgorithmOp>()) {
+    if (other.getName() != algo.getName() || other == algo)
+      continue;
+    if (sharable(other) && sameBlockPrograms(algo, other))
+      first = std::min<int64_t>(first, other.getNranks());
+    else
+      all = false;
+  }
+  if (all)
+    return sharedPrefix(algo);
+  return (algo.getName() + "_n" + std::to_string(first)).str();
 }
 
 namespace {
@@ -246,7 +290,9 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
     Variant v{algo, BlockPrograms::of(algo),
               std::make_shared<const AlgorithmTables>(algo)};
     if (v.programs.rankParametric && !perRankKernels)
-      shared[kernelPrefix(algo, perRankKernels)].push_back(std::move(v));
+      shared[kernelPrefix(algo, perRankKernels,
+                          target.sharesKernelsAcrossRankCounts())]
+          .push_back(std::move(v));
     else
       own.push_back(std::move(v));
   }

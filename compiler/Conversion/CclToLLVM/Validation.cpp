@@ -326,9 +326,10 @@ struct VariantRef {
   std::map<std::pair<int64_t, int64_t>, Expected> blocks;
 };
 
-VariantRef captureVariant(AlgorithmOp algo, bool perRank, uint64_t maxBytes) {
-  VariantRef v{algo.getSymName().str(), kernelPrefix(algo, perRank),
-               algo.getLoc()};
+VariantRef captureVariant(AlgorithmOp algo, bool perRank, bool acrossRankCounts,
+                          uint64_t maxBytes) {
+  VariantRef v{algo.getSymName().str(),
+               kernelPrefix(algo, perRank, acrossRankCounts), algo.getLoc()};
   // A bundle's algorithms may be laid out for less than max-bytes (the
   // module's cclc.max_bytes, the plan's limit).
   v.maxBytes = maxBytes;
@@ -928,7 +929,8 @@ LoweringValidator::LoweringValidator(ArrayRef<AlgorithmOp> algos,
   impl->generic = impl->options.typeGeneric;
   for (AlgorithmOp algo : algos)
     impl->variants.push_back(captureVariant(
-        algo, impl->options.perRankKernels, impl->options.maxBytes));
+        algo, impl->options.perRankKernels, impl->options.acrossRankCounts,
+        impl->options.maxBytes));
 }
 
 LoweringValidator::~LoweringValidator() = default;

@@ -69,6 +69,8 @@ public:
   struct Options {
     std::vector<std::string> dtypes, redops;
     bool perRankKernels = false, typeGeneric = false;
+    /// TargetInfo::sharesKernelsAcrossRankCounts.
+    bool acrossRankCounts = true;
     uint64_t maxBytes = 0;
   };
 
