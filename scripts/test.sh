@@ -13,8 +13,10 @@
 # logs: test/skip.sh) and the time of each part against its budget.
 #
 # The budgets (seconds, on the 2-core CI machine from a cold Bazel cache;
-# the whole suite must stay within 30 minutes): a part over its budget is
-# reported as such at the end (the suite does not fail for it).
+# the whole suite must stay within 30 minutes), split as the parts
+# measured from a cold cache (test/hw/results/suite-2cpu-2026-12-03: 197,
+# 967, 502, 38 and 167 s): a part over its budget is reported as such at
+# the end (the suite does not fail for it).
 #
 # Environment: BAZEL (default "bazel"), e.g.
 #   BAZEL="bazel --output_base=$HOME/.cache/bazel-mine" scripts/test.sh
@@ -22,7 +24,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source test/skip.sh
 read -ra bazel <<<"${BAZEL:-bazel}"
-declare -A budget=([build]=480 [test]=600 [asan]=360 [tsan]=90 [fuzz]=270)
+declare -A budget=([build]=240 [test]=900 [asan]=450 [tsan]=60 [fuzz]=150)
 parts=() failed=()
 start=$(date +%s)
 part_start() { part_t0=$(date +%s); }
