@@ -399,7 +399,8 @@ def gen_allreduce(p):
 def gen_channels(p):
     """A custom shift written with channels: rank r puts chunk c of its
     input (or all its chunks as one range) into the next (or previous)
-    rank's scratch and signals; the receiver waits, copies it to its
+    rank's scratch and signals (on a memory or a port channel, whose put
+    the proxy moves and the sender flushes); the receiver waits, copies it to its
     output, and acknowledges on a second channel whose credit lets the
     sender's first wait of the first call return at once. In LL the data
     goes as packets (no signal and wait; the scratch alternates between two
@@ -423,6 +424,15 @@ def gen_channels(p):
         p.features.add('semaphore')
     if ranges:
         p.features.add('ranges')
+    # Port channels (the proxy moves the bytes; a put is flushed before the
+    # kernel ends) for the data and, independently, the acknowledgement, in
+    # Simple programs. Drawn from a stream of their own, so that the
+    # programs of every other seed stay as they were.
+    side = random.Random(p.seed * 7919 + 1)
+    port = not ll and side.random() < 0.5
+    ack_port = not ll and acked and side.random() < 0.5
+    if port or ack_port:
+        p.features.add('port')
     step = '1' if up else 'nranks - 1'
     proto = ' protocol(LL)' if ll else ''
     src = ['collective Chan%d input(chunks) output(chunks) {' % p.seed,
@@ -438,10 +448,10 @@ def gen_channels(p):
            '  scratch recv[chunks];',
            '  for r in ranks {',
            '    let d = (r + %s) %% nranks;' % step,
-           '    let ch = memory(r -> d);']
+           '    let ch = %s(r -> d);' % ('port' if port else 'memory')]
     if acked:
-        src.append('    let ack = memory(d -> r, id = 1, credit = %d);' %
-                   (2 if ll else 1))
+        src.append('    let ack = %s(d -> r, id = 1, credit = %d);' %
+                   ('port' if ack_port else 'memory', 2 if ll else 1))
     if sem:
         src.append('    let done = semaphore(d);')
     if ranges:
@@ -456,7 +466,8 @@ def gen_channels(p):
         src += ['      ch.put_packets(recv[d][%s], input[r][%s], tb = 0);' % (at, at),
                 '      output[d][%s].unpack_packets(recv[d][%s], tb = 1);' % (at, at)]
     else:
-        src += ['      ch.put_with_signal(recv[d][%s], input[r][%s], tb = 0);' % (at, at),
+        put = 'put_with_signal_and_flush' if port else 'put_with_signal'
+        src += ['      ch.%s(recv[d][%s], input[r][%s], tb = 0);' % (put, at, at),
                 '      ch.wait(tb = 1);',
                 '      recv[d][%s].copy(output[d][%s], tb = 1);' % (at, at)]
     last = 1
