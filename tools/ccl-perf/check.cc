@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -132,8 +133,75 @@ static void storeInt(DType t, void *dst, size_t i, int v) {
   std::memcpy((char *)dst + 2 * i, &h, 2);
 }
 
+float floatAt(const InputGen &g, int rank, size_t i, DType t) {
+  const uint64_t h = bitsHash(g.valueBase(rank) ^ 0x6a09e667f3bcc909ull, i);
+  const double u = (double)(h >> 11) / (double)(1ull << 53);  // [0, 1)
+  float v;
+  if (g.op == Op::Prod)
+    v = (float)((h & 1 ? -1.0 : 1.0) * (0.9 + 0.2 * u));
+  else
+    v = (float)((2.0 * u - 1.0) * std::ldexp(1.0, (int)((h >> 3) % 7) - 3));
+  // As the type holds it (the reference reduces what the ranks hold).
+  unsigned char tmp[4];
+  storeFromFloat(t, tmp, 0, v);
+  return loadAsFloat(t, tmp, 0);
+}
+
+size_t countFloatMismatches(const InputGen &g, size_t base, DType t,
+                            const void *out, size_t count, size_t *first,
+                            double *want) {
+  const double eps = t == DType::Float32   ? std::ldexp(1.0, -24)
+                     : t == DType::Float16 ? std::ldexp(1.0, -11)
+                                           : std::ldexp(1.0, -8);
+  std::atomic<size_t> wrong{0};
+  std::atomic<size_t> firstBad{count};
+  parallelFor(count, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; i++) {
+      double ref = floatAt(g, 0, base + i, t), mag = std::fabs(ref);
+      for (int r = 1; r < g.nranks; r++) {
+        double x = floatAt(g, r, base + i, t);
+        switch (g.op) {
+          case Op::Sum: ref += x; break;
+          case Op::Prod: ref *= x; break;
+          case Op::Max: ref = std::max(ref, x); break;
+          case Op::Min: ref = std::min(ref, x); break;
+        }
+        mag += std::fabs(x);
+      }
+      const double got = loadAsFloat(t, out, i);
+      double tol = 0;
+      if (g.op == Op::Sum) tol = 2.0 * g.nranks * eps * mag;
+      if (g.op == Op::Prod) tol = 2.0 * g.nranks * eps * std::fabs(ref);
+      // max and min: the reference is one of the inputs, exactly.
+      if (!(std::fabs(got - ref) <= tol)) {
+        wrong++;
+        size_t cur = firstBad.load();
+        while (i < cur && !firstBad.compare_exchange_weak(cur, i)) {
+        }
+      }
+    }
+  });
+  *first = firstBad.load();
+  if (*first < count) {
+    double ref = floatAt(g, 0, base + *first, t);
+    for (int r = 1; r < g.nranks; r++) {
+      double x = floatAt(g, r, base + *first, t);
+      ref = g.op == Op::Sum    ? ref + x
+            : g.op == Op::Prod ? ref * x
+            : g.op == Op::Max  ? std::max(ref, x)
+                               : std::min(ref, x);
+    }
+    *want = ref;
+  }
+  return wrong.load();
+}
+
 void InputGen::fill(int rank, DType t, void *dst, size_t count) const {
   parallelFor(count, [&](size_t b, size_t e) {
+    if (floats && !bits) {
+      for (size_t i = b; i < e; i++) storeFromFloat(t, dst, i, floatAt(*this, rank, i, t));
+      return;
+    }
     if (bits)
       storeBitsRange(*this, rank, 0, t, dst, b, e);
     else {

@@ -37,6 +37,9 @@ struct InputGen {
   // true: arbitrary bit patterns (byte-moving collectives); false: the
   // exact-integer scheme of `op` (reductions).
   bool bits = false;
+  // Reductions with --bitwise: random finite floats of mixed sign and
+  // magnitude instead of the exact integers (floatAt).
+  bool floats = false;
   // The seed of `rank`'s input in the exact-integer scheme: element i is
   // drawn from the i-th splitmix64 output from it.
   uint64_t valueBase(int rank) const;
@@ -51,6 +54,21 @@ struct InputGen {
   // into dst, in the scheme `bits` selects.
   void fill(int rank, DType t, void *dst, size_t count) const;
 };
+
+// Element i of `rank`'s input in the float scheme (InputGen::floats), as
+// type t holds it: sum x * 2^e with x in [-1, 1) and e in -3..3; max and
+// min the same; prod +-(0.9 .. 1.1), so that 64 ranks stay in float16's
+// range.
+float floatAt(const InputGen &g, int rank, size_t i, DType t);
+
+// Elements of `out` (a reduction's count output elements, those of input
+// elements base .. base + count - 1) outside the rounding of the float
+// scheme's reference: max and min exact; sum within 2 n eps sum|x| and prod
+// within 2 n eps |ref| (eps of type t, n ranks). *first and *want: the first
+// such element and its reference.
+size_t countFloatMismatches(const InputGen &g, size_t base, DType t,
+                            const void *out, size_t count, size_t *first,
+                            double *want);
 
 // A key for the checked call number `call` of a session seeded with `seed`.
 uint64_t makeKey(uint64_t seed, uint64_t call);

@@ -50,6 +50,13 @@ const char kUsage[] =
     "  -w, --warmup_iters N       warm-up iterations per size (default 5)\n"
     "  -c, --check 0|1            check results against a host reference\n"
     "                             (default 1)\n"
+    "  --bitwise                  reductions get random finite floats of\n"
+    "                             mixed sign and magnitude (checked within\n"
+    "                             their rounding, not as exact integers), and\n"
+    "                             the outputs that several ranks share (an\n"
+    "                             AllReduce's) are compared bit for bit between\n"
+    "                             the ranks: '#   ranks differ' notes and a\n"
+    "                             'Rank differences' total (one process only)\n"
     "  -g, --ngpus N              ranks: GPUs (cuda) or threads (host)\n"
     "                             (default: the plan's smallest rank count\n"
     "                             that the GPUs here can run)\n"
@@ -328,6 +335,7 @@ Options parseOptions(int argc, char **argv) {
     if (!quiet()) std::fputs(kUsage, stdout);
     std::exit(0);
   });
+  flag("--bitwise", [&] { o.bitwise = true; });
   flag("--version", [] {
     if (quiet()) std::exit(0);
     fmt::print("ccl-perf {} (cclc plan ABI {})\n", CCL_VERSION_STRING,
@@ -472,6 +480,8 @@ Options parseOptions(int argc, char **argv) {
           " puts several ranks on GPU " + shared);
   }
   o.nranksSet = nranksSet || !o.devices.empty();
+  if (o.bitwise && !o.check)
+    die("--bitwise acts on the checked calls only; it has no effect with -c 0");
   if (!o.delays.empty() && !o.check)
     die("--delay acts on the checked calls only; it has no effect with -c 0");
   if (o.nranksSet) {

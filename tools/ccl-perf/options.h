@@ -29,6 +29,10 @@ struct Options {
   int iters = 20;
   int warmup = 5;
   bool check = true;
+  // --bitwise: reductions get random finite floats (checked within their
+  // rounding), and every output several ranks share is compared bit for
+  // bit between them.
+  bool bitwise = false;
   int nranks = 1;
   // Whether -g (or --devices), -b and -e were given: otherwise main.cc picks
   // defaults that the plan can run.

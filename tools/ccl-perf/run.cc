@@ -68,6 +68,7 @@ int rowCalls(const Env &env, size_t slot) {
 
 void CheckOutcome::merge(const CheckOutcome &o) {
   wrong += o.wrong;
+  rankDiff += o.rankDiff;
   auto unite = [](std::vector<int> *a, const std::vector<int> &b) {
     std::vector<int> u;
     std::set_union(a->begin(), a->end(), b.begin(), b.end(), std::back_inserter(u));
@@ -148,6 +149,8 @@ bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
   const size_t len = coll.inplaceCount(count, n);  // in-place buffer
   const size_t slot = slotBytes(env, row);
   const bool bits = !coll.reduction;
+  // --bitwise: reductions get random floats, checked within their rounding.
+  const bool floats = env.opt.bitwise && coll.reduction;
   auto A = [&](int r, int k) { return (char *)env.arena[r] + (size_t)k * slot; };
   auto B = [&](int r, int k) { return (char *)env.arena[r] + (size_t)(K + k) * slot; };
   auto P = [&](int r) { return (char *)env.arena[r] + (size_t)(2 * K) * slot; };
@@ -159,6 +162,7 @@ bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
     g.nranks = n;
     g.root = env.root;
     g.bits = bits;
+    g.floats = floats;
   }
 
   // 1. Stage every call's data (host copies complete on return; every
@@ -223,26 +227,55 @@ bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
   // 3. Check every call's defined outputs (of this process's ranks).
   CheckOutcome mine;
   unsigned char *ref = env.refBuf.data();
+  // --bitwise, one process: the first defined output of each call, which
+  // the other ranks' outputs of a shared-output collective must equal.
+  const bool compareRanks = env.opt.bitwise && coll.sameOutput && !env.multi;
+  std::vector<unsigned char> firstOut(compareRanks ? oc * es : 0);
   auto check = [&](std::string *e) {
     for (int k = 0; k < K; k++) {
       bool haveRef = false, callBad = false;
+      int firstRank = -1;
       for (int r : env.local) {
         if (!coll.outputDefined(r, env.root)) continue;
         const char *src = mode == BufMode::Separate
                               ? B(r, k) + outOffset(env, count, inplace, r) * es
                               : B(r, k);
         if (!copyOut(env, r, host, src, oc * es, e)) return false;
-        if (!haveRef || !coll.sameOutput) coll.reference(gens[k], r, count, t, ref);
-        haveRef = true;
+        if (compareRanks) {
+          if (firstRank < 0) {
+            firstRank = r;
+            std::memcpy(firstOut.data(), host, oc * es);
+          } else {
+            for (size_t i = 0; i < oc; i++)
+              if (std::memcmp(host + i * es, firstOut.data() + i * es, es) != 0) {
+                if (mine.diffCall < 0) {
+                  mine.diffCall = k;
+                  mine.diffRank = r;
+                  mine.diffBase = firstRank;
+                  mine.diffAt = i;
+                }
+                mine.rankDiff++;
+              }
+          }
+        }
         size_t first = oc;
-        size_t w = countMismatches(t, bits, host, ref, oc, &first);
+        size_t w;
+        double want = 0;
+        if (floats) {
+          const size_t base = coll.kind == CollKind::ReduceScatter ? count * (size_t)r : 0;
+          w = countFloatMismatches(gens[k], base, t, host, oc, &first, &want);
+        } else {
+          if (!haveRef || !coll.sameOutput) coll.reference(gens[k], r, count, t, ref);
+          haveRef = true;
+          w = countMismatches(t, bits, host, ref, oc, &first);
+        }
         if (!w) continue;
         if (mine.firstCall < 0) {
           mine.firstCall = k;
           mine.firstRank = r;
           mine.firstAt = first;
           mine.firstGot = fmtElem(t, bits, host, first);
-          mine.firstWant = fmtElem(t, bits, ref, first);
+          mine.firstWant = floats ? fmt::format("{:.9g}", want) : fmtElem(t, bits, ref, first);
         }
         mine.wrong += w;
         callBad = true;

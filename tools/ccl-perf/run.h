@@ -40,6 +40,11 @@ struct CheckOutcome {
   int firstCall = -1, firstRank = -1;
   size_t firstAt = 0;
   std::string firstGot, firstWant;
+  // --bitwise: elements of an output several ranks share whose bits differ
+  // from the first such rank's, and the first of them in issue order.
+  size_t rankDiff = 0;
+  int diffCall = -1, diffRank = -1, diffBase = -1;
+  size_t diffAt = 0;
   // Adds another rank's outcome (one process per rank).
   void merge(const CheckOutcome &o);
 };

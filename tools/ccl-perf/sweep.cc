@@ -118,6 +118,11 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
   SweepResult res;
   const Options &o = env.opt;
   const int n = env.n;
+  // Ranks' outputs are compared where one process holds them all.
+  res.bitwise = o.bitwise && !env.multi;
+  if (o.bitwise && env.multi)
+    fmt::print("# bitwise   : random floats; the ranks' outputs are compared "
+               "with each other only when one process runs every rank\n");
   std::vector<std::pair<DType, Op>> combos = sweepCombos(env, b, filter);
   // The backend that says which algorithm served a call (cclc through a
   // bundle) gets a last column for it.
@@ -150,7 +155,7 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
         lastNoteBytes = row.bytes;
         lastNoteCalls = K;
       }
-      std::vector<std::string> notes;
+      std::vector<std::string> notes, diffs;
       // --delay on (off) for the checked (timed) calls; with one process per
       // rank each sets its own, and a failure anywhere stops every rank.
       auto delaysOn = [&](bool on, std::string *err) {
@@ -174,6 +179,16 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
               if (ok && found.wrong) {
                 pr.wrong += found.wrong;
                 notes.push_back(wrongNote(found, inplace, mode, graph, K));
+              }
+              if (ok && found.rankDiff) {
+                res.rankDiff += found.rankDiff;
+                diffs.push_back(fmt::format(
+                    "{} elements in {} {}{} (first: call {}, rank {} element {} has "
+                    "other bits than rank {}'s)",
+                    found.rankDiff, inplace ? "in place" : "out of place",
+                    mode == BufMode::Separate ? "separate buffers" : "reused buffers",
+                    graph ? ", graph" : "", found.diffCall, found.diffRank,
+                    found.diffAt, found.diffBase));
               }
             }
           if (ok) ok = delaysOn(false, &err);
@@ -199,6 +214,7 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
       res.rows.push_back(row);
       printRow(env, row, o.check);
       for (const std::string &note : notes) fmt::print("#   wrong: {}\n", note);
+      for (const std::string &d : diffs) fmt::print("#   ranks differ: {}\n", d);
     }
   }
   return res;
@@ -207,6 +223,10 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
 void printSummary(const char *prefix, const SweepResult &r, bool check) {
   fmt::print("# {}Out of bounds values : {} {}\n", prefix, r.wrong,
              (r.wrong == 0 && !r.failed) ? "OK" : "FAILED");
+  if (r.bitwise)
+    fmt::print("# {}Rank differences     : {} element{} whose bits differ between "
+               "ranks sharing an output\n",
+               prefix, r.rankDiff, r.rankDiff == 1 ? "" : "s");
   fmt::print("# {}Avg bus bandwidth    : {:g}\n", prefix, r.avgBusbw());
   if (!check) fmt::print("# {}(results not checked: -c 0)\n", prefix);
 }

@@ -34,6 +34,10 @@ struct Row {
 struct SweepResult {
   std::vector<Row> rows;
   size_t wrong = 0;
+  // --bitwise (bitwise true): elements whose bits differ between ranks
+  // that share an output (CheckOutcome::rankDiff), over every row.
+  bool bitwise = false;
+  size_t rankDiff = 0;
   bool failed = false;
   std::string error;  // what failed, with its context (printed once)
   double avgBusbw() const {
