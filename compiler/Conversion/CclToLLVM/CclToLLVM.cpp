@@ -87,6 +87,13 @@ struct CclLowerToLLVMPass
     std::vector<std::unique_ptr<DeclarationIndex>> indices;
     for (AlgorithmOp algo : algos)
       indices.push_back(std::make_unique<DeclarationIndex>(algo));
+    // Each variant's kernel prefix, decided on the operations as they were
+    // verified, before splitSlotRanges adds operations (the plan and the
+    // validation decide it there too: kernelPrefix counts operations).
+    std::map<std::string, std::string> prefixes;
+    for (AlgorithmOp algo : algos)
+      prefixes[algo.getSymName().str()] = kernelPrefix(
+          algo, perRankKernels, target->sharesKernelsAcrossRankCounts());
     for (AlgorithmOp algo : algos) {
       if (!algo.getScheduled()) {
         algo.emitError("must be scheduled (--ccl-schedule) before lowering");
@@ -100,7 +107,7 @@ struct CclLowerToLLVMPass
     KernelEnvs envs;
     SmallVector<KernelSkeleton> skeletons;
     buildKernels(b, algos, *target, dts, ops, maxBytes, perRankKernels,
-                 typeGeneric, envs, skeletons);
+                 typeGeneric, prefixes, envs, skeletons);
     indices.clear();
     for (AlgorithmOp algo : algos)
       algo.erase();

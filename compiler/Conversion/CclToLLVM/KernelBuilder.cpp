@@ -260,7 +260,9 @@ void addBlocks(OpBuilder &b, const Variant &variant, StringRef dtype,
 void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
                        const TargetInfo &target, ArrayRef<std::string> dtypes,
                        ArrayRef<std::string> redops, uint64_t maxBytes,
-                       bool perRankKernels, bool typeGeneric, KernelEnvs &envs,
+                       bool perRankKernels, bool typeGeneric,
+                       const std::map<std::string, std::string> &prefixes,
+                       KernelEnvs &envs,
                        SmallVectorImpl<KernelSkeleton> &skeletons) {
   // The variants (rank counts) of one algorithm whose ranks share their
   // block programs share one kernel, NAME_nN, which picks its variant by
@@ -290,9 +292,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
     Variant v{algo, BlockPrograms::of(algo),
               std::make_shared<const AlgorithmTables>(algo)};
     if (v.programs.rankParametric && !perRankKernels)
-      shared[kernelPrefix(algo, perRankKernels,
-                          target.sharesKernelsAcrossRankCounts())]
-          .push_back(std::move(v));
+      shared[prefixes.at(algo.getSymName().str())].push_back(std::move(v));
     else
       own.push_back(std::move(v));
   }

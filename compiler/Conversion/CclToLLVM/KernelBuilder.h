@@ -19,6 +19,8 @@
 #ifndef CCL_CONVERSION_CCLTOLLVM_KERNELBUILDER_H
 #define CCL_CONVERSION_CCLTOLLVM_KERNELBUILDER_H
 
+#include <map>
+#include <string>
 #include "compiler/Target/TargetInfo.h"
 
 #include "ccl/Dialect/CclDialect.h"
@@ -164,7 +166,9 @@ void buildKernels(mlir::OpBuilder &b, llvm::ArrayRef<AlgorithmOp> algos,
                   const TargetInfo &target,
                   llvm::ArrayRef<std::string> dtypes,
                   llvm::ArrayRef<std::string> redops, uint64_t maxBytes,
-                  bool perRankKernels, bool typeGeneric, KernelEnvs &envs,
+                  bool perRankKernels, bool typeGeneric,
+                  const std::map<std::string, std::string> &prefixes,
+                  KernelEnvs &envs,
                   llvm::SmallVectorImpl<KernelSkeleton> &skeletons);
 
 /// Once the block functions are lowered: groups the blocks of all kernels
