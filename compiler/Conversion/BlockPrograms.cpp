@@ -93,23 +93,12 @@ std::vector<uintptr_t> shapeOf(ThreadBlockOp tb) {
 
 } // namespace
 
-bool ccl::sameBlockPrograms(AlgorithmOp a, AlgorithmOp b) {
-  auto shapes = [](AlgorithmOp algo) {
-    std::set<std::vector<uintptr_t>> out;
-    for (auto tb : algo.getBody().getOps<ThreadBlockOp>())
-      out.insert(shapeOf(tb));
-    return out;
-  };
-  return shapes(a) == shapes(b);
-}
-
-int64_t ccl::blockProgramOps(AlgorithmOp algo) {
-  std::set<std::vector<uintptr_t>> seen;
-  int64_t ops = 0;
+ProgramSet ProgramSet::of(AlgorithmOp algo) {
+  ProgramSet p;
   for (auto tb : algo.getBody().getOps<ThreadBlockOp>())
-    if (seen.insert(shapeOf(tb)).second)
-      ops += static_cast<int64_t>(tb.getBody().front().getOperations().size());
-  return ops;
+    if (p.shapes.insert(shapeOf(tb)).second)
+      p.ops += static_cast<int64_t>(tb.getBody().front().getOperations().size());
+  return p;
 }
 
 BlockPrograms BlockPrograms::of(AlgorithmOp algo) {

@@ -14,6 +14,9 @@
 
 #include "ccl/Dialect/CclDialect.h"
 
+#include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,13 +74,13 @@ struct BlockPrograms {
   static BlockPrograms of(AlgorithmOp algo);
 };
 
-/// Whether the variants `a` and `b` (two rank counts of one algorithm) run
-/// the same set of block programs (BlockPrograms' shapes).
-bool sameBlockPrograms(AlgorithmOp a, AlgorithmOp b);
-
-/// The operations of `algo`'s distinct block programs, together: what a
-/// kernel holding them inlines.
-int64_t blockProgramOps(AlgorithmOp algo);
+/// The distinct block programs of a variant (BlockPrograms' shapes) and
+/// their operations together: what a kernel holding them inlines.
+struct ProgramSet {
+  std::set<std::vector<uintptr_t>> shapes;
+  int64_t ops = 0;
+  static ProgramSet of(AlgorithmOp algo);
+};
 
 /// Function attribute (LLVM "passthrough") of a block program that blocks
 /// of several kernels run (kernels of other rank counts, or of other element
@@ -112,15 +115,24 @@ void forEachChunkRef(mlir::Operation *op,
 /// one count), else 1.
 int64_t slotRangePieces(mlir::Operation *op);
 
-/// The prefix of the kernel names of `algo` (kernelName): `<name>_nN` when
-/// its ranks share their block programs (one kernel then serves all rank
-/// counts of the algorithm that do), otherwise its own symbol `<name>_n<N>`
-/// (on GPU targets with `_r<R>` appended per rank); always the latter with
-/// `perRankKernels` (cclc --kernels=per-rank). An LL-packet algorithm whose
-/// ranks share their programs gets `<name>_n<N>` too, one kernel for all
-/// ranks of that rank count.
-std::string kernelPrefix(AlgorithmOp algo, bool perRankKernels,
-                         bool acrossRankCounts = true);
+/// The prefix of the kernel names (kernelName) of each variant of `algos`,
+/// by its symbol: `<name>_nN` when its ranks share their block programs
+/// (one kernel then serves all rank counts of the algorithm that do),
+/// otherwise its own symbol `<name>_n<N>` (on GPU targets with `_r<R>`
+/// appended per rank); always the latter with `perRankKernels` (cclc
+/// --kernels=per-rank). An LL-packet algorithm whose ranks share their
+/// programs gets `<name>_n<N>` too, one kernel for all ranks of that rank
+/// count. Without `acrossRankCounts` (a target that does not share kernels
+/// across rank counts of different programs,
+/// TargetInfo::sharesKernelsAcrossRankCounts), when the rank counts' programs
+/// have more than 200 operations in all, only rank counts of the same
+/// programs share a kernel, `<name>_n<M>` after the smallest of them (or
+/// `<name>_nN` when they all do). Decided on the operations as verified
+/// (before splitSlotRanges): the plan, the validation and the kernels call
+/// it there.
+std::map<std::string, std::string>
+kernelPrefixes(llvm::ArrayRef<AlgorithmOp> algos, bool perRankKernels,
+               bool acrossRankCounts);
 
 /// Bytes per element of `dtype` ("float32", ...), 0 if unknown.
 int dtypeSize(llvm::StringRef dtype);

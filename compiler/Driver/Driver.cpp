@@ -175,7 +175,19 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
   info.dtypes = options.dtypes;
   info.redops = options.redops;
   std::map<std::string, size_t> index;
-  for (AlgorithmOp algo : module.getOps<AlgorithmOp>()) {
+  // Kernel prefixes (kernelPrefixes): for targets that share kernels across
+  // rank counts, and, where a target of the compile does not, for those.
+  SmallVector<AlgorithmOp> algos(module.getOps<AlgorithmOp>());
+  const bool perRank = options.kernels == "per-rank";
+  const std::map<std::string, std::string> shared =
+      kernelPrefixes(algos, perRank, /*acrossRankCounts=*/true);
+  std::map<std::string, std::string> grouped;
+  if (llvm::any_of(options.targets, [](const std::string &t) {
+        auto info = createTargetInfo(t);
+        return info && !info->sharesKernelsAcrossRankCounts();
+      }))
+    grouped = kernelPrefixes(algos, perRank, /*acrossRankCounts=*/false);
+  for (AlgorithmOp algo : algos) {
     auto [it, inserted] = index.try_emplace(algo.getName().str(),
                                             info.algorithms.size());
     if (inserted) {
@@ -205,9 +217,9 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
     VariantInfo v;
     v.chunks = algo.getChunks();
     v.symbol = algo.getSymName().str();
-    v.kernel = kernelPrefix(algo, options.kernels == "per-rank");
-    v.groupKernel = kernelPrefix(algo, options.kernels == "per-rank",
-                                 /*acrossRankCounts=*/false);
+    v.kernel = shared.at(v.symbol);
+    // Read only by targets that do not share (VariantInfo::kernelOn).
+    v.groupKernel = grouped.empty() ? v.kernel : grouped.at(v.symbol);
     v.nranks = algo.getNranks();
     v.nblocks = 1;
     for (auto tb : algo.getBody().getOps<ThreadBlockOp>())

@@ -78,22 +78,20 @@ struct CclLowerToLLVMPass
     vopts.dtypes.assign(dts.begin(), dts.end());
     vopts.redops.assign(ops.begin(), ops.end());
     vopts.perRankKernels = perRankKernels;
-    vopts.acrossRankCounts = target->sharesKernelsAcrossRankCounts();
+    // Each variant's kernel prefix, decided on the operations as verified,
+    // before splitSlotRanges adds operations (kernelPrefixes counts them;
+    // the plan decides there too).
+    vopts.prefixes = kernelPrefixes(algos, perRankKernels,
+                                    target->sharesKernelsAcrossRankCounts());
     vopts.typeGeneric = typeGeneric;
     vopts.maxBytes = maxBytes;
+    const std::map<std::string, std::string> prefixes = vopts.prefixes;
     LoweringValidator validator(algos, std::move(vopts));
     Reporter rep;
     // Declarations are neither added nor removed from here on.
     std::vector<std::unique_ptr<DeclarationIndex>> indices;
     for (AlgorithmOp algo : algos)
       indices.push_back(std::make_unique<DeclarationIndex>(algo));
-    // Each variant's kernel prefix, decided on the operations as they were
-    // verified, before splitSlotRanges adds operations (the plan and the
-    // validation decide it there too: kernelPrefix counts operations).
-    std::map<std::string, std::string> prefixes;
-    for (AlgorithmOp algo : algos)
-      prefixes[algo.getSymName().str()] = kernelPrefix(
-          algo, perRankKernels, target->sharesKernelsAcrossRankCounts());
     for (AlgorithmOp algo : algos) {
       if (!algo.getScheduled()) {
         algo.emitError("must be scheduled (--ccl-schedule) before lowering");

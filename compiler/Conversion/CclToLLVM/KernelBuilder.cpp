@@ -92,61 +92,62 @@ void KernelEnvs::add(LLVM::LLVMFuncOp kernel, KernelEnv env) {
 namespace {
 /// On a target that shares kernels across rank counts only between those
 /// of the same programs (TargetInfo::sharesKernelsAcrossRankCounts), the
-/// largest number of program operations (blockProgramOps, all rank counts
+/// largest number of program operations (ProgramSet::ops, all rank counts
 /// together) for which one kernel still serves them all.
 constexpr int64_t kMaxSharedKernelOps = 200;
 
-/// The prefix of a kernel that serves every rank count of `algo`'s name.
-std::string sharedPrefix(AlgorithmOp algo) {
-  return (algo.getName() + "_nN").str();
-}
 } // namespace
 
-std::string ccl::kernelPrefix(AlgorithmOp algo, bool perRankKernels,
-                              bool acrossRankCounts) {
+std::map<std::string, std::string>
+ccl::kernelPrefixes(ArrayRef<AlgorithmOp> algos, bool perRankKernels,
+                    bool acrossRankCounts) {
   // An LL-packet algorithm's kernel serves the ranks of one rank count: its
   // block count and table base are then constants, not selects on the
   // communicator's rank count (its programs are its own anyway: ShareBlocks).
-  // So does every kernel on a target that shares no kernel across rank
-  // counts (TargetInfo::sharesKernelsAcrossRankCounts).
-  auto sharable = [](AlgorithmOp a) {
-    return BlockPrograms::of(a).rankParametric && !a.isLL();
-  };
-  if (perRankKernels || !sharable(algo))
-    return algo.getSymName().str();
-  if (acrossRankCounts)
-    return sharedPrefix(algo);
-  // Otherwise, unless the programs are few, the rank counts that run the
-  // same block programs share a kernel (no program is then compiled
-  // twice), named after the smallest of them, or NAME_nN when that is all
-  // of them.
-  auto module = algo->getParentOfType<ModuleOp>();
-  if (!module)
-    return algo.getSymName().str();
-  int64_t first = algo.getNranks();
-  bool all = true;
-  int64_t ops = 0;
-  for (AlgorithmOp other : module.getOps<AlgorithmOp>())
-    if (other.getName() == algo.getName())
-      ops += blockProgramOps(other);
-  // A kernel of a few programs costs less as one for all rank counts (one
-  // prologue and table walk, not one per rank count): gfx942 at 2..8 ranks,
-  // the two-phase all-pairs (125 operations in all) 1.6 s as one kernel,
-  // 1.9 s as seven; the wide tiled ring (673) 33 s as one, 17 s as seven;
-  // the overlapped ReduceScatter ring (252) 31 s and 18 s.
-  if (ops <= kMaxSharedKernelOps)
-    return sharedPrefix(algo);
-  for (AlgorithmOp other : module.getOps<AlgorithmOp>()) {
-    if (other.getName() != algo.getName() || other == algo)
-      continue;
-    if (sharable(other) && sameBlockPrograms(algo, other))
-      first = std::min<int64_t>(first, other.getNranks());
-    else
-      all = false;
+  std::map<std::string, std::string> out;
+  // The variants whose ranks share their programs, by algorithm name.
+  llvm::MapVector<StringRef, SmallVector<AlgorithmOp>> sharable;
+  for (AlgorithmOp algo : algos) {
+    out[algo.getSymName().str()] = algo.getSymName().str();
+    if (!perRankKernels && BlockPrograms::of(algo).rankParametric &&
+        !algo.isLL())
+      sharable[algo.getName()].push_back(algo);
   }
-  if (all)
-    return sharedPrefix(algo);
-  return (algo.getName() + "_n" + std::to_string(first)).str();
+  for (auto &[name, variants] : sharable) {
+    // Where the target shares kernels across rank counts, one serves them
+    // all. Otherwise, unless their programs are few, the rank counts that
+    // run the same programs share one (no program is compiled twice),
+    // named after the smallest of them, or NAME_nN when that is all.
+    std::vector<ProgramSet> sets;
+    int64_t ops = 0;
+    if (!acrossRankCounts)
+      for (AlgorithmOp v : variants) {
+        sets.push_back(ProgramSet::of(v));
+        ops += sets.back().ops;
+      }
+    // A kernel of a few programs costs less as one for all rank counts (one
+    // prologue and table walk, not one per rank count): gfx942 at 2..8
+    // ranks, the two-phase all-pairs (125 operations in all) 1.6 s as one
+    // kernel, 1.9 s as seven; the wide tiled ring (673) 33 s as one, 17 s
+    // as seven; the overlapped ReduceScatter ring (252) 31 s and 18 s.
+    bool all = acrossRankCounts || ops <= kMaxSharedKernelOps ||
+               llvm::all_of(sets, [&](const ProgramSet &s) {
+                 return s.shapes == sets.front().shapes;
+               });
+    for (size_t i = 0; i < variants.size(); ++i) {
+      std::string &prefix = out[variants[i].getSymName().str()];
+      if (all) {
+        prefix = (name + "_nN").str();
+        continue;
+      }
+      int64_t first = variants[i].getNranks();
+      for (size_t k = 0; k < variants.size(); ++k)
+        if (sets[k].shapes == sets[i].shapes)
+          first = std::min<int64_t>(first, variants[k].getNranks());
+      prefix = (name + "_n" + std::to_string(first)).str();
+    }
+  }
+  return out;
 }
 
 namespace {

@@ -326,10 +326,9 @@ struct VariantRef {
   std::map<std::pair<int64_t, int64_t>, Expected> blocks;
 };
 
-VariantRef captureVariant(AlgorithmOp algo, bool perRank, bool acrossRankCounts,
+VariantRef captureVariant(AlgorithmOp algo, const std::string &prefix,
                           uint64_t maxBytes) {
-  VariantRef v{algo.getSymName().str(),
-               kernelPrefix(algo, perRank, acrossRankCounts), algo.getLoc()};
+  VariantRef v{algo.getSymName().str(), prefix, algo.getLoc()};
   // A bundle's algorithms may be laid out for less than max-bytes (the
   // module's cclc.max_bytes, the plan's limit).
   v.maxBytes = maxBytes;
@@ -929,7 +928,7 @@ LoweringValidator::LoweringValidator(ArrayRef<AlgorithmOp> algos,
   impl->generic = impl->options.typeGeneric;
   for (AlgorithmOp algo : algos)
     impl->variants.push_back(captureVariant(
-        algo, impl->options.perRankKernels, impl->options.acrossRankCounts,
+        algo, impl->options.prefixes.at(algo.getSymName().str()),
         impl->options.maxBytes));
 }
 

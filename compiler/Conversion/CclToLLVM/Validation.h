@@ -38,6 +38,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,8 +70,8 @@ public:
   struct Options {
     std::vector<std::string> dtypes, redops;
     bool perRankKernels = false, typeGeneric = false;
-    /// TargetInfo::sharesKernelsAcrossRankCounts.
-    bool acrossRankCounts = true;
+    /// Each variant's kernel prefix (kernelPrefixes), by its symbol.
+    std::map<std::string, std::string> prefixes;
     uint64_t maxBytes = 0;
   };
 
