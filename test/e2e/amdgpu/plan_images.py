@@ -20,39 +20,14 @@ import ctypes
 import os
 import sys
 
-CCL_PLAN_ABI = 7
+# The structs of ccl/plan.h: scripts/plan_abi.py (beside the repository's
+# scripts, as in the runfiles).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "scripts"))
+from plan_abi import ABI as CCL_PLAN_ABI, IMAGES as IMAGE_KIND, Plan, cstr, ptr  # noqa: E402
+
 TARGET = {"host": 0, "sm_90": 1, "gfx942": 2, "gfx90a": 2}
 THREADS = {0: 1, 1: 512, 2: 256}
-IMAGE_KIND = {0: "ptx", 1: "cubin", 2: "hsaco"}
-u32, u64, ptr, cstr = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_char_p
-
-
-class Image(ctypes.Structure):
-    _fields_ = [("kind", u32), ("arch", cstr), ("data", ptr), ("size", u64)]
-
-
-class Kernel(ctypes.Structure):
-    _fields_ = [("dtype", u32), ("op", u32), ("symbol", cstr), ("fn", ptr)]
-
-
-class Variant(ctypes.Structure):
-    _fields_ = [("nranks", u32), ("nblocks", u32), ("threads_per_block", u32),
-                ("num_scratch", u32), ("scratch", ptr),
-                ("num_kernels", u32), ("kernels", ctypes.POINTER(Kernel)),
-                ("num_channels", u32), ("channels", ptr),
-                ("num_semaphores", u32), ("semaphores", ptr),
-                ("num_barriers", u32), ("barriers", ptr), ("chunks", u32)]
-
-
-# The structs of ccl/plan.h (ABI 7), whole where the code indexes arrays of
-# them; ccl_plan only up to what is read.
-class Plan(ctypes.Structure):
-    _fields_ = [("abi_version", u32), ("target", u32), ("algorithm", cstr),
-                ("collective", cstr), ("inplace", u32), ("chunks", u32),
-                ("protocol", u32), ("max_bytes", u64), ("source", cstr),
-                ("num_variants", u32), ("variants", ctypes.POINTER(Variant)),
-                ("num_ops", u32), ("ops", ptr),
-                ("num_images", u32), ("images", ctypes.POINTER(Image))]
 
 
 def fail(msg):
