@@ -25,7 +25,7 @@ struct OpInfo {
 
 struct VariantInfo {
   std::string symbol; ///< `<name>_n<N>`
-  /// Prefix of its kernel names (kernelPrefix): `<name>_nN` when one
+  /// Prefix of its kernel names (kernelPrefixes): `<name>_nN` when one
   /// kernel serves all rank counts of the algorithm, else `symbol`;
   /// `groupKernel` on a target that shares a kernel only between rank
   /// counts of the same block programs (kernelOn).

@@ -54,7 +54,7 @@ public:
   /// their block programs share one kernel, NAME_nN, that picks its
   /// variant by the communicator's rank count, whatever their programs
   /// (otherwise only rank counts that run the same block programs share a
-  /// kernel: kernelPrefix). False on AMDGPU: with every block program
+  /// kernel: kernelPrefixes). False on AMDGPU: with every block program
   /// inlined there (kernelsMayCall), a kernel for rank counts of different
   /// programs is one function holding all of them, and the backend's
   /// memory-clause pass takes time quadratic in a function's length (the

@@ -155,7 +155,7 @@ struct KernelSkeleton {
 /// Builds the block functions of the kernels of `algos` at the end of
 /// `b`'s block, per dtype and operator: one kernel for the variants of an
 /// algorithm whose ranks share their block programs (BlockPrograms; of an
-/// LL-packet algorithm, one per such variant), named after kernelPrefix,
+/// LL-packet algorithm, one per such variant), named after kernelPrefixes,
 /// unless `perRankKernels`; for every other variant one
 /// kernel, on targets whose
 /// kernels read the block index from a register one per rank (NAME_nK_rR).

@@ -208,7 +208,7 @@ SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
       // A per-rank kernel keeps its own code: its blocks share programs only
       // with each other (a GPU loads only its rank's kernel, and a program
       // shared with other kernels would be a call and table loads). So does
-      // an LL-packet kernel, which serves one rank count (kernelPrefix):
+      // an LL-packet kernel, which serves one rank count (kernelPrefixes):
       // shared with another rank count, or with the instances of another
       // algorithm (allpairs_ll with allpairs_ll_wide), its chunk counts
       // became table values and every chunk offset a 64-bit division at
