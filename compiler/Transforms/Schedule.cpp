@@ -20,8 +20,22 @@ namespace {
 /// Ranges touched since the last barrier of one thread block, where they
 /// live when the algorithm is called in place (an algorithm of both forms:
 /// its output may be its input, AlgorithmOp::inPlaceRef).
+///
+/// LL packets this block wrote into its own rank's scratch
+/// (`pack_packets`, `copy_packets`) are kept apart: a packet read
+/// (`reduce_packets`, `unpack_packets`, `copy_packets`) waits for each
+/// packet's flag, whichever thread wrote it, so reading them needs no
+/// barrier. Writing over them again still does.
 struct PendingAccesses {
-  SmallVector<ChunkRefAttr> reads, writes;
+  SmallVector<ChunkRefAttr> reads, writes, packetWrites;
+
+  static bool writesPackets(InstructionOp op) {
+    return isa<PackPacketsOp, CopyPacketsOp>(op.getOperation());
+  }
+  static bool readsPackets(InstructionOp op) {
+    return isa<ReducePacketsOp, UnpackPacketsOp, CopyPacketsOp>(
+        op.getOperation());
+  }
 
   bool conflicts(AlgorithmOp algo, InstructionOp op) const {
     auto overlapsAny = [&](ChunkRefAttr ref, ArrayRef<ChunkRefAttr> list) {
@@ -29,10 +43,12 @@ struct PendingAccesses {
       return llvm::any_of(list, [&](ChunkRefAttr o) { return o.overlaps(ref); });
     };
     for (ChunkRefAttr r : op.getReadRefs())
-      if (overlapsAny(r, writes))
+      if (overlapsAny(r, writes) ||
+          (!readsPackets(op) && overlapsAny(r, packetWrites)))
         return true;
     for (ChunkRefAttr w : op.getWrittenRefs())
-      if (overlapsAny(w, writes) || overlapsAny(w, reads))
+      if (overlapsAny(w, writes) || overlapsAny(w, packetWrites) ||
+          overlapsAny(w, reads))
         return true;
     return false;
   }
@@ -40,7 +56,8 @@ struct PendingAccesses {
     for (ChunkRefAttr r : op.getReadRefs())
       reads.push_back(algo.inPlaceRef(r));
     for (ChunkRefAttr w : op.getWrittenRefs())
-      writes.push_back(algo.inPlaceRef(w));
+      (writesPackets(op) ? packetWrites : writes)
+          .push_back(algo.inPlaceRef(w));
   }
 };
 

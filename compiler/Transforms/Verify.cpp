@@ -405,7 +405,7 @@ LogicalResult checkPacketSlots(AlgorithmOp algo) {
   std::map<Loc, Operation *> writer;
   LogicalResult result = success();
   algo.walk([&](Operation *op) {
-    if (failed(result) || !isa<PutPacketsOp, CopyPacketsOp>(op))
+    if (failed(result) || !isa<PutPacketsOp, CopyPacketsOp, PackPacketsOp>(op))
       return;
     ChunkRefAttr dst = cast<InstructionOp>(op).getWrittenRefs().front();
     for (int64_t i = 0; i < dst.getCount(); ++i) {
@@ -425,8 +425,15 @@ LogicalResult checkPacketSlots(AlgorithmOp algo) {
 
 /// Kernel level: the threads of a block split each operation differently,
 /// so two operations of a block that touch the same chunk (one writing)
-/// need a ccl.barrier (or a ccl.tb_barrier) between them.
+/// need a ccl.barrier (or a ccl.tb_barrier) between them. Except a packet
+/// read of packets the block wrote into its own scratch (pack_packets,
+/// copy_packets): it waits for each packet's flag, whichever thread wrote
+/// it (the machine orders it by the packets' clock).
 LogicalResult checkBlockBarriers(AlgorithmOp algo) {
+  auto flagged = [](Operation *writer, Operation *reader) {
+    return isa<PackPacketsOp, CopyPacketsOp>(writer) &&
+           isa<ReducePacketsOp, UnpackPacketsOp, CopyPacketsOp>(reader);
+  };
   for (ThreadBlockOp tbOp : algo.getBody().getOps<ThreadBlockOp>()) {
     std::map<Loc, Operation *> reads, writes;
     for (Operation &op : tbOp.getBody().front()) {
@@ -440,7 +447,7 @@ LogicalResult checkBlockBarriers(AlgorithmOp algo) {
       Operation *other = nullptr;
       Loc where;
       for (const Loc &l : r)
-        if (!other && writes.count(l)) {
+        if (!other && writes.count(l) && !flagged(writes[l], &op)) {
           other = writes[l];
           where = l;
         }

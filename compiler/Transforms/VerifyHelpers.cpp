@@ -120,7 +120,7 @@ void footprint(Operation *op, SmallVectorImpl<Loc> &reads,
                SmallVectorImpl<Loc> &writes) {
   llvm::TypeSwitch<Operation *>(op)
       .Case<PutOp, GetOp, PutPacketsOp, CopyOp, UnpackPacketsOp,
-            CopyPacketsOp>([&](auto o) {
+            CopyPacketsOp, PackPacketsOp>([&](auto o) {
         addRange(o.getSrc(), reads);
         addRange(o.getDst(), writes);
       })

@@ -157,7 +157,7 @@ void Machine::prepare() {
         addUser(l);
         someWriter.try_emplace(l, s.op);
         writersOf[l].push_back(s.op);
-        if (isa<PutPacketsOp, CopyPacketsOp>(s.op))
+        if (isa<PutPacketsOp, CopyPacketsOp, PackPacketsOp>(s.op))
           packetSenders.try_emplace(l, s.op);
       }
       for (StringRef c : ccl::signalledChannels(s.op))

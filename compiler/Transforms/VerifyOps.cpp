@@ -201,6 +201,14 @@ LogicalResult Machine::execOp(int b, Operation *op) {
       .Case<CopyPacketsOp>([&](CopyPacketsOp o) {
         return packetRead(o.getDst(), o.getSrc(), false, true);
       })
+      .Case<PackPacketsOp>([&](PackPacketsOp o) -> LogicalResult {
+        // A local write of packets: the block's own clock orders it.
+        if (failed(move(o.getDst(), o.getSrc(), false)))
+          return failure();
+        for (int64_t i = 0; i < o.getDst().getCount(); ++i)
+          writePackets(slotAt(o.getDst(), i, call), op, call, clocks[b]);
+        return success();
+      })
       .Case<ReadReduceOp>([&](ReadReduceOp o) -> LogicalResult {
         Access a = event(b, op);
         ChunkRefAttr dst = o.getDst();

@@ -309,17 +309,19 @@ FailureOr<Value> Evaluator::chunkOp(const MethodCall &m, const Chunk &c) {
     return Value(wrote(*dst, e.loc));
   }
   if (e.name == "reduce" || e.name == "reduce_packets" ||
-      e.name == "unpack_packets" || e.name == "copy_packets")
+      e.name == "unpack_packets" || e.name == "copy_packets" ||
+      e.name == "pack_packets")
     return combineOp(m, c);
   if (e.name == "read_reduce")
     return readReduce(m, c);
   return unknownMethod(e, "chunk",
                        "copy, reduce, read_reduce, reduce_packets, "
-                       "unpack_packets, copy_packets or split");
+                       "unpack_packets, copy_packets, pack_packets or split");
 }
 
 /// `dst.reduce(src)`, `dst.reduce_packets(src)`, `dst.unpack_packets(src)`,
-/// `dst.copy_packets(src)`: the receiver is the destination.
+/// `dst.copy_packets(src)`, `dst.pack_packets(src)`: the receiver is the
+/// destination.
 FailureOr<Value> Evaluator::combineOp(const MethodCall &m, const Chunk &dst) {
   const Expr &e = m.e;
   if (failed(takes(e, m.positional.size(), 1, "one source chunk")))
@@ -328,7 +330,8 @@ FailureOr<Value> Evaluator::combineOp(const MethodCall &m, const Chunk &dst) {
   auto src = chunkArg(srcExpr, "the source");
   if (failed(src) || failed(use(*src, srcExpr)))
     return failure();
-  bool packets = e.name != "reduce";
+  bool pack = e.name == "pack_packets";
+  bool packets = e.name != "reduce" && !pack;
   if ((e.name == "reduce" || e.name == "reduce_packets") &&
       failed(use(dst, e)))
     return failure();
@@ -346,11 +349,27 @@ FailureOr<Value> Evaluator::combineOp(const MethodCall &m, const Chunk &dst) {
                 "on rank "
              << src->rank << ", the destination on rank " << dst.rank;
   }
+  if (pack) {
+    if (!scratchSlots.count(dst.buffer))
+      return error(e.loc) << "packets must land in a scratch buffer, not '"
+                          << dst.buffer << "'";
+    if (scratchSlots.count(src->buffer))
+      return error(srcExpr.loc)
+             << "'pack_packets' packs plain data; '" << src->buffer
+             << "' holds packets (copy them with copy_packets)";
+    if (src->rank != dst.rank)
+      return error(srcExpr.loc)
+             << "'pack_packets' packs on one rank: the source is on rank "
+             << src->rank << ", the destination on rank " << dst.rank
+             << " (send to a peer with put_packets)";
+  }
   IntegerAttr tb = m.place.tb, group = m.place.group;
   Location l = loc(e.loc);
   pieces(dst.count, [&](int64_t p, int64_t n) {
     ChunkRefAttr d = ref(dst, p, n), s = ref(*src, p, n);
-    if (e.name == "reduce")
+    if (pack)
+      PackPacketsOp::create(builder, l, tb, group, d, s);
+    else if (e.name == "reduce")
       ReduceOp::create(builder, l, tb, group, d, s, nullptr, nullptr, nullptr,
                        nullptr);
     else if (e.name == "reduce_packets")

@@ -600,6 +600,28 @@ LogicalResult CopyPacketsOp::verify() {
   return success();
 }
 
+int64_t PackPacketsOp::getExecRank() { return getSrc().getRank(); }
+LogicalResult PackPacketsOp::verify() {
+  if (failed(verifyMove(*this, getDst(), getSrc())))
+    return failure();
+  if (!isLL(*this))
+    return emitOpError("writes LL packets, so the algorithm needs protocol LL");
+  if (getDst().getRank() != getSrc().getRank())
+    return emitOpError("packs on one rank: the source ")
+           << getSrc().str() << " and the destination " << getDst().str()
+           << " are on different ranks (send packets to a peer with "
+              "put_packets)";
+  if (!getDst().isScratch())
+    return emitOpError("destination ")
+           << getDst().str() << " must be a scratch buffer (packets carry "
+           << "flags, so they cannot land in input or output)";
+  if (getSrc().isScratch())
+    return emitOpError("source ") << getSrc().str()
+                                  << " holds packets already (copy them "
+                                     "with copy_packets)";
+  return success();
+}
+
 //----- copy / reduce / read_reduce -----------------------------------------//
 
 int64_t CopyOp::getExecRank() { return getDst().getRank(); }

@@ -1,7 +1,7 @@
 //===- DataMovement.cpp - ccl ops that move data to library calls ---------===//
 //
 // Patterns of --ccl-lower-to-llvm for the operations that move data: put
-// (a trigger for the proxy over a port channel), get, copy, reduce and read_reduce (Simple), put_packets, reduce_packets,
+// (a trigger for the proxy over a port channel), get, copy, reduce and read_reduce (Simple), put_packets, pack_packets, reduce_packets,
 // unpack_packets and copy_packets (LL), with the forwards and signals
 // fusion adds to them. Each chunk reference becomes a pointer into the
 // kernel's input or output (__ccl_chunk_ptr) or into a scratch slot
@@ -236,6 +236,24 @@ struct PutPacketsLowering : public InstructionLowering<PutPacketsOp> {
   }
 };
 
+struct PackPacketsLowering : public InstructionLowering<PackPacketsOp> {
+  using InstructionLowering::InstructionLowering;
+  LogicalResult emit(PackPacketsOp op, OpBuilder &b, const KernelEnv &env,
+                     const Resolved &dst, const Resolved &src) const override {
+    // put_packets into the rank's own scratch: the same stores, to a local
+    // pointer.
+    Location loc = op.getLoc();
+    Value n = bytes(b, loc, env, src.elems);
+    Value flag = flagOf(b, loc, env);
+    callLib(b, loc, op, "__ccl_put_packets", voidTy(getContext()),
+            {dst.ptr, src.ptr, n, flag});
+    if (env.isPadded(op.getDst().getBuffer()))
+      callLib(b, loc, op, "__ccl_put_packets_pad", voidTy(getContext()),
+              {dst.ptr, n, bytes(b, loc, env, dst.elems), flag});
+    return success();
+  }
+};
+
 struct CopyLowering : public InstructionLowering<CopyOp> {
   using InstructionLowering::InstructionLowering;
   LogicalResult emit(CopyOp op, OpBuilder &b, const KernelEnv &env,
@@ -428,7 +446,8 @@ struct ReadReduceLowering : public LoweringBase<ReadReduceOp> {
 void ccl::populateDataMovementPatterns(const KernelEnvs &envs,
                                        RewritePatternSet &patterns) {
   patterns.add<PutLowering, GetLowering, CopyLowering, ReduceLowering,
-               ReadReduceLowering, PutPacketsLowering, ReducePacketsLowering,
+               ReadReduceLowering, PutPacketsLowering, PackPacketsLowering,
+               ReducePacketsLowering,
                UnpackPacketsLowering, CopyPacketsLowering>(
       envs, patterns.getContext());
 }

@@ -554,3 +554,40 @@ ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<custom>
   // expected-error@+1 {{'ccl.ordinal' is not an attribute of the ccl dialect}}
   ccl.wait @c tb 0 {ccl.ordinal = 0 : i64}
 }
+
+// -----
+
+// Tests that pack_packets needs the LL protocol.
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @recv slots 2
+  // expected-error@+1 {{'ccl.pack_packets' op writes LL packets, so the algorithm needs protocol LL}}
+  ccl.pack_packets tb 0 #ccl.chunk<"recv"[0][0 : 1]> from #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that pack_packets packs on one rank: a peer's scratch is reached
+// with put_packets.
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 2
+  // expected-error@+1 {{'ccl.pack_packets' op packs on one rank: the source input[0][0] and the destination recv[1][0] are on different ranks (send packets to a peer with put_packets)}}
+  ccl.pack_packets tb 0 #ccl.chunk<"recv"[1][0 : 1]> from #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that pack_packets writes into a scratch buffer only.
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 2
+  // expected-error@+1 {{'ccl.pack_packets' op destination output[0][0] must be a scratch buffer (packets carry flags, so they cannot land in input or output)}}
+  ccl.pack_packets tb 0 #ccl.chunk<"output"[0][0 : 1]> from #ccl.chunk<"input"[0][0 : 1]>
+}
+
+// -----
+
+// Tests that pack_packets reads plain data, not packets.
+ccl.algorithm @a_n2 attributes {name = "a", collective = #ccl.collective<AllReduce>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 2
+  // expected-error@+1 {{'ccl.pack_packets' op source recv[0][1] holds packets already (copy them with copy_packets)}}
+  ccl.pack_packets tb 0 #ccl.chunk<"recv"[0][0 : 1]> from #ccl.chunk<"recv"[0][1 : 1]>
+}

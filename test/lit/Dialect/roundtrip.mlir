@@ -91,14 +91,16 @@ ccl.algorithm @simple_n3 attributes {name = "simple", collective = #ccl.collecti
   ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0][0 : 1]>, #ccl.chunk<"input"[1][0 : 1]>, #ccl.chunk<"input"[1][0 : 1]>]
 }
 
-// Tests that LL packet copies and unpacks round-trip.
+// Tests that LL packet copies, packs and unpacks round-trip.
 // CHECK-LABEL: ccl.algorithm @ll_n2
 // CHECK:         ccl.copy_packets tb 0 <"fwd"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
+// CHECK-NEXT:    ccl.pack_packets tb 0 <"recv"[0] [0 : 1]> from <"input"[0] [0 : 1]>
 // CHECK-NEXT:    ccl.unpack_packets <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
 ccl.algorithm @ll_n2 attributes {name = "ll", collective = #ccl.collective<AllGather>, nranks = 2 : i64, chunks = 1 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 2
   ccl.scratch @fwd slots 1
   ccl.copy_packets tb 0 <"fwd"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
+  ccl.pack_packets tb 0 <"recv"[0] [0 : 1]> from <"input"[0] [0 : 1]>
   ccl.unpack_packets <"output"[0] [0 : 1]> from <"recv"[0] [1 : 1]>
 }
 

@@ -156,3 +156,24 @@ ccl.algorithm @oop_n2 attributes {chunks = 1 : i64, collective = #ccl.collective
   ccl.put_packets @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]>
   ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]>
 }
+
+// -----
+
+// Tests that a packet read of packets the same block packed into its own
+// scratch gets no barrier (it waits for each packet's flag, whoever wrote
+// it), while a second pack over the slot the block wrote and read does.
+// CHECK-LABEL: ccl.algorithm @pack_n2
+// CHECK:         ccl.thread_block rank 0 tb 0 {
+// CHECK-NEXT:      ccl.pack_packets tb 0 <"recv"[0] [0 : 1]> from <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
+// CHECK-NEXT:      ccl.unpack_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [0 : 1]> {ccl.op_id = 1 : i64}
+// CHECK-NEXT:      ccl.reduce_packets tb 0 <"output"[0] [1 : 1]> from <"recv"[0] [0 : 1]> {ccl.op_id = 2 : i64}
+// CHECK-NEXT:      ccl.barrier
+// CHECK-NEXT:      ccl.pack_packets tb 0 <"recv"[0] [0 : 1]> from <"input"[0] [1 : 1]> {ccl.op_id = 3 : i64}
+// CHECK-NEXT:    }
+ccl.algorithm @pack_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "pack", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 2
+  ccl.pack_packets tb 0 <"recv"[0] [0 : 1]> from <"input"[0] [0 : 1]>
+  ccl.unpack_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [0 : 1]>
+  ccl.reduce_packets tb 0 <"output"[0] [1 : 1]> from <"recv"[0] [0 : 1]>
+  ccl.pack_packets tb 0 <"recv"[0] [0 : 1]> from <"input"[0] [1 : 1]>
+}

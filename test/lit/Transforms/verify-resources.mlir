@@ -111,3 +111,34 @@ ccl.algorithm @nobarrier_n1 attributes {chunks = 1 : i64, collective = #ccl.coll
     ccl.copy tb 0 <"output"[0] [0 : 1]> = <"tmp"[0] [0 : 1]> {ccl.op_id = 1 : i64}
   }
 }
+
+// -----
+
+// Tests that at the kernel level a packet read of packets its own block
+// packed needs no ccl.barrier: it waits for each packet's flag.
+ccl.algorithm @packown_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "packown", nranks = 1 : i64, protocol = #ccl.protocol<LL>, scheduled} {
+  ccl.scratch @recv slots 1
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.thread_block rank 0 tb 0 {
+    ccl.pack_packets tb 0 <"recv"[0] [0 : 1]> from <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
+    ccl.unpack_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [0 : 1]> {ccl.op_id = 1 : i64}
+  }
+}
+
+// -----
+
+// Tests that at the kernel level a pack_packets of plain data another
+// operation of its block wrote still needs a ccl.barrier (only packet reads
+// wait for flags).
+ccl.algorithm @packplain_n1 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "packplain", nranks = 1 : i64, protocol = #ccl.protocol<LL>, scheduled} {
+  ccl.scratch @recv slots 1
+  ccl.require <"input"[0] [0 : 1]> holds <"input"[0] [0 : 1]>
+  ccl.ensure <"output"[0] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>]
+  ccl.thread_block rank 0 tb 0 {
+    // expected-note@+1 {{the earlier operation is here}}
+    ccl.copy tb 0 <"output"[0] [0 : 1]> = <"input"[0] [0 : 1]> {ccl.op_id = 0 : i64}
+    // expected-error@+1 {{rank 0 thread block 0 touches output[0][0], which the copy at line 140 of the same block also touches, with no ccl.barrier between them (the block's threads split the two operations differently)}}
+    ccl.pack_packets tb 0 <"recv"[0] [0 : 1]> from <"output"[0] [0 : 1]> {ccl.op_id = 1 : i64}
+  }
+}

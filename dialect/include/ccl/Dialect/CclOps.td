@@ -377,6 +377,27 @@ def Ccl_PutPacketsOp : Ccl_InstructionOp<"put_packets", ["getWrittenRefs"]> {
   let assemblyFormat = !strconcat("$channel ", Ccl_PlacementFormat, " $dst `=` $src ", Ccl_ForwardFormat, " attr-dict");
 }
 
+def Ccl_PackPacketsOp : Ccl_InstructionOp<"pack_packets"> {
+  let summary = "Write local chunks as LL packets into a scratch buffer of the same rank";
+  let description = [{
+    The local counterpart of `ccl.put_packets`: runs on the rank that owns
+    both `src` and `dst`, reads `src` (plain data, not scratch) and writes
+    it as LL16 packets carrying the current call's flag into `dst`, a
+    scratch buffer of the same rank, where the packet reads
+    (`ccl.reduce_packets`, `ccl.unpack_packets`, `ccl.copy_packets`) take
+    it as they take a peer's. A rank keeps its own contribution this way
+    when its output aliases its input, for example to add all inputs in
+    one order on every rank.
+
+    ```mlir
+    ccl.pack_packets tb 0 <"recv"[2] [2 : 1]> from <"input"[2] [0 : 1]>
+    ```
+  }];
+  let arguments = !con(Ccl_Placement,
+                       (ins Ccl_ChunkRefAttr:$dst, Ccl_ChunkRefAttr:$src));
+  let assemblyFormat = !strconcat(Ccl_PlacementFormat, " $dst `from` $src attr-dict");
+}
+
 def Ccl_CopyOp : Ccl_InstructionOp<"copy", ["getWrittenRefs"]> {
   let summary = "Copy chunks (chunk level: possibly across ranks)";
   let description = [{
