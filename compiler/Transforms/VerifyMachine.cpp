@@ -43,7 +43,81 @@ Machine::Machine(const Program &p, int calls, CallOrder *analysis)
     : prog(p), algo(p.algo), inputGrid(gridOf(p.algo, "input")),
       outputGrid(gridOf(p.algo, "output")),
       calls(calls > 0 ? calls : callsToModel(p)), analysis(analysis),
-      nranks(AlgorithmOp(p.algo).getNranks()) {}
+      nranks(AlgorithmOp(p.algo).getNranks()),
+      sameBits(AlgorithmOp(p.algo).requiresRankConsistency()),
+      sizeInvariant(AlgorithmOp(p.algo).requiresSizeInvariance()) {}
+
+int32_t Exprs::leaf(const Term &t) {
+  auto [it, inserted] = leaves.try_emplace(t, int32_t(nodes.size()));
+  if (inserted) {
+    Node n;
+    n.leaf = t;
+    nodes.push_back(std::move(n));
+  }
+  return it->second;
+}
+
+int32_t Exprs::combine(int32_t a, int32_t b, Operation *op) {
+  if (a < 0 || b < 0)
+    return -1;
+  auto [it, inserted] = pairs.try_emplace({std::min(a, b), std::max(a, b)},
+                                          int32_t(nodes.size()));
+  if (inserted) {
+    Node n;
+    n.a = a;
+    n.b = b;
+    n.op = op;
+    nodes.push_back(std::move(n));
+  }
+  return it->second;
+}
+
+int32_t Exprs::opaque(Operation *op, const Value &terms) {
+  Node n;
+  n.op = op;
+  n.opaque = true;
+  n.terms = terms;
+  nodes.push_back(std::move(n));
+  return int32_t(nodes.size() - 1);
+}
+
+std::string Exprs::render(int32_t e, int call) const {
+  if (e < 0)
+    return "an unknown order";
+  const Node &n = nodes[e];
+  if (n.opaque)
+    return "the switch's reduction of " + verify::render(n.terms, call) +
+           " (" + lineOf(n.op) + ")";
+  if (n.a < 0)
+    return verify::render(Value{{n.leaf, 1}}, call);
+  auto operand = [&](int32_t x) {
+    std::string r = render(x, call);
+    return nodes[x].a >= 0 && !nodes[x].opaque ? "(" + r + ")" : r;
+  };
+  return operand(n.a) + " + " + operand(n.b);
+}
+
+std::string Exprs::shape(int32_t e) const {
+  if (e < 0)
+    return "?";
+  const Node &n = nodes[e];
+  if (n.opaque)
+    return "switch#" + std::to_string(e);
+  if (n.a < 0)
+    return "x" + std::to_string(n.leaf.rank);
+  std::string a = shape(n.a), b = shape(n.b);
+  if (b < a)
+    std::swap(a, b);
+  return "(" + a + " + " + b + ")";
+}
+
+void Exprs::innerNodes(int32_t e, std::vector<int32_t> &out) const {
+  if (e < 0 || nodes[e].a < 0)
+    return;
+  innerNodes(nodes[e].a, out);
+  innerNodes(nodes[e].b, out);
+  out.push_back(e);
+}
 
 unsigned Machine::bufferId(StringRef name) {
   auto [it, inserted] = bufferIds.try_emplace(name, bufferIds.size());
@@ -181,8 +255,9 @@ void Machine::prepare() {
   for (RequireOp req : algo.getBody().getOps<RequireOp>()) {
     Slot &s = slots[slotId(locOf(req.getAt(), 0), 0)];
     s.defined = true;
-    s.value.clear();
-    s.value[{0, req.getValue().getRank(), req.getValue().getIndex()}] = 1;
+    Term t{0, req.getValue().getRank(), req.getValue().getIndex()};
+    s.value = Value{{t, 1}};
+    s.value.expr = exprs.leaf(t);
   }
 }
 
@@ -376,6 +451,7 @@ LogicalResult Machine::write(Slot &s, const Access &a, const VClock &vc,
   if (accumulate) {
     for (const auto &[k, n] : v)
       s.value[k] += n;
+    s.value.expr = exprs.combine(s.value.expr, v.expr, a.op);
   } else {
     s.value = std::move(v);
   }
@@ -644,8 +720,9 @@ LogicalResult Machine::execBoundary(int64_t rank) {
     for (RequireOp req : requiresOf[rank]) {
       Loc at = locOf(req.getAt(), 0);
       required.insert(at);
-      Value v;
-      v[{call + 1, req.getValue().getRank(), req.getValue().getIndex()}] = 1;
+      Term t{call + 1, req.getValue().getRank(), req.getValue().getIndex()};
+      Value v{{t, 1}};
+      v.expr = exprs.leaf(t);
       if (failed(write(slots[slotId(at, call + 1)], caller, j, v, false)))
         return failure();
     }

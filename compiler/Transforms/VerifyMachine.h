@@ -64,8 +64,15 @@ struct Term {
   }
 };
 
-/// A symbolic value: how often each input chunk was folded in.
-using Value = std::map<Term, int64_t>;
+/// A symbolic value: how often each input chunk was folded in, and the
+/// reduction expression that computed it (`expr`, an index into the
+/// machine's interned expressions; -1 when none was tracked), which says
+/// in which order and association (docs/semantics.md, "Rank-consistent
+/// results").
+struct Value : std::map<Term, int64_t> {
+  using std::map<Term, int64_t>::map;
+  int32_t expr = -1;
+};
 
 /// How `input` or `output` of an algorithm is laid out for a call of
 /// `count` elements (docs/runtime.md, "In place and out of place"): `mult *

@@ -99,6 +99,45 @@ struct SemaphoreState {
   size_t acquires = 0;
 };
 
+/// Reduction expressions (docs/semantics.md, "Rank-consistent results"),
+/// interned: a leaf is one input chunk of one call, an inner node one
+/// rounded step of the operator on two expressions. The operands of a node
+/// are unordered (the operators are commutative), so two nodes over the
+/// same operands in either order are one node; association matters. An
+/// opaque node is an evaluation whose order nobody knows (a multimem
+/// reduce, done by the switch): equal only to itself.
+class Exprs {
+public:
+  int32_t leaf(const Term &t);
+  /// One step `a op b` (the operand order as the operation had it, for
+  /// messages); -1 when either is unknown.
+  int32_t combine(int32_t a, int32_t b, mlir::Operation *op);
+  int32_t opaque(mlir::Operation *op, const Value &terms);
+  /// `(input[0][0] + input[1][0]) + input[2][0]`; terms of calls other than
+  /// `call` say which call they come from.
+  std::string render(int32_t e, int call) const;
+  /// `e` with every leaf's chunk erased (`((x0 + x1) + x2)`, operands in a
+  /// canonical order): the shape over the ranks, equal for two chunks
+  /// exactly when their elements are computed alike.
+  std::string shape(int32_t e) const;
+  /// The inner nodes of `e`, operands before the node (post-order).
+  void innerNodes(int32_t e, std::vector<int32_t> &out) const;
+  /// The operation that first formed inner node `e`.
+  mlir::Operation *opOf(int32_t e) const { return nodes[e].op; }
+
+private:
+  struct Node {
+    int32_t a = -1, b = -1;
+    Term leaf;
+    mlir::Operation *op = nullptr;
+    bool opaque = false;
+    Value terms; ///< opaque nodes: what they reduce
+  };
+  std::vector<Node> nodes;
+  std::map<Term, int32_t> leaves;
+  std::map<std::pair<int32_t, int32_t>, int32_t> pairs;
+};
+
 /// `ref` on every member of switch channel `sym` (just `ref` when `sym` is
 /// not a switch channel).
 void addOnMembers(mlir::Operation *op, mlir::FlatSymbolRefAttr sym,
@@ -195,6 +234,11 @@ private:
   mlir::LogicalResult checkPostcondition(int64_t rank, int call,
                                          const Access &caller,
                                          const VClock &vc);
+  /// Rank consistency: the reduced value `s` that `ensure` asks of `rank`
+  /// in `call` has the expression every other rank's ensure of the same
+  /// terms got.
+  mlir::LogicalResult checkSameBits(EnsureOp ensure, int64_t rank, int call,
+                                    const Slot &s, const Value &want);
 
   const Program &prog;
   AlgorithmOp algo;
@@ -207,6 +251,24 @@ private:
   int64_t nranks;
   /// Global program order of call c, step s: c * stride + s.order.
   int64_t stride = 1;
+
+  /// Reduction expressions, and whether every rank receiving a reduced
+  /// element must get the same one (AlgorithmOp::requiresRankConsistency).
+  Exprs exprs;
+  bool sameBits = false, sizeInvariant = false;
+  /// Per call and ensured terms: the first rank whose call ended, its
+  /// chunk, expression and ensure.
+  struct Reduced {
+    int64_t rank;
+    Loc at;
+    int32_t expr;
+    mlir::Operation *ensure;
+  };
+  std::map<std::pair<int, std::map<Term, int64_t>>, Reduced> reduced;
+  /// Size invariance, per call, rank and buffer: the first reduced chunk
+  /// and its shape.
+  std::map<std::tuple<int, int64_t, std::string>, std::pair<Reduced, std::string>>
+      shapes;
 
   // Interning.
   llvm::DenseMap<mlir::Operation *, unsigned> opIds;

@@ -214,16 +214,23 @@ LogicalResult Machine::execOp(int b, Operation *op) {
         ChunkRefAttr dst = o.getDst();
         for (int64_t i = 0; i < dst.getCount(); ++i) {
           Value sum;
+          std::vector<int32_t> srcExprs;
           for (Attribute s : o.getSrcs()) {
             FailureOr<Value> v = readRange(cast<ChunkRefAttr>(s), i, a);
             if (failed(v))
               return failure();
             add(sum, *v);
+            srcExprs.push_back(v->expr);
           }
           Slot &d = slotAt(dst, i, call);
-          if (failed(read(d, a, clocks[b], true)) ||
-              failed(write(d, a, clocks[b], sum, true)))
+          FailureOr<Value> old = read(d, a, clocks[b], true);
+          if (failed(old) || failed(write(d, a, clocks[b], sum, true)))
             return failure();
+          // Folded left to right from dst, a rounded step per source.
+          int32_t e = old->expr;
+          for (int32_t x : srcExprs)
+            e = exprs.combine(e, x, op);
+          d.value.expr = e;
         }
         return success();
       })
@@ -239,10 +246,13 @@ LogicalResult Machine::execOp(int b, Operation *op) {
             return failure();
           add(sums[k % n], *v);
         }
-        for (int64_t i = 0; i < n; ++i)
+        for (int64_t i = 0; i < n; ++i) {
+          // The switch adds in an order of its own: equal only to itself.
+          sums[i].expr = exprs.opaque(op, sums[i]);
           if (failed(write(slotAt(o.getDst(), i, call), a, clocks[b], sums[i],
                            false)))
             return failure();
+        }
         return success();
       })
       .Case<MultimemBroadcastOp>([&](MultimemBroadcastOp o) -> LogicalResult {

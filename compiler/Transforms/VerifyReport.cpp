@@ -451,6 +451,77 @@ LogicalResult Machine::checkEnd() {
 /// Rank `rank` returned from call `call`: the caller reads the locations the
 /// postcondition names, which must hold their sums of that call's inputs,
 /// and must not be written any more by anything of this call.
+LogicalResult Machine::checkSameBits(EnsureOp ensure, int64_t rank, int call,
+                                     const Slot &s, const Value &want) {
+  int64_t terms = 0;
+  for (const auto &[k, n] : want)
+    terms += n;
+  if (!sameBits || analysis || terms < 2)
+    return success();
+  if (sizeInvariant) {
+    std::string sh = exprs.shape(s.value.expr);
+    auto [it, first] = shapes.try_emplace(
+        {call, rank, s.loc.buffer},
+        Reduced{rank, s.loc, s.value.expr, ensure.getOperation()}, sh);
+    const auto &[other, otherShape] = it->second;
+    if (!first && (otherShape != sh || sh.find('?') != std::string::npos)) {
+      InFlightDiagnostic d =
+          algo.emitError()
+          << algo.getCollectiveName()
+          << " is not size-invariant: " << other.at.str() << " computes "
+          << exprs.render(other.expr, call) << " but " << s.loc.str()
+          << " computes " << exprs.render(s.value.expr, call)
+          << "; an element moves between these chunks when the count "
+             "changes, and its bits with it (reduce every chunk in one "
+             "order, or declare 'bits(rank_consistent)')";
+      d.attachNote(other.ensure->getLoc()) << "the chunks' postconditions";
+      return failure();
+    }
+  }
+  auto [it, first] = reduced.try_emplace(
+      {call, std::map<Term, int64_t>(want)},
+      Reduced{rank, s.loc, s.value.expr, ensure.getOperation()});
+  const Reduced &other = it->second;
+  if (first || other.rank == rank ||
+      (other.expr >= 0 && other.expr == s.value.expr))
+    return success();
+  // Where the orders part: the first step (operands before the step) of
+  // each expression that the other never takes.
+  auto firstOwn = [&](int32_t e, int32_t than) -> int32_t {
+    std::vector<int32_t> mine, theirs;
+    exprs.innerNodes(e, mine);
+    exprs.innerNodes(than, theirs);
+    std::set<int32_t> known(theirs.begin(), theirs.end());
+    for (int32_t n : mine)
+      if (!known.count(n))
+        return n;
+    return -1;
+  };
+  InFlightDiagnostic d =
+      algo.emitError() << algo.getCollectiveName()
+                       << " gives ranks different bits";
+  if (call > 0)
+    d << " in " << callName(call);
+  d << ": " << other.at.str() << " and " << s.loc.str() << " both hold "
+    << render(want, call) << ", but rank " << other.rank << " computes "
+    << exprs.render(other.expr, call) << " and rank " << rank << " computes "
+    << exprs.render(s.value.expr, call)
+    << " (floating-point reductions round at every step, so the order "
+       "decides the bits; add in one order on every rank, for example rank "
+       "0's chunk first, or declare 'bits(any)' to allow it)";
+  for (auto [r, mine, theirs] :
+       {std::make_tuple(other.rank, other.expr, s.value.expr),
+        std::make_tuple(rank, s.value.expr, other.expr)}) {
+    int32_t n = firstOwn(mine, theirs);
+    if (n >= 0 && exprs.opOf(n))
+      d.attachNote(exprs.opOf(n)->getLoc())
+          << "rank " << r << " computes " << exprs.render(n, call)
+          << " here, which rank " << (r == rank ? other.rank : rank)
+          << " never does";
+  }
+  return failure();
+}
+
 LogicalResult Machine::checkPostcondition(int64_t rank, int call,
                                           const Access &caller,
                                           const VClock &vc) {
@@ -466,6 +537,8 @@ LogicalResult Machine::checkPostcondition(int64_t rank, int call,
       return raceError(s, *s.lastWrite, caller, true, false);
     if (s.defined && s.value == want) {
       s.reads.push_back(caller);
+      if (failed(checkSameBits(ensure, rank, call, s, want)))
+        return failure();
       continue;
     }
     // A write of this call that has not happened when the rank returns.

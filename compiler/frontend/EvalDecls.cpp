@@ -237,12 +237,28 @@ Evaluator::collectiveOf(const ast::Algorithm &a, bool &inplace,
 }
 
 /// The algorithm's clauses, left to right: `chunks`, `instances` (or
-/// `parallel`), `tiles`, `protocol` and `channel`.
+/// `parallel`), `tiles`, `protocol`, `channel` and `bits`.
 LogicalResult Evaluator::clauses(const ast::Algorithm &a, std::string &protocol,
-                                 std::optional<ChannelKind> &channelKind) {
+                                 std::optional<ChannelKind> &channelKind,
+                                 std::optional<Bits> &bits) {
   for (const auto &c : a.clauses) {
     if (c.rhs)
       return error(c.loc) << "'" << c.name << "(...)' takes one value";
+    if (c.name == "bits") {
+      std::optional<Bits> b;
+      if (c.value->kind == Expr::Ident)
+        b = symbolizeBits(c.value->name);
+      if (!b)
+        return error(c.value->loc)
+               << "bits must be rank_consistent (every rank that receives a "
+                  "reduced element gets the same bits), size_invariant (and "
+                  "an element's bits do not depend on the count) or any (no "
+                  "promise)";
+      if (bits)
+        return error(c.loc) << "a second 'bits(...)' clause";
+      bits = b;
+      continue;
+    }
     if (c.name == "channel") {
       if (c.value->kind != Expr::Ident ||
           (c.value->name != "memory" && c.value->name != "port"))
@@ -291,7 +307,7 @@ LogicalResult Evaluator::clauses(const ast::Algorithm &a, std::string &protocol,
     }
     return error(c.loc) << "unknown clause '" << c.name
                         << "'; expected chunks, protocol, channel, instances, "
-                           "parallel or tiles";
+                           "parallel, tiles or bits";
   }
   return success();
 }
@@ -351,7 +367,8 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
   const ast::Collective &coll = **collOr;
   std::string protocol = "Simple";
   std::optional<ChannelKind> channelKind;
-  if (failed(clauses(a, protocol, channelKind)))
+  std::optional<Bits> bits;
+  if (failed(clauses(a, protocol, channelKind, bits)))
     return failure();
   SmallVector<NamedAttribute> paramAttrs;
   if (failed(parameters(a, coll, given, paramAttrs)))
@@ -408,7 +425,7 @@ LogicalResult Evaluator::algorithm(const ast::Algorithm &a, int64_t n,
       /*scheduled=*/nullptr, optI64(inChunks * instances, chunks * instances),
       optI64(outChunks * instances, chunks * instances), optI64(instances, 1),
       /*params=*/nullptr, /*channel_kind=*/nullptr, optI64(tiles, 1),
-      alsoInplace);
+      alsoInplace, bits ? BitsAttr::get(ctx, *bits) : BitsAttr());
   if (channelKind)
     algo.setChannelKindAttr(ChannelKindAttr::get(ctx, *channelKind));
   if (!paramAttrs.empty())

@@ -220,7 +220,8 @@ private:
   collectiveOf(const ast::Algorithm &a, bool &inplace, bool &outofplace,
                std::map<std::string, const ast::Arg *> &given);
   mlir::LogicalResult clauses(const ast::Algorithm &a, std::string &protocol,
-                              std::optional<ChannelKind> &channelKind);
+                              std::optional<ChannelKind> &channelKind,
+                              std::optional<Bits> &bits);
   mlir::LogicalResult
   parameters(const ast::Algorithm &a, const ast::Collective &coll,
              const std::map<std::string, const ast::Arg *> &given,

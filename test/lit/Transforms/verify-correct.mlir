@@ -5,8 +5,9 @@
 // diagnostic.
 
 // Tests that the one-phase all-pairs AllReduce with LL packets is proven:
-// the packet reads are ordered after the sends by the packet flags.
-ccl.algorithm @allpairs_ll_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "allpairs_ll", nranks = 3 : i64, protocol = #ccl.protocol<LL>} {
+// the packet reads are ordered after the sends by the packet flags. Its
+// ranks add in their own orders, which it allows (bits<any>).
+ccl.algorithm @allpairs_ll_n3 attributes {bits = #ccl.bits<any>, chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "allpairs_ll", nranks = 3 : i64, protocol = #ccl.protocol<LL>} {
   ccl.scratch @recv slots 3
   ccl.channel @mem_0_1 memory 0 -> 1
   ccl.channel @mem_0_2 memory 0 -> 2
@@ -281,8 +282,9 @@ ccl.algorithm @nvls_n2 attributes {chunks = 2 : i64, collective = #ccl.collectiv
 // Tests that an AllReduce reading its peers' inputs with read_reduce is
 // proven: each rank tells its peers when its input holds this call's data
 // (its first signal on each channel) and when it is done reading theirs
-// (its second), and reads or returns only after the matching waits.
-ccl.algorithm @readreduce_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "readreduce", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
+// (its second), and reads or returns only after the matching waits. Its
+// ranks add in their own orders, which it allows (bits<any>).
+ccl.algorithm @readreduce_n3 attributes {bits = #ccl.bits<any>, chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "readreduce", nranks = 3 : i64, protocol = #ccl.protocol<Simple>} {
   ccl.channel @m_0_1 memory 0 -> 1
   ccl.channel @m_0_2 memory 0 -> 2
   ccl.channel @m_1_0 memory 1 -> 0

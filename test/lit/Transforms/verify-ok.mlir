@@ -3,7 +3,8 @@
 //
 // Tests that --ccl-verify accepts a correct all-pairs LL AllReduce for three
 // ranks, proven against its contract (ccl.require / ccl.ensure), without a
-// diagnostic and passes it through unchanged.
+// diagnostic and passes it through unchanged. Its ranks add in their own
+// orders, which it allows (bits<any>; verify-bits.mlir rejects it without).
 
 // CHECK-LABEL: ccl.algorithm @allpairs_ll_n3
 // CHECK-NEXT:    ccl.scratch @recv slots 3
@@ -36,7 +37,7 @@
 // CHECK-NEXT:    ccl.ensure <"output"[2] [0 : 1]> = [#ccl.chunk<"input"[0] [0 : 1]>, #ccl.chunk<"input"[1] [0 : 1]>, #ccl.chunk<"input"[2] [0 : 1]>]
 // CHECK-NEXT:  }
 // CHECK-NOT:   error
-  ccl.algorithm @allpairs_ll_n3 attributes {chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "allpairs_ll", nranks = 3 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.algorithm @allpairs_ll_n3 attributes {bits = #ccl.bits<any>, chunks = 1 : i64, collective = #ccl.collective<AllReduce>, name = "allpairs_ll", nranks = 3 : i64, protocol = #ccl.protocol<LL>} {
     ccl.scratch @recv slots 3
     ccl.channel @mem_0_1 memory 0 -> 1
     ccl.channel @mem_0_2 memory 0 -> 2

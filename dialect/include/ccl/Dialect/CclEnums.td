@@ -28,6 +28,24 @@ def Ccl_ProtocolAttr : EnumAttr<Ccl_Dialect, Ccl_Protocol, "protocol"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Ccl_Bits : I32EnumAttr<"Bits", "what an algorithm promises about the bits of its reduced results", [
+    // No promise: ranks may add in different orders.
+    I32EnumAttrCase<"Any", 0, "any">,
+    // Every rank that receives a reduced element gets the same expression.
+    I32EnumAttrCase<"RankConsistent", 1, "rank_consistent">,
+    // Rank-consistent, and every reduced chunk of a rank's buffer has the
+    // same expression over the ranks: element i's does not depend on the
+    // count, which moves chunk boundaries.
+    I32EnumAttrCase<"SizeInvariant", 2, "size_invariant">
+  ]> {
+  let cppNamespace = "::ccl";
+  let genSpecializedAttr = 0;
+}
+
+def Ccl_BitsAttr : EnumAttr<Ccl_Dialect, Ccl_Bits, "bits"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Ccl_ChannelKind : I32EnumAttr<"ChannelKind", "kind of a point-to-point channel", [
     // Peer loads and stores.
     I32EnumAttrCase<"Memory", 0, "memory">,

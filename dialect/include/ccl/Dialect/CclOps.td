@@ -42,7 +42,15 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     calls, and how the buffers then alias: `{from = "output", to =
     "input", offsets = array<i64: 0, 0>}` (chunk `i` of `from` on rank `r`
     is chunk `offsets[r] + i` of `to`); `--ccl-verify` proves the algorithm
-    under that aliasing too. The
+    under that aliasing too. `bits` is what the algorithm promises about
+    the bits of its reduced results (its `bits(...)` clause):
+    `#ccl.bits<rank_consistent>` (every rank that receives a reduced
+    element gets the same reduction expression, so the same bits; the
+    default of an AllReduce), `#ccl.bits<size_invariant>` (rank-consistent,
+    and all reduced chunks of a rank's buffer have the same expression over
+    the ranks, so an element's bits do not depend on the count) or
+    `#ccl.bits<any>` (no promise; the default of every other collective);
+    `--ccl-verify` proves the promise. The
     collective's contract is the `ccl.require` and `ccl.ensure` operations
     in the body. The symbol name
     is `<name>_n<nranks>`, so one module can hold an
@@ -72,7 +80,8 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
       OptionalAttr<DictionaryAttr>:$params,
       OptionalAttr<Ccl_ChannelKindAttr>:$channel_kind,
       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$tiles,
-      OptionalAttr<DictionaryAttr>:$also_inplace);
+      OptionalAttr<DictionaryAttr>:$also_inplace,
+      OptionalAttr<Ccl_BitsAttr>:$bits);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -91,6 +100,19 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     /// before the contract and the operations).
     ::mlir::Block::iterator declarationSlot(Decl kind);
     bool isLL() { return getProtocol() == ::ccl::Protocol::LL; }
+    /// Whether every rank that receives a reduced element must get the
+    /// same bits: the `bits` attribute, else true for an AllReduce.
+    bool requiresRankConsistency() {
+      if (auto b = getBitsAttr())
+        return b.getValue() != ::ccl::Bits::Any;
+      return getCollective() == ::ccl::CollectiveKind::AllReduce;
+    }
+    /// Whether the reduced chunks of each rank's buffer must all have the
+    /// same expression over the ranks (`bits(size_invariant)`).
+    bool requiresSizeInvariance() {
+      auto b = getBitsAttr();
+      return b && b.getValue() == ::ccl::Bits::SizeInvariant;
+    }
     /// Where `ref` lives when an algorithm of both forms (`also_inplace`) is
     /// called in place: a reference to the aliased buffer moved into the
     /// other at its rank's offset; every other reference as it is. Analyses
