@@ -56,6 +56,10 @@ struct AlgorithmInfo {
   /// compile's --max-bytes, lowered to the largest max_bytes of the
   /// selection rows that name it when they all bound it.
   uint64_t maxBytes = 0;
+  /// What it promises of its reduced results and the verifier proves
+  /// (AlgorithmOp `bits`, with the collective's default): `any`,
+  /// `rank_consistent` or `size_invariant`.
+  std::string bits = "any";
   std::vector<VariantInfo> variants;
 };
 
@@ -86,6 +90,9 @@ std::vector<SelectionRow> selectionOf(mlir::ModuleOp module);
 /// or less when every selection row that names it bounds it lower.
 /// Recorded on the module as `cclc.max_bytes` (read by ccl-lower-to-llvm).
 void setAlgorithmMaxBytes(mlir::ModuleOp module, uint64_t maxBytes);
+
+/// What `algo` promises of its reduced results (AlgorithmInfo::bits).
+std::string bitsOf(AlgorithmOp algo);
 
 /// Prints the selection table as `cclc --print-selection` shows it.
 void printSelection(const std::vector<SelectionRow> &rows,

@@ -198,6 +198,7 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
       a.bothForms = bool(algo.getAlsoInplaceAttr());
       a.chunks = algo.getChunks();
       a.ll = algo.isLL();
+      a.bits = bitsOf(algo);
       if (DictionaryAttr params = algo.getParamsAttr())
         if (auto root = params.getAs<IntegerAttr>("root"))
           a.root = root.getInt();
@@ -315,6 +316,11 @@ static bool compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
       AlgorithmInfo a;
       a.name = limit.getName().str();
       a.maxBytes = cast<IntegerAttr>(limit.getValue()).getInt();
+      for (AlgorithmOp algo : module->getOps<AlgorithmOp>())
+        if (algo.getName() == a.name) {
+          a.bits = bitsOf(algo);
+          break;
+        }
       algorithms.push_back(a);
     }
     printSelection(selectionOf(*module), algorithms, os);

@@ -69,6 +69,12 @@ void ccl::setAlgorithmMaxBytes(ModuleOp module, uint64_t maxBytes) {
   module->setAttr("cclc.max_bytes", b.getDictionaryAttr(limits));
 }
 
+std::string ccl::bitsOf(AlgorithmOp algo) {
+  if (algo.requiresSizeInvariance())
+    return "size_invariant";
+  return algo.requiresRankConsistency() ? "rank_consistent" : "any";
+}
+
 void ccl::printSelection(const std::vector<SelectionRow> &rows,
                          const std::vector<AlgorithmInfo> &algorithms,
                          llvm::raw_ostream &os) {
@@ -84,21 +90,25 @@ void ccl::printSelection(const std::vector<SelectionRow> &rows,
   os << "# selection table: the first row that holds the call and whose "
         "algorithm has a kernel for it serves it\n"
      << "# collective      ranks     max-bytes  "
-     << llvm::left_justify("algorithm", width) << "  plan-max-bytes  row\n";
+     << llvm::left_justify("algorithm", width)
+     << "  plan-max-bytes  bits             row\n";
   for (const SelectionRow &r : rows) {
     std::string ranks = std::to_string(r.minRanks) + ".." +
                         (r.maxRanks < 0 ? std::string("") :
                                           std::to_string(r.maxRanks));
     std::string bytes = r.maxBytes < 0 ? "any" : std::to_string(r.maxBytes);
     uint64_t planMax = 0;
+    std::string bits = "any";
     for (const AlgorithmInfo &a : algorithms)
-      if (a.name == r.algorithm)
+      if (a.name == r.algorithm) {
         planMax = a.maxBytes;
+        bits = a.bits;
+      }
     os << llvm::left_justify(r.collective, 16) << "  "
        << llvm::left_justify(ranks, 8) << "  " << llvm::right_justify(bytes, 12)
        << "  " << llvm::left_justify(r.algorithm, width) << "  "
-       << llvm::right_justify(std::to_string(planMax), 14) << "  " << r.where
-       << "\n";
+       << llvm::right_justify(std::to_string(planMax), 14) << "  "
+       << llvm::left_justify(bits, 15) << "  " << r.where << "\n";
   }
   std::string others;
   for (const AlgorithmInfo &a : algorithms)

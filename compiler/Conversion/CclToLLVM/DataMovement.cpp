@@ -216,23 +216,31 @@ struct InstructionLowering : public LoweringBase<OpT> {
   }
 };
 
+/// The stores of put_packets and pack_packets: `src` as LL packets with
+/// this call's flag at `dst` (a peer's slot or the rank's own). A
+/// copy_packets forwards whole slot ranges of a padded buffer: the rest of
+/// the range gets this call's (empty) packets.
+static void storePackets(Operation *op, OpBuilder &b, const KernelEnv &env,
+                         ChunkRefAttr dstRef, const Resolved &dst,
+                         const Resolved &src) {
+  Location loc = op->getLoc();
+  Type voidT = voidTy(op->getContext());
+  Value n = bytes(b, loc, env, src.elems);
+  Value flag = flagOf(b, loc, env);
+  callLib(b, loc, op, "__ccl_put_packets", voidT, {dst.ptr, src.ptr, n, flag});
+  if (env.isPadded(dstRef.getBuffer()))
+    callLib(b, loc, op, "__ccl_put_packets_pad", voidT,
+            {dst.ptr, n, bytes(b, loc, env, dst.elems), flag});
+}
+
 struct PutPacketsLowering : public InstructionLowering<PutPacketsOp> {
   using InstructionLowering::InstructionLowering;
   LogicalResult emit(PutPacketsOp op, OpBuilder &b, const KernelEnv &env,
                      const Resolved &dst, const Resolved &src) const override {
-    Location loc = op.getLoc();
-    Value n = bytes(b, loc, env, src.elems);
-    Value flag = flagOf(b, loc, env);
-    callLib(b, loc, op, "__ccl_put_packets", voidTy(getContext()),
-            {dst.ptr, src.ptr, n, flag});
-    // A copy_packets forwards whole slot ranges of this buffer: fill the
-    // rest of the range with this call's (empty) packets.
-    if (env.isPadded(op.getDst().getBuffer()))
-      callLib(b, loc, op, "__ccl_put_packets_pad", voidTy(getContext()),
-              {dst.ptr, n, bytes(b, loc, env, dst.elems), flag});
+    storePackets(op, b, env, op.getDst(), dst, src);
     // Multi-destination: the same source to every forward destination.
-    return failure(failed(emitForwards(b, loc, op, env, src.ptr, src.elems,
-                                       /*written=*/false)));
+    return failure(failed(emitForwards(b, op.getLoc(), op, env, src.ptr,
+                                       src.elems, /*written=*/false)));
   }
 };
 
@@ -242,14 +250,7 @@ struct PackPacketsLowering : public InstructionLowering<PackPacketsOp> {
                      const Resolved &dst, const Resolved &src) const override {
     // put_packets into the rank's own scratch: the same stores, to a local
     // pointer.
-    Location loc = op.getLoc();
-    Value n = bytes(b, loc, env, src.elems);
-    Value flag = flagOf(b, loc, env);
-    callLib(b, loc, op, "__ccl_put_packets", voidTy(getContext()),
-            {dst.ptr, src.ptr, n, flag});
-    if (env.isPadded(op.getDst().getBuffer()))
-      callLib(b, loc, op, "__ccl_put_packets_pad", voidTy(getContext()),
-              {dst.ptr, n, bytes(b, loc, env, dst.elems), flag});
+    storePackets(op, b, env, op.getDst(), dst, src);
     return success();
   }
 };

@@ -72,3 +72,21 @@ ccl.algorithm @rcs_n3 attributes {chunks = 1 : i64, collective = #ccl.collective
   ccl.channel @mem_1_2 memory 1 -> 2
   ccl.reduce_packets tb 0 <"output"[1] [0 : 1]> from <"recv"[1] [0 : 1]> forward [#ccl.chunk<"recv"[2] [1 : 1]>] via [@mem_1_2]
 }
+
+// -----
+// Tests that pack_packets writes the rank's own input as packets of this
+// call (the epoch + 1 flag) into its own scratch slot: the stores of
+// put_packets (__ccl_put_packets) to a local pointer, with no channel.
+
+// CHECK-LABEL: llvm.func internal @ccl_pack_n2_f32_sum__p0(
+// CHECK:         %[[SLOT:.*]] = llvm.call @__ccl_scratch_ptr(%arg0,
+// CHECK:         %[[IN:.*]] = llvm.call @__ccl_chunk_ptr(%arg1,
+// CHECK:         %[[N:.*]] = llvm.call @__ccl_chunk_elems(
+// CHECK:         %[[FLAG:.*]] = llvm.add %arg4, %{{.*}} : i32
+// CHECK-NEXT:    llvm.call @__ccl_put_packets(%[[SLOT]], %[[IN]], %{{.*}}, %[[FLAG]])
+// CHECK:         llvm.call @__ccl_unpack_packets(%arg0,
+ccl.algorithm @pack_n2 attributes {chunks = 1 : i64, collective = #ccl.collective<custom>, custom_collective = "Copy", name = "pack", nranks = 2 : i64, protocol = #ccl.protocol<LL>} {
+  ccl.scratch @recv slots 1
+  ccl.pack_packets tb 0 <"recv"[0] [0 : 1]> from <"input"[0] [0 : 1]>
+  ccl.unpack_packets tb 0 <"output"[0] [0 : 1]> from <"recv"[0] [0 : 1]>
+}
