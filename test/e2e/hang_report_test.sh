@@ -6,7 +6,10 @@ source "$REPO/test/e2e/expect_timeout.sh"
 cclc "$REPO/stdlib/allreduce/allpairs_ll.ccl" --target=host --nranks=2 --dtype=float32 -o "$WORK/ap.so"
 expect_timeout "$WORK/out" ccl-perf --lib "$WORK/ap.so" --algo allpairs_ll --target host -g 2 \
     -b 1K -e 1K --skip-rank 1 --timeout-ms 1000
-grep -q "rank 0 thread block 0 timed out after 1\.[0-9][0-9] s in reduce_packets at .*allpairs_ll.ccl:24:20" "$WORK/out"
+# The line of the 2-rank reduction: the report must name it exactly.
+line=$(grep -n 'reduce_packets(recv\[r\]\[1 - r\]' "$REPO/stdlib/allreduce/allpairs_ll.ccl" | cut -d: -f1)
+[[ -n "$line" ]] || { echo "FAILED: no 2-rank reduce_packets in allpairs_ll.ccl"; exit 1; }
+grep -q "rank 0 thread block 0 timed out after 1\.[0-9][0-9] s in reduce_packets at .*allpairs_ll.ccl:$line:20" "$WORK/out"
 
 # Eight ranks of the Simple ring, rank 5 never launches. Whichever rank
 # times out first, its report names the rank its wait is on, the operation
