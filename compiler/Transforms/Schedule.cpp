@@ -29,14 +29,6 @@ namespace {
 struct PendingAccesses {
   SmallVector<ChunkRefAttr> reads, writes, packetWrites;
 
-  static bool writesPackets(InstructionOp op) {
-    return isa<PackPacketsOp, CopyPacketsOp>(op.getOperation());
-  }
-  static bool readsPackets(InstructionOp op) {
-    return isa<ReducePacketsOp, UnpackPacketsOp, CopyPacketsOp>(
-        op.getOperation());
-  }
-
   bool conflicts(AlgorithmOp algo, InstructionOp op) const {
     auto overlapsAny = [&](ChunkRefAttr ref, ArrayRef<ChunkRefAttr> list) {
       ref = algo.inPlaceRef(ref);
@@ -44,7 +36,8 @@ struct PendingAccesses {
     };
     for (ChunkRefAttr r : op.getReadRefs())
       if (overlapsAny(r, writes) ||
-          (!readsPackets(op) && overlapsAny(r, packetWrites)))
+          (!readsPackets(op.getOperation()) &&
+           overlapsAny(r, packetWrites)))
         return true;
     for (ChunkRefAttr w : op.getWrittenRefs())
       if (overlapsAny(w, writes) || overlapsAny(w, packetWrites) ||
@@ -56,7 +49,7 @@ struct PendingAccesses {
     for (ChunkRefAttr r : op.getReadRefs())
       reads.push_back(algo.inPlaceRef(r));
     for (ChunkRefAttr w : op.getWrittenRefs())
-      (writesPackets(op) ? packetWrites : writes)
+      (writesOwnPackets(op.getOperation()) ? packetWrites : writes)
           .push_back(algo.inPlaceRef(w));
   }
 };

@@ -430,10 +430,6 @@ LogicalResult checkPacketSlots(AlgorithmOp algo) {
 /// copy_packets): it waits for each packet's flag, whichever thread wrote
 /// it (the machine orders it by the packets' clock).
 LogicalResult checkBlockBarriers(AlgorithmOp algo) {
-  auto flagged = [](Operation *writer, Operation *reader) {
-    return isa<PackPacketsOp, CopyPacketsOp>(writer) &&
-           isa<ReducePacketsOp, UnpackPacketsOp, CopyPacketsOp>(reader);
-  };
   for (ThreadBlockOp tbOp : algo.getBody().getOps<ThreadBlockOp>()) {
     std::map<Loc, Operation *> reads, writes;
     for (Operation &op : tbOp.getBody().front()) {
@@ -447,7 +443,8 @@ LogicalResult checkBlockBarriers(AlgorithmOp algo) {
       Operation *other = nullptr;
       Loc where;
       for (const Loc &l : r)
-        if (!other && writes.count(l) && !flagged(writes[l], &op)) {
+        if (!other && writes.count(l) &&
+            !(writesOwnPackets(writes[l]) && readsPackets(&op))) {
           other = writes[l];
           where = l;
         }

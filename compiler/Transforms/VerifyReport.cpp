@@ -448,9 +448,6 @@ LogicalResult Machine::checkEnd() {
 // Contract
 //===----------------------------------------------------------------------===//
 
-/// Rank `rank` returned from call `call`: the caller reads the locations the
-/// postcondition names, which must hold their sums of that call's inputs,
-/// and must not be written any more by anything of this call.
 LogicalResult Machine::checkSameBits(EnsureOp ensure, int64_t rank, int call,
                                      const Slot &s, const Value &want) {
   int64_t terms = 0;
@@ -522,6 +519,9 @@ LogicalResult Machine::checkSameBits(EnsureOp ensure, int64_t rank, int call,
   return failure();
 }
 
+/// Rank `rank` returned from call `call`: the caller reads the locations the
+/// postcondition names, which must hold their sums of that call's inputs,
+/// and must not be written any more by anything of this call.
 LogicalResult Machine::checkPostcondition(int64_t rank, int call,
                                           const Access &caller,
                                           const VClock &vc) {

@@ -14,6 +14,14 @@ AlgorithmOp ccl::getEnclosingAlgorithm(Operation *op) {
   return op ? op->getParentOfType<AlgorithmOp>() : AlgorithmOp();
 }
 
+bool ccl::readsPackets(Operation *op) {
+  return isa<ReducePacketsOp, UnpackPacketsOp, CopyPacketsOp>(op);
+}
+
+bool ccl::writesOwnPackets(Operation *op) {
+  return isa<PackPacketsOp, CopyPacketsOp>(op);
+}
+
 SmallVector<StringRef> ccl::signalledChannels(Operation *op) {
   llvm::SetVector<StringRef> chans;
   if (auto sig = dyn_cast<SignalOp>(op))
@@ -510,6 +518,21 @@ LogicalResult FlushOp::verify() {
 
 //----- packets -------------------------------------------------------------//
 
+/// Checks of an operation that stores plain `src` as LL packets into
+/// `dst` (put_packets, pack_packets): packets land in scratch only, and a
+/// source that holds packets already is refused with `hint`.
+static LogicalResult verifyPacketStore(Operation *op, ChunkRefAttr dst,
+                                       ChunkRefAttr src, StringRef hint) {
+  if (!dst.isScratch())
+    return op->emitOpError("destination ")
+           << dst.str() << " must be a scratch buffer (packets carry "
+           << "flags, so they cannot land in input or output)";
+  if (src.isScratch())
+    return op->emitOpError("source ") << src.str() << " holds packets"
+                                      << hint;
+  return success();
+}
+
 int64_t PutPacketsOp::getExecRank() { return getSrc().getRank(); }
 SmallVector<ChunkRefAttr, 2> PutPacketsOp::getWrittenRefs() {
   return withForwards(*this);
@@ -531,14 +554,9 @@ LogicalResult PutPacketsOp::verify() {
     return emitOpError("destination ")
            << getDst().str() << " is not on the channel's destination rank "
            << channel->getDst();
-  if (!getDst().isScratch())
-    return emitOpError("destination ")
-           << getDst().str() << " must be a scratch buffer (packets carry "
-           << "flags, so they cannot land in input or output)";
-  if (getSrc().isScratch())
-    return emitOpError("source ") << getSrc().str()
-                                  << " holds packets; forward them with "
-                                     "an unpack first";
+  if (failed(verifyPacketStore(*this, getDst(), getSrc(),
+                               "; forward them with an unpack first")))
+    return failure();
   return verifyForwards(*this);
 }
 
@@ -611,15 +629,8 @@ LogicalResult PackPacketsOp::verify() {
            << getSrc().str() << " and the destination " << getDst().str()
            << " are on different ranks (send packets to a peer with "
               "put_packets)";
-  if (!getDst().isScratch())
-    return emitOpError("destination ")
-           << getDst().str() << " must be a scratch buffer (packets carry "
-           << "flags, so they cannot land in input or output)";
-  if (getSrc().isScratch())
-    return emitOpError("source ") << getSrc().str()
-                                  << " holds packets already (copy them "
-                                     "with copy_packets)";
-  return success();
+  return verifyPacketStore(*this, getDst(), getSrc(),
+                           " already (copy them with copy_packets)");
 }
 
 //----- copy / reduce / read_reduce -----------------------------------------//

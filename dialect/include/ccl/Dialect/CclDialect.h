@@ -92,6 +92,15 @@ private:
 /// generator all count signals with this.
 llvm::SmallVector<llvm::StringRef> signalledChannels(mlir::Operation *op);
 
+/// An LL packet read (reduce_packets, unpack_packets, copy_packets): it
+/// waits for each packet's flag, whichever thread or rank wrote it.
+bool readsPackets(mlir::Operation *op);
+
+/// A write of LL packets into the executing rank's own scratch
+/// (pack_packets, copy_packets). A packet read of them on the same thread
+/// block needs no ccl.barrier: the flags order it.
+bool writesOwnPackets(mlir::Operation *op);
+
 //===----------------------------------------------------------------------===//
 // What the passes record on operations (the dialect's discardable
 // attributes, CclDialect.td)
