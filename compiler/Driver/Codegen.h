@@ -135,10 +135,26 @@ bool finishTarget(llvm::Module &module, const TargetInfo &target,
 bool checkImagesHaveKernels(const PlanInfo &plan, const TargetArtifacts &art,
                             std::string &error);
 
-/// Writes options.output (a .so) and a C header next to it.
+/// CCL_COLL_* of a collective's name; CCL_COLL_COUNT for one the
+/// NCCL-shaped entry points do not serve (a `collective` of the program).
+unsigned collectiveCode(llvm::StringRef collective);
+
+/// Reads the plans and the selection table back from `library` (the
+/// linked .so's bytes, through its dynamic relocations and ccl/plan.h's
+/// layout) and checks every field against the scheduled module
+/// `scheduled` and the artifacts linked into it (PlanCheck.cpp). The error
+/// is an internal compiler error naming the plan, variant and field.
+bool checkLibraryPlans(llvm::StringRef library, mlir::ModuleOp scheduled,
+                       const CompileOptions &options,
+                       llvm::ArrayRef<TargetArtifacts> artifacts,
+                       std::string &error);
+
+/// Writes options.output (a .so) and a C header next to it, once the
+/// linked library's plans pass checkLibraryPlans against `scheduled`.
 bool writeSharedLibrary(const PlanInfo &plan,
                         const std::vector<TargetArtifacts> &artifacts,
-                        const CompileOptions &options, std::string &error);
+                        mlir::ModuleOp scheduled, const CompileOptions &options,
+                        std::string &error, TimeReport *report = nullptr);
 
 } // namespace ccl
 

@@ -42,7 +42,9 @@ static CclLowerToLLVMOptions lowerOptions(const CompileOptions &options,
   lower.redops.assign(options.redops.begin(), options.redops.end());
   lower.maxBytes = options.maxBytes;
   lower.perRankKernels = options.kernels == "per-rank";
-  if (options.testCorrupt != "image-kernel")
+  // The driver's own corruptions (Driver.h) are not the lowering's.
+  if (options.testCorrupt != "image-kernel" &&
+      !StringRef(options.testCorrupt).starts_with("plan-"))
     lower.testCorrupt = options.testCorrupt;
   if (auto info = createTargetInfo(target))
     lower.typeGeneric = info->typeGenericKernels();
@@ -430,7 +432,7 @@ static bool compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
 
   std::string error;
   times.begin("write library");
-  if (!writeSharedLibrary(plan, artifacts, options, error)) {
+  if (!writeSharedLibrary(plan, artifacts, *module, options, error, &times)) {
     emitError(module->getLoc()) << error;
     return false;
   }

@@ -81,7 +81,10 @@ struct CompileOptions {
   bool timeReport = false;
   /// Test only: ccl-lower-to-llvm's test-corrupt (Validation.h), or
   /// `image-kernel`: a kernel renamed in the optimised LLVM module, which
-  /// the check of the images (ImageCheck.cpp) must report.
+  /// the check of the images (ImageCheck.cpp) must report; `plan-peer`
+  /// (the first channel's destination rank) or `plan-scratch-slots` (the
+  /// first scratch buffer's slot count) written wrong into the plans,
+  /// which the check of the linked library (PlanCheck.cpp) must report.
   std::string testCorrupt;
 };
 

@@ -19,6 +19,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -31,6 +32,17 @@ using namespace llvm;
 using namespace ccl;
 using namespace ccl::driver;
 
+unsigned ccl::collectiveCode(StringRef collective) {
+  return StringSwitch<unsigned>(collective)
+      .Case("AllReduce", CCL_COLL_ALLREDUCE)
+      .Case("AllGather", CCL_COLL_ALLGATHER)
+      .Case("ReduceScatter", CCL_COLL_REDUCESCATTER)
+      .Case("AllToAll", CCL_COLL_ALLTOALL)
+      .Case("Broadcast", CCL_COLL_BROADCAST)
+      .Case("Reduce", CCL_COLL_REDUCE)
+      .Default(CCL_COLL_COUNT);
+}
+
 namespace {
 
 /// Broadcast and Reduce: their entry points take the root at run time.
@@ -41,7 +53,9 @@ bool isRootedCollective(StringRef collective) {
 /// Builds the host-side module of the .so: plans, entry points, constructor.
 class PlanEmitter {
 public:
-  PlanEmitter(LLVMContext &c, Module &m) : c(c), m(m) {
+  /// `corrupt`: CompileOptions::testCorrupt (test only).
+  PlanEmitter(LLVMContext &c, Module &m, StringRef corrupt)
+      : c(c), m(m), corrupt(corrupt.str()) {
     i32 = Type::getInt32Ty(c);
     i64 = Type::getInt64Ty(c);
     ptr = PointerType::getUnqual(c);
@@ -145,17 +159,6 @@ public:
     }
   }
 
-  static unsigned collectiveCode(StringRef collective) {
-    return StringSwitch<unsigned>(collective)
-        .Case("AllReduce", CCL_COLL_ALLREDUCE)
-        .Case("AllGather", CCL_COLL_ALLGATHER)
-        .Case("ReduceScatter", CCL_COLL_REDUCESCATTER)
-        .Case("AllToAll", CCL_COLL_ALLTOALL)
-        .Case("Broadcast", CCL_COLL_BROADCAST)
-        .Case("Reduce", CCL_COLL_REDUCE)
-        .Default(CCL_COLL_COUNT);
-  }
-
   Constant *str(StringRef s) {
     auto &g = strings[s.str()];
     if (!g) {
@@ -211,7 +214,8 @@ public:
       std::vector<Constant *> scratch, kernels;
       for (const auto &[name, slots] : v.scratch)
         scratch.push_back(ConstantStruct::get(
-            scratchTy, {str(name), u32(slots), u32(a.ll ? 1 : 0)}));
+            scratchTy, {str(name), u32(slots + damage("plan-scratch-slots")),
+                        u32(a.ll ? 1 : 0)}));
       for (const std::string &dt : info.dtypes)
         for (const std::string &op : info.redops) {
           std::string sym = kernelName(v.kernelOn(*target), dt, op);
@@ -228,7 +232,8 @@ public:
       std::vector<Constant *> channels, semaphores, barriers;
       for (const SyncLayout::Channel &ch : v.sync.channels)
         channels.push_back(ConstantStruct::get(
-            channelTy, {u32(ch.src), u32(ch.dst),
+            channelTy, {u32(ch.src),
+                        u32((ch.dst + damage("plan-peer")) % v.nranks),
                         u32(ch.port ? CCL_CHANNEL_PORT : CCL_CHANNEL_MEMORY),
                         u32(ch.credit)}));
       for (const SyncLayout::Semaphore &sem : v.sync.semaphores)
@@ -357,8 +362,19 @@ public:
   }
 
 private:
+  /// 1 the first time the test-only corruption `what` is asked for (and
+  /// is the one requested), else 0.
+  int64_t damage(StringRef what) {
+    if (corrupt != what || damaged)
+      return 0;
+    damaged = true;
+    return 1;
+  }
+
   LLVMContext &c;
   Module &m;
+  std::string corrupt;
+  bool damaged = false;
   Type *i32, *i64;
   PointerType *ptr;
   StructType *opTy, *scratchTy, *kernelTy, *variantTy, *imageTy, *planTy;
@@ -433,7 +449,9 @@ std::string headerText(const PlanInfo &plan, StringRef guard) {
 
 bool ccl::writeSharedLibrary(const PlanInfo &plan,
                              const std::vector<TargetArtifacts> &artifacts,
-                             const CompileOptions &options, std::string &error) {
+                             mlir::ModuleOp scheduled,
+                             const CompileOptions &options, std::string &error,
+                             TimeReport *report) {
   if (options.output.empty() || options.output == "-") {
     error = "a shared library needs an output file (-o NAME.so)";
     return false;
@@ -449,7 +467,7 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
   }
   m.setTargetTriple(Triple(host->triple()));
   m.setDataLayout(tm->createDataLayout());
-  PlanEmitter pe(c, m);
+  PlanEmitter pe(c, m, options.testCorrupt);
   // One plan per algorithm and plan target: the targets of one plan target
   // (gfx942 and gfx90a) share it, each with its images. Their kernels are
   // launched with the plan's threads per block, so those must agree.
@@ -572,6 +590,22 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
     return fail();
   }
   cleanup();
+
+  // The plans as the library holds them, against the verified schedule.
+  if (report)
+    report->begin("check library plans");
+  auto linked = MemoryBuffer::getFile(library.temp, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+  if (!linked) {
+    error = "cannot read back " + library.temp + ": " +
+            linked.getError().message();
+    return fail();
+  }
+  if (!checkLibraryPlans((*linked)->getBuffer(), scheduled, options,
+                         artifacts, error))
+    return fail();
+  if (report)
+    report->begin("write header");
 
   // A header with the entry points, next to the library.
   std::string guard = "CCL_GENERATED_" +
