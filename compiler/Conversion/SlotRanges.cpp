@@ -75,15 +75,13 @@ void ccl::splitSlotRanges(AlgorithmOp algo) {
     if (int64_t n = slotRangePieces(inst.getOperation()); n > 1)
       work.push_back({inst.getOperation(), n});
   });
-  static const char *kLastOnly[] = {"with_signal", "with_flush", "fwd_signal"};
   for (auto [op, count] : work) {
     OpBuilder b(op);
     for (int64_t i = 0; i < count; ++i) {
       Operation *piece = b.clone(*op);
       narrowTo(piece, i);
       if (i + 1 < count)
-        for (const char *name : kLastOnly)
-          piece->removeAttr(name);
+        dropFusedSync(piece);
     }
     op->erase();
   }

@@ -228,10 +228,8 @@ private:
       Operation *copy = b.clone(*op);
       rewrite(copy, j, m, blocks);
       // A fused signal or flush belongs after the last piece only.
-      if (auto put = dyn_cast<PutOp>(copy); put && m + 1 < count) {
-        put.setWithSignal(false);
-        put.setWithFlush(false);
-      }
+      if (m + 1 < count)
+        dropFusedSync(copy);
     }
   }
 

@@ -22,6 +22,11 @@ bool ccl::writesOwnPackets(Operation *op) {
   return isa<PackPacketsOp, CopyPacketsOp>(op);
 }
 
+void ccl::dropFusedSync(Operation *op) {
+  for (StringRef name : {"with_signal", "with_flush", "fwd_signal"})
+    op->removeAttr(name);
+}
+
 SmallVector<StringRef> ccl::signalledChannels(Operation *op) {
   llvm::SetVector<StringRef> chans;
   if (auto sig = dyn_cast<SignalOp>(op))

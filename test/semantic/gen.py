@@ -331,18 +331,35 @@ def gen_allgather(p):
     if both:
         p.features.add('both_forms')
     form = '(inplace, outofplace)' if both else ''
-    src = ['algorithm %s implements AllGather%s chunks(%d) {' % (p.name, form, K),
-           '  for r in ranks {',
-           '    for c in 0..chunks {',
-           '      let at = input[r][c].copy(output[r][r * chunks + c]);',
-           '      let dir = 1;',
-           '      if r % 2 == 1 { dir = nranks - 1; }',
-           '      for s in 1..nranks {',
-           '        at = at.copy(output[(r + dir * s) % nranks][r * chunks + c]);',
-           '      }',
-           '    }',
-           '  }',
-           '}']
+    # With 2 chunks, half the programs move both as one range (drawn from
+    # a stream of their own, so that no other seed's program changes).
+    ranged = K == 2 and random.Random(p.seed * 7919 + 2).random() < 0.5
+    if ranged:
+        p.features.add('ranges')
+        src = ['algorithm %s implements AllGather%s chunks(%d) {' % (p.name, form, K),
+               '  for r in ranks {',
+               '    let mine = r * chunks..r * chunks + chunks;',
+               '    let at = input[r][0..chunks].copy(output[r][mine]);',
+               '    let dir = 1;',
+               '    if r % 2 == 1 { dir = nranks - 1; }',
+               '    for s in 1..nranks {',
+               '      at = at.copy(output[(r + dir * s) % nranks][mine]);',
+               '    }',
+               '  }',
+               '}']
+    else:
+        src = ['algorithm %s implements AllGather%s chunks(%d) {' % (p.name, form, K),
+               '  for r in ranks {',
+               '    for c in 0..chunks {',
+               '      let at = input[r][c].copy(output[r][r * chunks + c]);',
+               '      let dir = 1;',
+               '      if r % 2 == 1 { dir = nranks - 1; }',
+               '      for s in 1..nranks {',
+               '        at = at.copy(output[(r + dir * s) % nranks][r * chunks + c]);',
+               '      }',
+               '    }',
+               '  }',
+               '}']
     p.lines = src
     p.collective = 'AllGather'
     p.chunks = K
@@ -416,6 +433,10 @@ def gen_channels(p):
     acked = not p.chance(0.15)
     relaxed = p.chance(0.2)
     ranges = K >= 2 and p.chance(0.5)
+    # More receivers split over two blocks and a semaphore: from a stream
+    # of their own, so that no other seed's program changes.
+    if not sem and random.Random(p.seed * 7919 + 4).random() < 0.6:
+        sem = True
     p.features.update(['custom', 'permutation', 'LL' if ll else 'Simple',
                        'channels', 'placed'])
     if acked:
@@ -499,6 +520,29 @@ def gen_alltoall(p):
     kmod = p.pick(2, 3)
     p.features.update(['builtin', 'permutation', 'Simple', 'relay',
                        'alltoall'])
+    # With 2 chunks, half the programs move each block as one range of
+    # chunks (and of scratch slots when relayed), from a stream of their
+    # own.
+    if K == 2 and random.Random(p.seed * 7919 + 3).random() < 0.5:
+        p.features.add('ranges')
+        p.lines = [
+            'algorithm %s implements AllToAll chunks(%d) {' % (p.name, K),
+            '  scratch hop[nranks * chunks];',
+            '  for q in ranks {',
+            '    let v = (q + %d) %% nranks;' % off,
+            '    for r in ranks {',
+            '      let blk = r * chunks..r * chunks + chunks;',
+            '      let dst = q * chunks..q * chunks + chunks;',
+            '      if (q + 2 * r) %% %d == 0 {' % kmod,
+            '        input[q][blk].copy(hop[v][blk]).copy(output[r][dst]);',
+            '      } else {',
+            '        input[q][blk].copy(output[r][dst]);',
+            '      }',
+            '    }',
+            '  }',
+            '}']
+    else:
+        p.lines = None
     src = ['algorithm %s implements AllToAll chunks(%d) {' % (p.name, K),
            '  scratch hop[nranks * chunks];',
            '  for q in ranks {',
@@ -515,7 +559,7 @@ def gen_alltoall(p):
            '    }',
            '  }',
            '}']
-    p.lines = src
+    p.lines = p.lines or src
     p.collective = 'AllToAll'
     p.chunks = K
     p.in_chunks = lambda n: n * K
@@ -564,6 +608,10 @@ def generate(seed):
      'allreduce': gen_allreduce, 'channels': gen_channels,
      'alltoall': gen_alltoall, 'reducescatter': gen_reducescatter}[kind](p)
     p.kind = kind
+    # The chunk-level programs give no thread block: the compiler places
+    # every operation.
+    if kind not in ('perm', 'channels'):
+        p.features.add('unplaced')
     # Forms besides the plain one: instances and tiles from the options.
     p.forms = ['plain']
     if p.chance(0.5):

@@ -60,3 +60,26 @@ ccl.algorithm @unplaced_n2 attributes {name = "unplaced", collective = #ccl.coll
 }
 
 // BAD: error: instances must be in 1..1024, not 0
+
+// -----
+
+// Tests that a copy over a two-chunk range with a forward split per chunk
+// keeps the forward's fused signal on its last piece only, so that each
+// instance signals its channel once, as the receiver waits once (a tiled
+// relay of a chunk range signalled twice and was an internal error at
+// verification: test/semantic/programs/a2a_range_relay.ccl).
+// CHECK-LABEL: ccl.algorithm @fwd_range_n2
+// CHECK:         ccl.copy tb 0 <"output"[1] [0 : 1]> = <"input"[1] [0 : 1]> forward [#ccl.chunk<"buf"[0] [0 : 1]>] via [@mem_1_0_i0]{{$}}
+// CHECK-NEXT:    ccl.copy tb 0 <"output"[1] [2 : 1]> = <"input"[1] [2 : 1]> forward [#ccl.chunk<"buf"[0] [2 : 1]>] via [@mem_1_0_i0] signal{{$}}
+// CHECK-NEXT:    ccl.wait @mem_1_0_i0 tb 0
+// CHECK:         ccl.copy tb 1 <"output"[1] [1 : 1]> = <"input"[1] [1 : 1]> forward [#ccl.chunk<"buf"[0] [1 : 1]>] via [@mem_1_0_i1]{{$}}
+// CHECK-NEXT:    ccl.copy tb 1 <"output"[1] [3 : 1]> = <"input"[1] [3 : 1]> forward [#ccl.chunk<"buf"[0] [3 : 1]>] via [@mem_1_0_i1] signal{{$}}
+// CHECK-NEXT:    ccl.wait @mem_1_0_i1 tb 1
+ccl.algorithm @fwd_range_n2 attributes {name = "fwd_range", collective = #ccl.collective<custom>, custom_collective = "Mine", nranks = 2 : i64, chunks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @buf slots 2
+  ccl.channel @mem_1_0 memory 1 -> 0
+  ccl.copy tb 0 <"output"[1] [0 : 2]> = <"input"[1] [0 : 2]> forward [#ccl.chunk<"buf"[0] [0 : 2]>] via [@mem_1_0] signal
+  ccl.wait @mem_1_0 tb 0
+  ccl.ensure <"output"[1] [0 : 1]> = [#ccl.chunk<"input"[1] [0 : 1]>]
+  ccl.ensure <"output"[1] [1 : 1]> = [#ccl.chunk<"input"[1] [1 : 1]>]
+}

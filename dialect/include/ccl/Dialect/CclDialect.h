@@ -92,6 +92,12 @@ private:
 /// generator all count signals with this.
 llvm::SmallVector<llvm::StringRef> signalledChannels(mlir::Operation *op);
 
+/// Removes the synchronisation fused into `op` (a put's signal and flush,
+/// a forward's signal: signalledChannels): an operation split into pieces
+/// (a range of chunks cut by tiles, a range of scratch slots) keeps it on
+/// its last piece only, so the pieces signal as often as the operation.
+void dropFusedSync(mlir::Operation *op);
+
 /// An LL packet read (reduce_packets, unpack_packets, copy_packets): it
 /// waits for each packet's flag, whichever thread or rank wrote it.
 bool readsPackets(mlir::Operation *op);
