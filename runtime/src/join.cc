@@ -69,10 +69,28 @@ bool envRank(int *rank, int *nranks, const LaunchVars **which,
   return true;
 }
 
+// Digests of the tables that several plans point to (a library's
+// operations table, its images: in a bundle every plan shares them, and
+// the images are tens of MB), by address and size: each is hashed once per
+// agreement, and a plan's digest takes the table's digest in its place.
+using TableDigests = std::map<std::pair<const void *, uint64_t>, Digest>;
+
+template <typename Fill>
+const Digest &tableDigest(TableDigests &cache, const void *table,
+                          uint64_t size, Fill fill) {
+  auto [it, fresh] = cache.try_emplace({table, size});
+  if (fresh) {
+    Sha256 t;
+    fill(t);
+    it->second = t.finish();
+  }
+  return it->second;
+}
+
 // The plans of this target the ranks must agree on: "P <algorithm>
 // <digest>" lines (sorted), after a "V" line with the library's versions.
 // Reads no table that is NULL (preparation refuses such a plan).
-std::string plansDigest(const ccl_plan *p) {
+std::string plansDigest(const ccl_plan *p, TableDigests &shared) {
   Sha256 h;
   h.updateValue(p->abi_version);
   h.updateValue(p->target);
@@ -106,18 +124,29 @@ std::string plansDigest(const ccl_plan *p) {
     for (uint32_t i = 0; i < var.num_barriers && var.barriers; i++)
       h.update(&var.barriers[i], sizeof var.barriers[i]);
   }
-  for (uint32_t o = 0; o < p->num_ops && p->ops; o++) {
-    h.updateString(p->ops[o].kind);
-    h.updateString(p->ops[o].file);
-    h.updateValue(p->ops[o].line);
-    h.updateValue(p->ops[o].col);
+  h.updateValue(p->num_ops);
+  if (p->ops) {
+    const Digest &ops = tableDigest(shared, p->ops, p->num_ops, [&](Sha256 &t) {
+      for (uint32_t o = 0; o < p->num_ops; o++) {
+        t.updateString(p->ops[o].kind);
+        t.updateString(p->ops[o].file);
+        t.updateValue(p->ops[o].line);
+        t.updateValue(p->ops[o].col);
+      }
+    });
+    h.update(ops.data(), ops.size());
   }
   for (uint32_t i = 0; i < p->num_images && p->images; i++) {
-    h.updateValue(p->images[i].kind);
-    h.updateString(p->images[i].arch);
-    h.updateValue(p->images[i].size);
-    if (p->images[i].data)
-      h.update(p->images[i].data, p->images[i].size);
+    const ccl_image &im = p->images[i];
+    h.updateValue(im.kind);
+    h.updateString(im.arch);
+    h.updateValue(im.size);
+    if (im.data) {
+      const Digest &data = tableDigest(shared, im.data, im.size, [&](Sha256 &t) {
+        t.update(im.data, im.size);
+      });
+      h.update(data.data(), data.size());
+    }
   }
   Digest d = h.finish();
   return wire::hex(d.data(), 8);
@@ -643,8 +672,9 @@ cclResult_t agreeOnPlans(Shared *s, std::vector<const ccl_plan *> *todo,
   std::vector<std::pair<std::string, const ccl_plan *>> keyed;
   std::string mine = versionLine() + "\n";
   std::vector<std::string> lines;
+  TableDigests shared;
   for (const ccl_plan *p : *todo) {
-    std::string d = plansDigest(p);
+    std::string d = plansDigest(p, shared);
     keyed.emplace_back(planName(p) + " " + d, p);
     if (p->target == (uint32_t)s->target &&
         p->abi_version == CCL_PLAN_ABI_VERSION)
