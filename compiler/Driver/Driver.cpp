@@ -96,14 +96,16 @@ bool ccl::parseIntList(StringRef text, std::vector<int64_t> &out,
   }
   for (StringRef p : parts) {
     p = p.trim();
+    const bool range = p.contains("..");
     auto [lo, hi] = p.split("..");
     int64_t a, b;
+    // A range has both ends: "2.." is not "2".
     if (lo.trim().getAsInteger(10, a) ||
-        (!hi.empty() && hi.trim().getAsInteger(10, b))) {
+        (range && hi.trim().getAsInteger(10, b))) {
       error = ("'" + p + "' is not an integer or a range a..b").str();
       return false;
     }
-    if (hi.empty())
+    if (!range)
       b = a;
     if (b < a) {
       error = ("range '" + p + "' is empty").str();

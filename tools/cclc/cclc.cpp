@@ -357,7 +357,18 @@ static int compileMain(int argc, char **argv) {
   options.printSelection = printSelectionOpt;
   options.timeReport = timeReport;
   options.testCorrupt = testCorrupt;
+  // Options that cannot go together: what would be written is not what
+  // was asked for.
+  if (options.printSelection && emit.getNumOccurrences())
+    return fail("--print-selection prints the selection table and stops; it "
+                "does not go with --emit (run cclc twice)");
   bool textual = options.emit != ccl::EmitLevel::SO || options.printSelection;
+  if (splitInputFile && !options.printSelection &&
+      (options.emit == ccl::EmitLevel::SO || options.emit == ccl::EmitLevel::Obj))
+    return fail("--split-input-file compiles each '// -----' chunk on its "
+                "own, and a library holds one compile: use it with a text "
+                "--emit level (ast, ccl, kernel, sched, llvm, asm), or put "
+                "the algorithms in one file");
   if (outputFile.empty())
     outputFile = textual ? "-" : "";
   if (!textual && (outputFile.empty() || outputFile == "-"))
