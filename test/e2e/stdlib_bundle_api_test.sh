@@ -89,10 +89,15 @@ done
 
 # --- --csv and --plot: every measured row in the CSV with the algorithm that
 # served it; a plot when matplotlib is there, else a message that says so.
+# Without matplotlib the run fails (exit 1): an output asked for is missing.
+# A --csv or --plot into a folder that does not exist, and --skip-rank with
+# no timeout, are refused before anything runs.
 if mine; then
+  rc=0
   ccl-perf --lib "$lib" --coll AllGather --target host -g 3 -b 4 -e 1M -f 16 -n 1 -w 0 \
-      -k 1 -d float32,bfloat16 --csv rows.csv --plot rows.png > csv.txt 2>&1 ||
-    { cat csv.txt; fail "--csv/--plot run"; }
+      -k 1 -d float32,bfloat16 --csv rows.csv --plot rows.png > csv.txt 2>&1 || rc=$?
+  if python3 -c 'import matplotlib' 2>/dev/null; then want=0; else want=1; fi
+  [ "$rc" = "$want" ] || { cat csv.txt; fail "--csv/--plot run: exit $rc, not $want"; }
   head -1 rows.csv | grep -q '^backend,collective,nranks,target,bytes,count,type,redop,placement,time_us,algbw_gbs,busbw_gbs,wrong,algorithm$' ||
     fail "--csv: the header is $(head -1 rows.csv)"
   # 5 sizes x 2 types x 2 placements, each naming the algorithm the table names.
@@ -103,6 +108,21 @@ if mine; then
   else
     grep -q "# ERROR: --plot: matplotlib is not available to python3" csv.txt || { cat csv.txt; fail "--plot without matplotlib"; }
   fi
+  for flag in --csv --plot; do
+    if ccl-perf --lib "$lib" --coll AllGather --target host -g 2 -b 4 -e 4 -n 1 -w 0 \
+        $flag no-such-dir/rows.out > nodir.txt 2>&1; then
+      cat nodir.txt; fail "$flag into a missing folder exited 0"
+    fi
+    grep -qF -- "$flag no-such-dir/rows.out: cannot write into no-such-dir: No such file or directory" nodir.txt ||
+      { cat nodir.txt; fail "$flag into a missing folder: message"; }
+    ! grep -q "^ *4 " nodir.txt || { cat nodir.txt; fail "$flag into a missing folder ran"; }
+  done
+  if ccl-perf --lib "$lib" --coll AllGather --target host -g 2 -b 4 -e 4 -n 1 -w 0 \
+      --skip-rank 1 --timeout-ms 0 > skip.txt 2>&1; then
+    cat skip.txt; fail "--skip-rank 1 --timeout-ms 0 exited 0"
+  fi
+  grep -q "with --timeout-ms 0 (no timeout) they would wait forever" skip.txt ||
+    { cat skip.txt; fail "--skip-rank with --timeout-ms 0: message"; }
   echo "ok: --csv and --plot"
 fi
 shard_done

@@ -609,7 +609,7 @@ int runOneRank(Options opt, const Launch &launch) {
     theirs = sweepNccl(env, nc, filter);
   bool ok = summarize(env, mine, ranNccl ? &theirs : nullptr);
   if (env.me == 0)
-    writeOutputs(env, mine, ranNccl ? &theirs : nullptr);
+    ok &= writeOutputs(env, mine, ranNccl ? &theirs : nullptr);
   std::fflush(stdout);
   // No rank ends the job (a launcher ends the others when one exits
   // non-zero) before rank 0 has printed everything.
@@ -681,7 +681,7 @@ static int perfMain(int argc, char **argv) {
   if (ranNccl) theirs = sweepNccl(env, nc, filter);
 
   bool ok = summarize(env, mine, ranNccl ? &theirs : nullptr);
-  writeOutputs(env, mine, ranNccl ? &theirs : nullptr);
+  ok &= writeOutputs(env, mine, ranNccl ? &theirs : nullptr);
   closeAll(env);
   std::fflush(stdout);
   return ok ? 0 : 1;

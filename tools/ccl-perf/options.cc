@@ -7,6 +7,7 @@
 #include "tools/ccl-perf/check.h"
 
 #include <strings.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -480,6 +481,20 @@ Options parseOptions(int argc, char **argv) {
           " puts several ranks on GPU " + shared);
   }
   o.nranksSet = nranksSet || !o.devices.empty();
+  // Outputs the user asked for: their folder must take a file before any
+  // call runs (a sweep's results are not lost at its end).
+  for (const std::string *out : {&o.csv, &o.plot}) {
+    if (out->empty()) continue;
+    size_t slash = out->find_last_of('/');
+    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : out->substr(0, slash);
+    if (access(dir.c_str(), W_OK) != 0)
+      die(std::string(out == &o.csv ? "--csv " : "--plot ") + *out + ": cannot write into " +
+          dir + ": " + std::strerror(errno));
+  }
+  if (o.skipRank >= 0 && o.timeoutSet && o.timeoutMs == 0)
+    die("--skip-rank " + std::to_string(o.skipRank) +
+        " makes that rank never launch, so the others wait for it; with "
+        "--timeout-ms 0 (no timeout) they would wait forever: give a timeout");
   if (o.bitwise && !o.check)
     die("--bitwise acts on the checked calls only; it has no effect with -c 0");
   if (!o.delays.empty() && !o.check)

@@ -4,7 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <algorithm>
@@ -80,19 +82,23 @@ fig.savefig(sys.argv[2], dpi=110)
 
 }  // namespace
 
-void writeOutputs(const Env &env, const SweepResult &mine, const SweepResult *theirs) {
+bool writeOutputs(const Env &env, const SweepResult &mine, const SweepResult *theirs) {
   const Options &o = env.opt;
-  if (o.csv.empty() && o.plot.empty()) return;
+  if (o.csv.empty() && o.plot.empty()) return true;
   std::string text = kColumns;
   appendRows(&text, env, "cclc", mine);
   if (theirs) appendRows(&text, env, "NCCL", *theirs);
   if (!o.csv.empty()) {
-    if (writeFile(o.csv, text))
-      fmt::print("# csv       : {} ({} rows)\n", o.csv, std::count(text.begin(), text.end(), '\n') - 1);
-    else
-      reportError("--csv: cannot write " + o.csv);
+    errno = 0;
+    if (!writeFile(o.csv, text)) {
+      reportError("--csv: cannot write " + o.csv +
+                  (errno ? std::string(": ") + std::strerror(errno) : std::string()) +
+                  "; the rows are only in the table above");
+      return false;
+    }
+    fmt::print("# csv       : {} ({} rows)\n", o.csv, std::count(text.begin(), text.end(), '\n') - 1);
   }
-  if (o.plot.empty()) return;
+  if (o.plot.empty()) return true;
   // The plot reads the CSV: the --csv file, or a temporary one.
   std::string csv = o.csv;
   std::string tmp;
@@ -102,7 +108,7 @@ void writeOutputs(const Env &env, const SweepResult &mine, const SweepResult *th
     if (fd < 0 || ::write(fd, text.data(), text.size()) != (ssize_t)text.size()) {
       if (fd >= 0) close(fd);
       reportError("--plot: cannot write a temporary CSV file");
-      return;
+      return false;
     }
     close(fd);
     csv = tmp = name;
@@ -136,6 +142,7 @@ void writeOutputs(const Env &env, const SweepResult &mine, const SweepResult *th
   else
     reportError("--plot: the plotting script failed (exit " + std::to_string(code) +
                 "); no plot written");
+  return code == 0;
 }
 
 }  // namespace cclperf

@@ -9,9 +9,10 @@
 namespace cclperf {
 
 // Writes --csv and --plot when given (`theirs`: NCCL's rows, or null). A
-// failure to write or plot is reported (# ERROR) but does not change the
-// run's verdict; a missing matplotlib is a clear message.
-void writeOutputs(const Env &env, const SweepResult &mine, const SweepResult *theirs);
+// failure to write or plot is reported (# ERROR, with the reason: a
+// missing matplotlib is a clear message) and returns false: the run then
+// exits 1, since an output the user asked for was not written.
+bool writeOutputs(const Env &env, const SweepResult &mine, const SweepResult *theirs);
 
 }  // namespace cclperf
 
