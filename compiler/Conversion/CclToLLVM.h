@@ -134,6 +134,15 @@ std::map<std::string, std::string>
 kernelPrefixes(llvm::ArrayRef<AlgorithmOp> algos, bool perRankKernels,
                bool acrossRankCounts);
 
+/// Whether the ranks of variant `algo` share one kernel (its block programs
+/// are rank-parametric, BlockPrograms, and not `perRankKernels`) rather
+/// than each rank having its own on GPU targets. Decided on the operations
+/// as verified, before splitSlotRanges (whose pieces change the programs'
+/// shapes, and so the count that decides it): kernelPrefixes and
+/// buildKernels take this one answer, so the kernels built are the ones
+/// the plan and the validation name.
+bool ranksShareKernel(AlgorithmOp algo, bool perRankKernels);
+
 /// Bytes per element of `dtype` ("float32", ...), 0 if unknown.
 int dtypeSize(llvm::StringRef dtype);
 /// "f32", "f16", "bf16".

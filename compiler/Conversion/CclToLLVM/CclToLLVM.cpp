@@ -92,6 +92,12 @@ struct CclLowerToLLVMPass
     std::vector<std::unique_ptr<DeclarationIndex>> indices;
     for (AlgorithmOp algo : algos)
       indices.push_back(std::make_unique<DeclarationIndex>(algo));
+    // Which variants' ranks share a kernel, decided as kernelPrefixes
+    // decided it: on the verified operations, before they are split.
+    std::set<std::string> sharing;
+    for (AlgorithmOp algo : algos)
+      if (ranksShareKernel(algo, perRankKernels))
+        sharing.insert(algo.getSymName().str());
     for (AlgorithmOp algo : algos) {
       if (!algo.getScheduled()) {
         algo.emitError("must be scheduled (--ccl-schedule) before lowering");
@@ -105,7 +111,7 @@ struct CclLowerToLLVMPass
     KernelEnvs envs;
     SmallVector<KernelSkeleton> skeletons;
     buildKernels(b, algos, *target, dts, ops, maxBytes, perRankKernels,
-                 typeGeneric, prefixes, envs, skeletons);
+                 typeGeneric, prefixes, sharing, envs, skeletons);
     indices.clear();
     for (AlgorithmOp algo : algos)
       algo.erase();

@@ -98,6 +98,10 @@ constexpr int64_t kMaxSharedKernelOps = 200;
 
 } // namespace
 
+bool ccl::ranksShareKernel(AlgorithmOp algo, bool perRankKernels) {
+  return !perRankKernels && BlockPrograms::of(algo).rankParametric;
+}
+
 std::map<std::string, std::string>
 ccl::kernelPrefixes(ArrayRef<AlgorithmOp> algos, bool perRankKernels,
                     bool acrossRankCounts) {
@@ -109,8 +113,7 @@ ccl::kernelPrefixes(ArrayRef<AlgorithmOp> algos, bool perRankKernels,
   llvm::MapVector<StringRef, SmallVector<AlgorithmOp>> sharable;
   for (AlgorithmOp algo : algos) {
     out[algo.getSymName().str()] = algo.getSymName().str();
-    if (!perRankKernels && BlockPrograms::of(algo).rankParametric &&
-        !algo.isLL())
+    if (ranksShareKernel(algo, perRankKernels) && !algo.isLL())
       sharable[algo.getName()].push_back(algo);
   }
   for (auto &[name, variants] : sharable) {
@@ -263,6 +266,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
                        ArrayRef<std::string> redops, uint64_t maxBytes,
                        bool perRankKernels, bool typeGeneric,
                        const std::map<std::string, std::string> &prefixes,
+                       const std::set<std::string> &sharing,
                        KernelEnvs &envs,
                        SmallVectorImpl<KernelSkeleton> &skeletons) {
   // The variants (rank counts) of one algorithm whose ranks share their
@@ -292,7 +296,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
   for (AlgorithmOp algo : algos) {
     Variant v{algo, BlockPrograms::of(algo),
               std::make_shared<const AlgorithmTables>(algo)};
-    if (v.programs.rankParametric && !perRankKernels)
+    if (sharing.count(algo.getSymName().str()))
       shared[prefixes.at(algo.getSymName().str())].push_back(std::move(v));
     else
       own.push_back(std::move(v));

@@ -20,6 +20,7 @@
 #define CCL_CONVERSION_CCLTOLLVM_KERNELBUILDER_H
 
 #include <map>
+#include <set>
 #include <string>
 #include "compiler/Target/TargetInfo.h"
 
@@ -155,8 +156,9 @@ struct KernelSkeleton {
 /// Builds the block functions of the kernels of `algos` at the end of
 /// `b`'s block, per dtype and operator: one kernel for the variants of an
 /// algorithm whose ranks share their block programs (BlockPrograms; of an
-/// LL-packet algorithm, one per such variant), named after kernelPrefixes,
-/// unless `perRankKernels`; for every other variant one
+/// LL-packet algorithm, one per such variant), named after kernelPrefixes:
+/// the variants `sharing` names (ranksShareKernel, decided before
+/// splitSlotRanges); for every other variant one
 /// kernel, on targets whose
 /// kernels read the block index from a register one per rank (NAME_nK_rR).
 /// With `typeGeneric`, each skeleton is built once, for every dtype and
@@ -168,6 +170,7 @@ void buildKernels(mlir::OpBuilder &b, llvm::ArrayRef<AlgorithmOp> algos,
                   llvm::ArrayRef<std::string> redops, uint64_t maxBytes,
                   bool perRankKernels, bool typeGeneric,
                   const std::map<std::string, std::string> &prefixes,
+                  const std::set<std::string> &sharing,
                   KernelEnvs &envs,
                   llvm::SmallVectorImpl<KernelSkeleton> &skeletons);
 
