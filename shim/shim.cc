@@ -106,6 +106,13 @@ Bundle loadBundle() {
   Bundle b;
   const char *env = getenv("CCL_NCCL_BUNDLE");
   b.path = env && *env ? env : shimDirectory() + "/libccl_stdlib.so";
+  // A file cut short would kill the process with SIGBUS when loaded.
+  if (cclCheckLibraryFile(b.path.c_str()) != cclSuccess) {
+    b.error = format("the cclc bundle%s could not be loaded: %s",
+                     env && *env ? " (CCL_NCCL_BUNDLE)" : "",
+                     cclGetLastError());
+    return b;
+  }
   dlerror();
   void *h = dlopen(b.path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {

@@ -98,6 +98,7 @@ CCLRT_EXPORT_COMM(cclCommRegisteredPeer,
                    void **peer_buf, int *kind),
                   (comm, handle, peer, peer_buf, kind))
 CCLRT_EXPORT(cclGetVersion, (int *version), (version))
+CCLRT_EXPORT(cclCheckLibraryFile, (const char *path), (path))
 CCLRT_EXPORT(cclGetUniqueId, (cclUniqueId * id), (id))
 CCLRT_EXPORT(cclCommInitRankConfig,
              (cclComm_t * comm, int nranks, cclUniqueId id, int rank,

@@ -403,6 +403,7 @@ cclResult_t cclCommLoadRegisteredPlans(cclComm_t comm);
 cclResult_t cclCommSynchronize(cclComm_t comm, cclStream_t stream);
 cclResult_t cclCommGetAsyncError(cclComm_t comm, cclResult_t *async_error);
 cclResult_t cclGetVersion(int *version);
+cclResult_t cclCheckLibraryFile(const char *path);
 cclResult_t cclGetUniqueId(cclUniqueId *id);
 cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
                                   int rank, const cclConfig_t *config);

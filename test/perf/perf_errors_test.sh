@@ -75,6 +75,18 @@ expect_has "has no entry point ccl_nosuch"
 run --lib /nonexistent/lib.so --algo testar -g 2
 expect_rc 1
 expect_has "cannot load --lib /nonexistent/lib.so"
+# A library cut short (a partial copy) is refused before it is loaded (it
+# killed the process with SIGBUS); so is one that is no library.
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+head -c 20000 "$LIB" > "$tmp/cut.so"
+run --lib "$tmp/cut.so" --algo testar -g 2
+expect_rc 1
+expect_has "cannot load --lib $tmp/cut.so: cut short: its "
+expect_has "but the file has 20000 bytes (a partial copy?)"
+echo "not a library" > "$tmp/text.so"
+run --lib "$tmp/text.so" --algo testar -g 2
+expect_rc 1
+expect_has "cannot load --lib $tmp/text.so: not a shared library (no ELF header: the file has 14 bytes)"
 run --lib "$LIB" --algo testar --target host -g 9 -b 1K -e 1K
 expect_rc 1
 expect_has "has no variant for 9 ranks"

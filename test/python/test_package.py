@@ -127,6 +127,19 @@ class CompileTest(unittest.TestCase):
             cclc.compile(bad, nranks=2)
         self.assertIn(bad + ":3:1: error: syntax error", cm.exception.diagnostics)
 
+    def test_library_cut_short(self):
+        # A partial copy is refused before it is loaded (it killed the
+        # process with SIGBUS), with the reason.
+        cut = os.path.join(WORK, "cut.so")
+        whole = cclc.compile(os.path.join(STDLIB, "allreduce", "ring.ccl"),
+                             os.path.join(WORK, "whole.so"), nranks=2)
+        with open(whole, "rb") as f, open(cut, "wb") as g:
+            g.write(f.read(20000))
+        with self.assertRaises(cclc.CclError) as cm:
+            cclc.load(cut)
+        self.assertIn(cut + ": cut short: its ", str(cm.exception))
+        self.assertIn("but the file has 20000 bytes", str(cm.exception))
+
     def test_missing_file(self):
         with self.assertRaises(FileNotFoundError):
             cclc.compile(os.path.join(WORK, "nothing.ccl"))

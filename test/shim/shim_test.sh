@@ -21,6 +21,18 @@ for n in 2 3 4; do
   echo "ok: ccl-run -n $n"
 done
 
+# A bundle cut short (a partial copy) is refused before it is loaded (it
+# killed the process with SIGBUS): every call is forwarded, and the message
+# says why.
+head -c 100000 "$CCL_NCCL_BUNDLE" > cut.so
+if CCL_NCCL_BUNDLE=$work/cut.so CCL_NCCL_LIBRARY=/nonexistent/libnccl.so.2 \
+    timeout 60 "$check" all 2 1 > cut.txt 2>&1; then
+  cat cut.txt; fail "a bundle cut short: the run passed"
+fi
+expect cut.txt "the cclc bundle (CCL_NCCL_BUNDLE) could not be loaded: $work/cut.so: cut short: its "
+expect cut.txt "but the file has 100000 bytes (a partial copy?)"
+echo "ok: a bundle cut short"
+
 # The per-call log says which side served each call.
 CCL_NCCL_LOG=2 "$check" all 2 1 > log.txt 2>&1 || { cat log.txt; fail "log run"; }
 grep -q 'rank 0/2 ncclAllReduce(count=1, float32, sum): cclc (allpairs_ll)' log.txt ||

@@ -37,6 +37,9 @@ std::vector<const ccl_plan *> exportedPlans(void *lib, const std::string &algo) 
 Library loadLibrary(Options *opt) {
   if (opt->lib.find('/') == std::string::npos && access(opt->lib.c_str(), F_OK) == 0)
     opt->lib = "./" + opt->lib;
+  // A file cut short would kill the process with SIGBUS when loaded.
+  if (cclCheckLibraryFile(opt->lib.c_str()) != cclSuccess)
+    fatal(std::string("cannot load --lib ") + cclGetLastError());
   void *handle = dlopen(opt->lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *e = dlerror();

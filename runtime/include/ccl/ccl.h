@@ -104,6 +104,18 @@ typedef void *cclStream_t; /* CUstream on CUDA, hipStream_t on HIP; NULL on
 /* The version of the libcclrt in use (CCL_VERSION_CODE of its build). */
 cclResult_t cclGetVersion(int *version);
 
+/* Checks, without mapping it, that the file at `path` is a complete shared
+ * library for this machine: an ELF shared object of this process's word
+ * size, byte order and machine whose every loaded segment and header table
+ * lies within the file. Loading a file cut short (a partial copy, a failed
+ * download) kills the process with SIGBUS when a page past its end is
+ * touched, so the tools check a generated library with this before they
+ * dlopen it (ccl-perf --lib, libcclnccl.so's bundle, cclc.load in Python).
+ * cclSuccess, or cclInvalidArgument with cclGetLastError() naming the file
+ * and what is wrong with it. A file truncated after this check is not
+ * caught. */
+cclResult_t cclCheckLibraryFile(const char *path);
+
 /* Message of the last failed call on this thread ("" if none). */
 const char *cclGetLastError(void);
 const char *cclGetErrorString(cclResult_t result);

@@ -434,6 +434,8 @@ def load(path, runtime_path=None):
     if key in _loaded:
         return _loaded[key]
     rt = runtime(runtime_path, library=path)
+    # A file cut short would kill the process with SIGBUS when loaded.
+    rt.check("cclCheckLibraryFile", rt.cclCheckLibraryFile(os.fsencode(path)))
     handle = ctypes.CDLL(path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
     lib = Library(path, rt, handle)
     _loaded[key] = lib

@@ -39,6 +39,7 @@ class _Config(ctypes.Structure):
 # name: (restype, argtypes) of the C API functions the package calls.
 _PROTOTYPES = {
     "cclGetVersion": (_c_result, [ctypes.POINTER(ctypes.c_int)]),
+    "cclCheckLibraryFile": (_c_result, [ctypes.c_char_p]),
     "cclGetLastError": (ctypes.c_char_p, []),
     "cclGetErrorString": (ctypes.c_char_p, [_c_result]),
     "cclCommInitAllInProcess": (_c_result, [ctypes.POINTER(_c_comm), ctypes.c_int, ctypes.c_int,
