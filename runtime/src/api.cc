@@ -33,15 +33,8 @@ cclResult_t guarded(const char *fn, F &&body) noexcept {
 // another thread waits for it before freeing the communicator.
 class ActiveCall {
 public:
-  explicit ActiveCall(cclComm_t comm)
-      : s_(comm && comm->shared ? comm->shared : nullptr) {
-    if (s_)
-      s_->activeCalls++;
-  }
-  ~ActiveCall() {
-    if (s_)
-      s_->activeCalls--;
-  }
+  explicit ActiveCall(cclComm_t comm) : s_(acquireShared(comm)) {}
+  ~ActiveCall() { releaseShared(s_); }
 
 private:
   Shared *s_;

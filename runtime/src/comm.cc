@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <system_error>
 #include <thread>
+#include <unordered_set>
 
 #include "bootstrap.h"
 #include "device.h"
@@ -63,6 +64,8 @@ uint64_t defaultTimeoutNs() {
   return msToNs(kDefaultTimeoutMs);
 }
 
+void retireHandles(Shared *s);
+
 void destroyShared(Shared *s) {
   // Every rank's queued work finishes first (the proxies still serve it),
   // then the proxies stop and drain their transports. Work still pending
@@ -112,9 +115,55 @@ void destroyShared(Shared *s) {
     s->boot->close();
   }
   s->device->teardown();
-  for (cclComm *h : s->handles)
-    delete h;
+  retireHandles(s);
   delete s;
+}
+
+namespace {
+// Every handle this process ever created, live or retired (handles are
+// never freed), and the lock that orders a handle's lookup and the count of
+// its calls in progress against its retirement.
+std::mutex handlesMu;
+std::unordered_set<const cclComm *> &knownHandles() {
+  static auto *set = new std::unordered_set<const cclComm *>;
+  return *set;
+}
+} // namespace
+
+cclComm *newHandle(Shared *s, int rank) {
+  auto *h = new cclComm{s, rank, false};
+  s->handles.push_back(h);
+  std::lock_guard<std::mutex> lock(handlesMu);
+  knownHandles().insert(h);
+  return h;
+}
+
+Shared *acquireShared(const cclComm *comm) {
+  std::lock_guard<std::mutex> lock(handlesMu);
+  if (!comm || !knownHandles().count(comm) || comm->retired)
+    return nullptr;
+  comm->shared->activeCalls++;
+  return comm->shared;
+}
+
+void releaseShared(Shared *s) {
+  if (s)
+    s->activeCalls--;
+}
+
+// The handles of `s` are retired (no call acquires it any more); the calls
+// that acquired it before finish; then the handles lose it.
+void retireHandles(Shared *s) {
+  {
+    std::lock_guard<std::mutex> lock(handlesMu);
+    for (cclComm *h : s->handles)
+      h->retired = true;
+  }
+  while (s->activeCalls.load() > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::lock_guard<std::mutex> lock(handlesMu);
+  for (cclComm *h : s->handles)
+    h->shared = nullptr;
 }
 
 Shared::Shared() = default;
@@ -308,6 +357,23 @@ bool aborted(Shared *s) {
 cclResult_t checkComm(cclComm_t comm, const char *fn) {
   if (!comm)
     return setError(cclInvalidArgument, format("%s: comm is NULL", fn));
+  bool known, gone;
+  {
+    std::lock_guard<std::mutex> lock(handlesMu);
+    known = knownHandles().count(comm) != 0;
+    gone = known && comm->retired;
+  }
+  if (!known)
+    return setError(cclInvalidArgument,
+                    format("%s: comm %p is not a communicator handle of this "
+                           "process (never created by cclCommInit*, or "
+                           "overwritten)",
+                           fn, (const void *)comm));
+  if (gone)
+    return setError(cclInvalidUsage,
+                    format("%s(rank %d): the communicator handle was "
+                           "destroyed, and so was its communicator",
+                           fn, comm->rank));
   if (comm->shared->ranks[comm->rank]->destroyed.load())
     return setError(cclInvalidUsage,
                     format("%s(rank %d): the communicator handle was "
@@ -364,10 +430,8 @@ cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
   std::string firstError;
   loadPlans(s, &firstError); // failures are remembered per plan
   s->liveHandles = nranks;
-  for (int r = 0; r < nranks; r++) {
-    comms[r] = new cclComm{s, r};
-    s->handles.push_back(comms[r]);
-  }
+  for (int r = 0; r < nranks; r++)
+    comms[r] = newHandle(s, r);
   return cclSuccess;
 }
 
@@ -491,6 +555,9 @@ cclResult_t cclMemAlloc(cclComm_t comm, void **ptr, size_t bytes) {
   if (r != cclSuccess)
     return setError(r, format("cclMemAlloc(rank %d): ", comm->rank) +
                            cclGetLastError());
+  RankState &rs = *comm->shared->ranks[comm->rank];
+  std::lock_guard<std::mutex> lock(rs.userMu);
+  rs.userAllocs[*ptr] = bytes;
   return cclSuccess;
 }
 
@@ -500,6 +567,19 @@ cclResult_t cclMemFree(cclComm_t comm, void *ptr) {
     return r;
   if (!ptr)
     return cclSuccess;
+  // Only what cclMemAlloc gave this rank: any other pointer (freed
+  // already, another rank's, never allocated here) is an error, never a
+  // free() or cuMemFree of it.
+  RankState &rs = *comm->shared->ranks[comm->rank];
+  {
+    std::lock_guard<std::mutex> lock(rs.userMu);
+    if (!rs.userAllocs.erase(ptr))
+      return setError(cclInvalidArgument,
+                      format("cclMemFree(rank %d): %p is not memory "
+                             "cclMemAlloc gave this rank (freed already, "
+                             "another rank's, or never allocated here)",
+                             comm->rank, ptr));
+  }
   CtxGuard guard(comm->shared);
   return comm->shared->device->deallocate(comm->rank, ptr, "cclMemFree");
 }

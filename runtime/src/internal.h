@@ -130,6 +130,10 @@ struct RankState {
   // Calls queued on the rank (timeout reports compare the ranks' counts).
   std::atomic<uint64_t> calls{0};
   std::atomic<bool> destroyed{false};
+  // The rank's live cclMemAlloc allocations (address -> bytes): cclMemFree
+  // frees only these.
+  std::mutex userMu;
+  std::unordered_map<void *, size_t> userAllocs;
 };
 
 // One rank's part of a prepared plan.
@@ -279,16 +283,20 @@ struct Shared {
   std::mutex plansMu;
   std::unordered_map<const ccl_plan *, PreparedSet> plans;
   std::atomic<int> liveHandles{0};
-  // The handles (freed with the shared state, so that a destroyed handle is
-  // still recognised while other ranks' handles live).
+  // The handles: never freed (newHandle), retired with the shared state.
   std::vector<struct ::cclComm *> handles;
 };
 
 } // namespace cclrt
 
+// A communicator handle. Handles are never freed (a few bytes each): once
+// its communicator is being freed the handle is retired (then `shared` is
+// null) and any call with it is an error, never a use after free, and no
+// later handle gets its address (newHandle, checkComm).
 struct cclComm {
   cclrt::Shared *shared;
   int rank;
+  bool retired = false; // guarded by the handle registry's lock
 };
 
 namespace cclrt {
@@ -384,6 +392,14 @@ uint64_t destroyGraceMs();
 // creation failed): waits for its queued work, releases its plans, closes
 // its bootstrap, tears down its device.
 void destroyShared(Shared *s);
+// A new handle of rank `rank` of `s`, added to s->handles and to the
+// process's set of handles checkComm knows.
+struct ::cclComm *newHandle(Shared *s, int rank);
+// The shared state of a live handle, counted as a call in progress
+// (Shared::activeCalls) so that it is not freed before releaseShared; null
+// for a handle that is not live (unknown, or its communicator is gone).
+Shared *acquireShared(const struct ::cclComm *comm);
+void releaseShared(Shared *s);
 
 // ---------------------------------------------------------------------------
 // The bodies of the exported ccl* functions (comm.cc, contexts.cc, plans.cc,

@@ -483,8 +483,7 @@ cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
   if (!broken.empty())
     return failed(cclRemoteError, broken);
   s->liveHandles = 1;
-  *comm = new cclComm{s, rank};
-  s->handles.push_back(*comm);
+  *comm = newHandle(s, rank);
   return cclSuccess;
 }
 

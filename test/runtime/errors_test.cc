@@ -4,6 +4,9 @@
 // arguments, destroyed handles; the look-up of registered plans.
 #include "test_util.h"
 
+#include <atomic>
+#include <thread>
+
 namespace {
 
 std::string last() { return cclGetLastError(); }
@@ -260,6 +263,83 @@ void test_launch_errors() {
                        nullptr));
   CHECK_OK(cclCommSynchronize(comms[1], nullptr));
   CHECK_OK(cclCommDestroy(comms[1]));
+
+  // Every handle after its communicator is gone (the last handle
+  // destroyed): an error, never a use after free (ASan runs this test).
+  for (cclComm_t c : comms) {
+    int rank = -1;
+    CHECK_FAILS(cclCommRank(c, &rank), cclInvalidUsage);
+    CHECK(rank == -1);
+    CHECK_FAILS(cclrtLaunch(&kAp, c, in, out, 8, cclFloat32, cclSum, nullptr),
+                cclInvalidUsage);
+    CHECK_FAILS(cclCommDestroy(c), cclInvalidUsage);
+    CHECK_FAILS(cclCommAbort(c), cclInvalidUsage);
+  }
+  CHECK(last().find("the communicator handle was destroyed, and so was its "
+                    "communicator") != std::string::npos);
+}
+
+// cclMemFree of a pointer cclMemAlloc did not give the rank (never
+// allocated, freed twice, another rank's): an error, never a free().
+void test_mem_free_foreign() {
+  cclComm_t comms[2];
+  CHECK_OK(cclCommInitAllInProcess(comms, 2, cclTargetHost, nullptr));
+  void *p = nullptr, *q = nullptr;
+  CHECK_OK(cclMemAlloc(comms[0], &p, 1000));
+  CHECK_OK(cclMemAlloc(comms[1], &q, 1000));
+  int local = 0;
+  CHECK_FAILS(cclMemFree(comms[0], &local), cclInvalidArgument);
+  CHECK(last().find("is not memory cclMemAlloc gave this rank") !=
+        std::string::npos);
+  CHECK_FAILS(cclMemFree(comms[0], q), cclInvalidArgument);
+  CHECK_OK(cclMemFree(comms[0], p));
+  CHECK_FAILS(cclMemFree(comms[0], p), cclInvalidArgument);
+  CHECK_OK(cclMemFree(comms[1], q));
+  CHECK_OK(cclMemFree(comms[1], nullptr));
+  CHECK_OK(cclCommDestroy(comms[0]));
+  CHECK_OK(cclCommDestroy(comms[1]));
+}
+
+// A pointer no cclCommInit* returned: an error naming it, never a read
+// through it.
+void test_foreign_handle() {
+  alignas(16) unsigned char junk[64];
+  memset(junk, 0xab, sizeof junk);
+  cclComm_t foreign = reinterpret_cast<cclComm_t>(junk);
+  int rank = -1;
+  CHECK_FAILS(cclCommRank(foreign, &rank), cclInvalidArgument);
+  CHECK(last().find("is not a communicator handle of this process") !=
+        std::string::npos);
+  CHECK_FAILS(cclCommDestroy(foreign), cclInvalidArgument);
+  CHECK_FAILS(cclCommAbort(foreign), cclInvalidArgument);
+}
+
+// A thread that keeps using a handle while another destroys the
+// communicator's handles: each call succeeds or fails cleanly.
+void test_destroy_race() {
+  for (int round = 0; round < 20; round++) {
+    cclComm_t comms[2];
+    CHECK_OK(cclCommInitAllInProcess(comms, 2, cclTargetHost, nullptr));
+    std::atomic<bool> stop{false};
+    std::atomic<int> ok{0}, failed{0};
+    std::thread user([&] {
+      while (!stop.load()) {
+        int n = 0;
+        if (cclCommCount(comms[1], &n) == cclSuccess && n == 2)
+          ok++;
+        else
+          failed++;
+      }
+    });
+    while (ok.load() == 0)
+      std::this_thread::yield();
+    CHECK_OK(cclCommDestroy(comms[0]));
+    CHECK_OK(cclCommDestroy(comms[1]));
+    while (failed.load() == 0)
+      std::this_thread::yield();
+    stop = true;
+    user.join();
+  }
 }
 
 // cclPlanLookup: every target's plan of a name, in registration order.
@@ -300,6 +380,9 @@ int main() {
   cclrtRegisterPlan(&kHuge);
   test_rank_count_not_compiled();
   test_launch_errors();
+  test_foreign_handle();
+  test_destroy_race();
+  test_mem_free_foreign();
   test_plan_lookup();
   return test_result("errors_test");
 }

@@ -242,7 +242,9 @@ cclResult_t cclCommSetTimeout(cclComm_t comm, uint64_t timeout_ms);
  * host target) and copies between it and host memory. A copy returns when
  * it has completed on the device, so a collective launched afterwards on
  * any stream sees the data; it is not ordered with work already queued on
- * the caller's streams (synchronize them first). */
+ * the caller's streams (synchronize them first). cclMemFree frees only
+ * what cclMemAlloc gave the same rank: any other pointer (freed already,
+ * another rank's, never allocated) is cclInvalidArgument. */
 cclResult_t cclMemAlloc(cclComm_t comm, void **ptr, size_t bytes);
 cclResult_t cclMemFree(cclComm_t comm, void *ptr);
 cclResult_t cclMemcpyToDevice(cclComm_t comm, void *dst, const void *src,
