@@ -336,6 +336,10 @@ class HostAllReduceTest(unittest.TestCase):
                 (lambda: ring(c, array.array("f", [0.0] * 4), count=5), ValueError,
                  "ccl_ring(rank 0): input has 4 float32 elements; an AllReduce of count 5 on "
                  "2 ranks needs 5"),
+                (lambda: ring(c, array.array("f", [0.0] * 4), count=2.5), TypeError,
+                 "count must be an integer, not 2.5"),
+                (lambda: cclc.init_all(2.7), TypeError, "nranks must be an integer, not 2.7"),
+                (lambda: cclc.init_all(True), TypeError, "nranks must be an integer, not True"),
                 (lambda: ring(c, object()), TypeError,
                  "ccl_ring(rank 0): input: object is not a tensor, an array or a buffer"),
                 (lambda: self.libs.ring.all_reduce(c, array.array("f", [0.0])), AttributeError,

@@ -14,7 +14,7 @@ import os
 import struct
 
 from ._buffers import Buffer, DataType, RedOp, data_type, red_op, stream_handle
-from .runtime import Comm, runtime
+from .runtime import Comm, _whole, runtime
 
 __all__ = ["load", "Library", "Algorithm", "PlanInfo"]
 
@@ -207,7 +207,7 @@ def _prepare(comm, collective, what, input, output, count, dtype, op):
                              % (dst.what, sizes[1], t.name, _a(collective), count, n,
                                 out_elems(count, n)))
     else:
-        count = int(count)
+        count = _whole("count", count)
         if count < 0:
             raise ValueError("%s: count is %d" % (what, count))
         for b, need, have in ((src, in_elems(count, n), sizes[0]),
@@ -282,7 +282,7 @@ class Algorithm:
                                                   count, dtype, op)
         args = [comm.handle, inp, out, count, int(t), int(o)]
         if self.rooted:
-            args.append(0 if root is None else int(root))
+            args.append(0 if root is None else _whole("root", root))
         elif root is not None:
             raise TypeError("%s: a %s takes no root" % (what, self.collective or "collective"))
         args.append(_stream(comm, buffers, stream))
@@ -378,10 +378,10 @@ class Library:
             code = fn(sp, rp, count, int(t), h, s)
         elif collective == "Broadcast":
             fn.argtypes = [vp, vp, sz, i, i, vp, vp]
-            code = fn(sp, rp, count, int(t), int(root), h, s)
+            code = fn(sp, rp, count, int(t), _whole("root", root), h, s)
         else:  # Reduce
             fn.argtypes = [vp, vp, sz, i, i, i, vp, vp]
-            code = fn(sp, rp, count, int(t), int(o), int(root), h, s)
+            code = fn(sp, rp, count, int(t), int(o), _whole("root", root), h, s)
         if code != 0:
             for b in buffers:
                 b.release()

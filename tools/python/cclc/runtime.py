@@ -6,6 +6,7 @@ _locate.runtime_candidates), and generated libraries loaded afterwards use it
 """
 
 import ctypes
+import operator
 import os
 import threading
 
@@ -384,6 +385,17 @@ class CommGroup(tuple):
         self.destroy()
 
 
+def _whole(what, value):
+    """An integer argument: an int (or a numpy integer), never a float or a
+    bool that int() would quietly truncate or take."""
+    if isinstance(value, bool):
+        raise TypeError("%s must be an integer, not %r" % (what, value))
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError("%s must be an integer, not %r" % (what, value)) from None
+
+
 def init_all(nranks, target="host", devices=None):
     """cclCommInitAllInProcess: every rank of an `nranks`-rank communicator
     in this process, as a CommGroup. Host target: each rank is a worker
@@ -394,14 +406,14 @@ def init_all(nranks, target="host", devices=None):
     the plans registered so far (Comm.load_registered_plans for later ones).
     """
     rt = runtime()
-    n = int(nranks)
+    n = _whole("nranks", nranks)
     comms = (_c_comm * max(n, 1))()
     devs = None
     if devices is not None:
         devices = list(devices)
         if len(devices) != n:
             raise ValueError("devices has %d entries for %d ranks" % (len(devices), n))
-        devs = (ctypes.c_int * n)(*devices)
+        devs = (ctypes.c_int * n)(*[_whole("devices[%d]" % i, d) for i, d in enumerate(devices)])
     rt.check("cclCommInitAllInProcess",
              rt.cclCommInitAllInProcess(comms, n, _target_code(target), devs))
     return CommGroup(Comm(comms[r], rt) for r in range(n))
@@ -419,7 +431,8 @@ def get_unique_id():
 def _config(target, device, bootstrap_timeout_ms):
     cfg = _Config(ctypes.sizeof(_Config), _CONFIG_MAGIC, runtime().version_code,
                   -1 if target is None else _target_code(target),
-                  -1 if device is None else int(device), int(bootstrap_timeout_ms or 0))
+                  -1 if device is None else _whole("device", device),
+                  _whole("bootstrap_timeout_ms", bootstrap_timeout_ms or 0))
     return cfg
 
 
@@ -438,7 +451,8 @@ def init_rank(nranks, unique_id, rank, target=None, device=None, bootstrap_timeo
     comm = _c_comm()
     cfg = _config(target, device, bootstrap_timeout_ms)
     rt.check("cclCommInitRankConfig",
-             rt.cclCommInitRankConfig(ctypes.byref(comm), int(nranks), uid, int(rank),
+             rt.cclCommInitRankConfig(ctypes.byref(comm), _whole("nranks", nranks), uid,
+                                      _whole("rank", rank),
                                       ctypes.byref(cfg)))
     return Comm(comm.value, rt)
 
