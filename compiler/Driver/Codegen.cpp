@@ -29,6 +29,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -90,6 +91,8 @@ bool writeTemp(StringRef prefix, StringRef suffix, StringRef data,
     error = "cannot create a temporary file: " + ec.message();
     return false;
   }
+  // Removed on SIGINT, SIGTERM or a crash (the caller removes it after).
+  sys::RemoveFileOnSignal(p);
   raw_fd_ostream os(fd, /*shouldClose=*/true);
   os << data;
   os.close();
@@ -110,6 +113,7 @@ bool runTool(StringRef program, ArrayRef<std::string> args, std::string &error) 
     return false;
   }
   ::close(fd);
+  sys::RemoveFileOnSignal(log);
   SmallVector<StringRef> argv{program};
   for (const std::string &a : args)
     argv.push_back(a);
@@ -120,6 +124,7 @@ bool runTool(StringRef program, ArrayRef<std::string> args, std::string &error) 
                                &msg);
   auto out = MemoryBuffer::getFile(log);
   sys::fs::remove(log);
+  sys::DontRemoveFileOnSignal(log);
   if (rc == 0)
     return true;
   std::string cmd = program.str();

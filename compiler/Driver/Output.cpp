@@ -6,6 +6,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -39,12 +40,15 @@ bool prepareOutput(StringRef path, OutputFile &out, std::string &error) {
   }
   sys::fs::closeFile(fd);
   out.temp = temp.str().str();
+  // SIGINT, SIGTERM or a crash before commit or discard removes it.
+  sys::RemoveFileOnSignal(out.temp);
   return true;
 }
 
 bool commitOutput(const OutputFile &out, std::string &error) {
   if (out.inPlace())
     return true;
+  sys::DontRemoveFileOnSignal(out.temp);
   if (std::error_code ec = sys::fs::rename(out.temp, out.path)) {
     error = "cannot write " + out.path + ": " + ec.message();
     discardOutput(out);
@@ -54,8 +58,10 @@ bool commitOutput(const OutputFile &out, std::string &error) {
 }
 
 void discardOutput(const OutputFile &out) {
-  if (!out.inPlace() && !out.temp.empty())
+  if (!out.inPlace() && !out.temp.empty()) {
     sys::fs::remove(out.temp);
+    sys::DontRemoveFileOnSignal(out.temp);
+  }
 }
 
 bool writeOutputFile(StringRef path, StringRef data, std::string &error) {

@@ -21,6 +21,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
@@ -548,8 +549,10 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
   }
   std::vector<std::string> temps;
   auto cleanup = [&] {
-    for (const std::string &t : temps)
+    for (const std::string &t : temps) {
       sys::fs::remove(t);
+      sys::DontRemoveFileOnSignal(t);
+    }
   };
   auto fail = [&] {
     cleanup();
