@@ -105,7 +105,9 @@ const char *cclGetErrorString(cclResult_t result) {
   case cclDriverError:
     return "cclDriverError: the CUDA driver returned an error";
   case cclTimeout:
-    return "cclTimeout: a spin-wait timed out; the communicator is aborted";
+    return "cclTimeout: a wait timed out (a kernel's spin-wait, which "
+           "aborts the communicator; or the ranks' bootstrap: connecting, "
+           "joining, an exchange)";
   case cclSystemError:
     return "cclSystemError: an operating-system call failed";
   case cclInternalError:

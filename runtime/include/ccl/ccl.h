@@ -50,7 +50,9 @@ typedef enum {
   cclUnsupported = 3,     /* no kernel for this rank count/dtype/op/size */
   cclNoDevice = 4,        /* no GPU, no driver, or too few GPUs */
   cclDriverError = 5,     /* the CUDA driver returned an error */
-  cclTimeout = 6,         /* a spin-wait timed out; the communicator aborted */
+  cclTimeout = 6,         /* a kernel's spin-wait timed out (the communicator
+                             aborted), or the bootstrap's connect, join or
+                             exchange did */
   cclSystemError = 7,     /* OS call failed (threads, memory, dlopen) */
   cclInternalError = 8,
   cclRemoteError = 9,     /* another rank failed, exited or aborted */
