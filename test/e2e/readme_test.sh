@@ -4,7 +4,7 @@
 # in a shell started with `env -i PATH=/usr/bin:/bin HOME=$HOME`: no
 # LD_LIBRARY_PATH, no PATH to the tools, a library named without "./". The
 # "# GPU (one)" and "# GPU (two)" blocks are run on GPU machines instead
-# (test/hw/readme_gpu.sh; results in docs/perf/).
+# (test/hw/readme_gpu.sh; results in test/hw/results/).
 set -euo pipefail
 cd "$WORK"
 for d in out stdlib examples; do ln -s "$REPO/$d" "$d"; done

@@ -182,7 +182,7 @@ def main():
     code = 0 if int(t.item()) == 0 else 1
     # Teardown. PyTorch 2.11 with its own NCCL did not return from
     # destroy_process_group for minutes after this job (2 x H200,
-    # docs/perf/h200x2-torch-2026-11-27b): the results are written by then,
+    # test/hw/results/h200x2-torch-2026-11-27b): the results are written by then,
     # so a teardown that hangs is reported and the process leaves without it.
     done = threading.Event()
 
