@@ -1,7 +1,7 @@
 /* ccl_device.h - the device primitive library: what cclc-generated kernels
  * call. Written once in freestanding C for the host, NVPTX and AMDGPU
  * targets, compiled to LLVM bitcode at build time, linked into every
- * generated module and inlined (docs/codegen.md).
+ * generated module and inlined (docs/device-library.md).
  *
  * Execution model of one call: every thread of a thread block calls the same
  * sequence of functions (generated code is straight-line per rank and

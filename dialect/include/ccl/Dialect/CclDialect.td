@@ -3,7 +3,7 @@
 // The `ccl` dialect: collective-communication algorithms at two levels, the
 // global level (operations in program order, attributed to the rank that runs
 // them) and the kernel level (per rank, per thread block instruction lists
-// plus the execution plan). See docs/semantics.md and docs/dialect.md.
+// plus the execution plan). See docs/semantics.md and docs/dialect/CclDialect.md.
 //
 //===----------------------------------------------------------------------===//
 
