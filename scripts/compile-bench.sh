@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile time, peak memory and library size of cclc on the stdlib and on
-# large rank counts (issue 17's numbers; docs/perf.md "Compile time and code
+# large rank counts (issue 17's numbers; docs/perf-history.md "Compile time and code
 # size"). Runs one compilation at a time; prints a markdown table row per
 # case. Needs out/ (scripts/build.sh) and GNU time.
 #

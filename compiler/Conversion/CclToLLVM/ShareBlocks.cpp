@@ -213,7 +213,7 @@ SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
       // algorithm (allpairs_ll with allpairs_ll_wide), its chunk counts
       // became table values and every chunk offset a 64-bit division at
       // run time (22 of them: 4.6 us against 2.7 per 1 KiB AllReduce on 2
-      // x H200, docs/perf.md "LL kernels with code of their own").
+      // x H200, docs/perf-history.md "LL kernels with code of their own").
       std::vector<uintptr_t> key = flat[k][i].shape;
       if (skeletons[k].rank || skeletons[k].packets) {
         assert((skeletons[k].rank || skeletons[k].variants.size() == 1) &&
