@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ccl/ccl.h"
@@ -62,6 +64,13 @@ struct Env {
   bool poisonValid = false;
   DType poisonType = DType::Float32;
   uint64_t checkedCalls = 0;
+  // --bitwise, one process, AllReduce and Reduce: per (type, operator,
+  // in place) the output of the largest count checked so far, of call 0
+  // (whose inputs are the same at every count: key makeKey(seed, 0)), and
+  // that count; each later row's output must have the same bits in the
+  // common prefix (checkedRun's size comparison).
+  std::map<std::tuple<int, int, bool>, std::pair<size_t, std::vector<unsigned char>>>
+      sizeRef;
 
   // False (and *err: "WHAT on rank R failed: ...") when a driver call failed.
   bool cu(cu::CUresult r, const char *what, int rank, std::string *err) const;

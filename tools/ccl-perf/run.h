@@ -45,6 +45,11 @@ struct CheckOutcome {
   size_t rankDiff = 0;
   int diffCall = -1, diffRank = -1, diffBase = -1;
   size_t diffAt = 0;
+  // --bitwise, AllReduce and Reduce: elements of call 0's output whose bits
+  // differ from the same element of the largest count's output checked
+  // before (the same inputs at every count), the first of them and that
+  // count.
+  size_t sizeDiff = 0, sizeDiffAt = 0, sizeDiffCount = 0;
   // Adds another rank's outcome (one process per rank).
   void merge(const CheckOutcome &o);
 };

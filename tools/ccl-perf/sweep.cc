@@ -120,6 +120,8 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
   const int n = env.n;
   // Ranks' outputs are compared where one process holds them all.
   res.bitwise = o.bitwise && !env.multi;
+  res.sizes = res.bitwise && env.coll->reduction &&
+              (env.coll->kind == CollKind::AllReduce || env.coll->kind == CollKind::Reduce);
   if (o.bitwise && env.multi)
     fmt::print("# bitwise   : random floats; the ranks' outputs are compared "
                "with each other only when one process runs every rank\n");
@@ -155,7 +157,9 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
         lastNoteBytes = row.bytes;
         lastNoteCalls = K;
       }
-      std::vector<std::string> notes, diffs;
+      std::vector<std::string> notes;
+      // ("ranks differ" or "sizes differ", what).
+      std::vector<std::pair<const char *, std::string>> diffs;
       // --delay on (off) for the checked (timed) calls; with one process per
       // rank each sets its own, and a failure anywhere stops every rank.
       auto delaysOn = [&](bool on, std::string *err) {
@@ -180,9 +184,19 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
                 pr.wrong += found.wrong;
                 notes.push_back(wrongNote(found, inplace, mode, graph, K));
               }
+              if (ok && found.sizeDiff) {
+                res.sizeDiff += found.sizeDiff;
+                diffs.emplace_back("sizes differ", fmt::format(
+                    "{} element{} of call 0 {} {}{} differ from a {}-element call with "
+                    "the same inputs (first: element {})",
+                    found.sizeDiff, found.sizeDiff == 1 ? "" : "s",
+                    inplace ? "in place" : "out of place",
+                    mode == BufMode::Separate ? "separate buffers" : "reused buffers",
+                    graph ? ", graph" : "", found.sizeDiffCount, found.sizeDiffAt));
+              }
               if (ok && found.rankDiff) {
                 res.rankDiff += found.rankDiff;
-                diffs.push_back(fmt::format(
+                diffs.emplace_back("ranks differ", fmt::format(
                     "{} elements in {} {}{} (first: call {}, rank {} element {} has "
                     "other bits than rank {}'s)",
                     found.rankDiff, inplace ? "in place" : "out of place",
@@ -214,7 +228,7 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
       res.rows.push_back(row);
       printRow(env, row, o.check);
       for (const std::string &note : notes) fmt::print("#   wrong: {}\n", note);
-      for (const std::string &d : diffs) fmt::print("#   ranks differ: {}\n", d);
+      for (const auto &[kind, d] : diffs) fmt::print("#   {}: {}\n", kind, d);
     }
   }
   return res;
@@ -227,6 +241,10 @@ void printSummary(const char *prefix, const SweepResult &r, bool check) {
     fmt::print("# {}Rank differences     : {} element{} whose bits differ between "
                "ranks sharing an output\n",
                prefix, r.rankDiff, r.rankDiff == 1 ? "" : "s");
+  if (r.sizes)
+    fmt::print("# {}Size differences     : {} element{} whose bits differ from "
+               "another count's with the same inputs\n",
+               prefix, r.sizeDiff, r.sizeDiff == 1 ? "" : "s");
   fmt::print("# {}Avg bus bandwidth    : {:g}\n", prefix, r.avgBusbw());
   if (!check) fmt::print("# {}(results not checked: -c 0)\n", prefix);
 }

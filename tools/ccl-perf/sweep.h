@@ -38,6 +38,10 @@ struct SweepResult {
   // that share an output (CheckOutcome::rankDiff), over every row.
   bool bitwise = false;
   size_t rankDiff = 0;
+  // --bitwise, AllReduce and Reduce: elements whose bits differ from
+  // another count's with the same inputs (CheckOutcome::sizeDiff), every row.
+  bool sizes = false;
+  size_t sizeDiff = 0;
   bool failed = false;
   std::string error;  // what failed, with its context (printed once)
   double avgBusbw() const {
