@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <system_error>
+#include <shared_mutex>
 #include <thread>
 #include <unordered_set>
 
@@ -122,8 +123,9 @@ void destroyShared(Shared *s) {
 namespace {
 // Every handle this process ever created, live or retired (handles are
 // never freed), and the lock that orders a handle's lookup and the count of
-// its calls in progress against its retirement.
-std::mutex handlesMu;
+// its calls in progress against its retirement: shared by the lookups of
+// every call, exclusive for a new handle and a retirement.
+std::shared_mutex handlesMu;
 std::unordered_set<const cclComm *> &knownHandles() {
   static auto *set = new std::unordered_set<const cclComm *>;
   return *set;
@@ -133,13 +135,13 @@ std::unordered_set<const cclComm *> &knownHandles() {
 cclComm *newHandle(Shared *s, int rank) {
   auto *h = new cclComm{s, rank, false};
   s->handles.push_back(h);
-  std::lock_guard<std::mutex> lock(handlesMu);
+  std::unique_lock<std::shared_mutex> lock(handlesMu);
   knownHandles().insert(h);
   return h;
 }
 
 Shared *acquireShared(const cclComm *comm) {
-  std::lock_guard<std::mutex> lock(handlesMu);
+  std::shared_lock<std::shared_mutex> lock(handlesMu);
   if (!comm || !knownHandles().count(comm) || comm->retired)
     return nullptr;
   comm->shared->activeCalls++;
@@ -155,13 +157,13 @@ void releaseShared(Shared *s) {
 // that acquired it before finish; then the handles lose it.
 void retireHandles(Shared *s) {
   {
-    std::lock_guard<std::mutex> lock(handlesMu);
+    std::unique_lock<std::shared_mutex> lock(handlesMu);
     for (cclComm *h : s->handles)
       h->retired = true;
   }
   while (s->activeCalls.load() > 0)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  std::lock_guard<std::mutex> lock(handlesMu);
+  std::unique_lock<std::shared_mutex> lock(handlesMu);
   for (cclComm *h : s->handles)
     h->shared = nullptr;
 }
@@ -359,7 +361,7 @@ cclResult_t checkComm(cclComm_t comm, const char *fn) {
     return setError(cclInvalidArgument, format("%s: comm is NULL", fn));
   bool known, gone;
   {
-    std::lock_guard<std::mutex> lock(handlesMu);
+    std::shared_lock<std::shared_mutex> lock(handlesMu);
     known = knownHandles().count(comm) != 0;
     gone = known && comm->retired;
   }
