@@ -135,6 +135,12 @@ bool finishTarget(llvm::Module &module, const TargetInfo &target,
 bool checkImagesHaveKernels(const PlanInfo &plan, const TargetArtifacts &art,
                             std::string &error);
 
+/// The artifacts grouped by plan target (CCL_TARGET_*), each group in
+/// --target order: one plan per algorithm and group (gfx942 and gfx90a
+/// share one), named after the group's first target.
+std::vector<std::vector<const TargetArtifacts *>>
+planTargetGroups(llvm::ArrayRef<TargetArtifacts> artifacts);
+
 /// CCL_COLL_* of a collective's name; CCL_COLL_COUNT for one the
 /// NCCL-shaped entry points do not serve (a `collective` of the program).
 unsigned collectiveCode(llvm::StringRef collective);

@@ -209,9 +209,11 @@ public:
             " points outside its sections); no library is written";
     return false;
   }
-  bool u32(const std::string &where, const std::string &field, uint64_t addr,
+  /// A T-sized integer field at `addr` that must equal `expected`.
+  template <typename T>
+  bool num(const std::string &where, const std::string &field, uint64_t addr,
            uint64_t expected) {
-    std::optional<uint32_t> v = lib.read<uint32_t>(addr);
+    std::optional<T> v = lib.read<T>(addr);
     if (!v)
       return unreadable(where, field);
     if (*v != expected)
@@ -219,15 +221,13 @@ public:
                      std::to_string(expected));
     return true;
   }
+  bool u32(const std::string &where, const std::string &field, uint64_t addr,
+           uint64_t expected) {
+    return num<uint32_t>(where, field, addr, expected);
+  }
   bool u64(const std::string &where, const std::string &field, uint64_t addr,
            uint64_t expected) {
-    std::optional<uint64_t> v = lib.read<uint64_t>(addr);
-    if (!v)
-      return unreadable(where, field);
-    if (*v != expected)
-      return differs(where, field, std::to_string(*v),
-                     std::to_string(expected));
-    return true;
+    return num<uint64_t>(where, field, addr, expected);
   }
   bool str(const std::string &where, const std::string &field, uint64_t addr,
            StringRef expected) {
@@ -257,12 +257,6 @@ public:
   const LoadedLibrary &lib;
   std::string &error;
 };
-
-/// The plan target (CCL_TARGET_*) of a compile target.
-unsigned planTargetOf(const std::string &target) {
-  std::unique_ptr<TargetInfo> t = createTargetInfo(target);
-  return t ? t->planTarget() : ~0u;
-}
 
 uint32_t dtypeCode(StringRef dt) {
   return ccl::findDType(std::string_view(dt.data(), dt.size()))->code;
@@ -499,18 +493,9 @@ bool ccl::checkLibraryPlans(StringRef library, mlir::ModuleOp scheduled,
   }
   Checker c(lib, error);
 
-  // The plan targets, each with its targets in --target order (one plan
-  // per algorithm and plan target, named after the first).
-  std::vector<std::vector<const TargetArtifacts *>> groups;
-  for (const TargetArtifacts &art : artifacts) {
-    auto it = llvm::find_if(groups, [&](const auto &g) {
-      return g.front()->planTarget == planTargetOf(art.target);
-    });
-    if (it == groups.end())
-      groups.push_back({&art});
-    else
-      it->push_back(&art);
-  }
+  // One plan per algorithm and plan target, named after its first target.
+  const std::vector<std::vector<const TargetArtifacts *>> groups =
+      planTargetGroups(artifacts);
 
   // The algorithms in module order, each with its variants.
   SmallVector<AlgorithmOp> algos(scheduled.getOps<AlgorithmOp>());

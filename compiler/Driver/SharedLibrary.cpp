@@ -33,6 +33,21 @@ using namespace llvm;
 using namespace ccl;
 using namespace ccl::driver;
 
+std::vector<std::vector<const TargetArtifacts *>>
+ccl::planTargetGroups(ArrayRef<TargetArtifacts> artifacts) {
+  std::vector<std::vector<const TargetArtifacts *>> groups;
+  for (const TargetArtifacts &art : artifacts) {
+    auto it = llvm::find_if(groups, [&](const auto &g) {
+      return g.front()->planTarget == art.planTarget;
+    });
+    if (it == groups.end())
+      groups.push_back({&art});
+    else
+      it->push_back(&art);
+  }
+  return groups;
+}
+
 unsigned ccl::collectiveCode(StringRef collective) {
   return StringSwitch<unsigned>(collective)
       .Case("AllReduce", CCL_COLL_ALLREDUCE)
@@ -472,22 +487,15 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
   // One plan per algorithm and plan target: the targets of one plan target
   // (gfx942 and gfx90a) share it, each with its images. Their kernels are
   // launched with the plan's threads per block, so those must agree.
-  std::vector<std::vector<const TargetArtifacts *>> groups;
-  for (const TargetArtifacts &art : artifacts) {
-    auto it = llvm::find_if(groups, [&](const auto &g) {
-      return g.front()->planTarget == art.planTarget;
-    });
-    if (it == groups.end()) {
-      groups.push_back({&art});
-      continue;
-    }
-    if (it->front()->threadsPerBlock != art.threadsPerBlock) {
-      error = "internal error: targets " + it->front()->target + " and " +
-              art.target + " share a plan but not its threads per block";
-      return false;
-    }
-    it->push_back(&art);
-  }
+  const std::vector<std::vector<const TargetArtifacts *>> groups =
+      planTargetGroups(artifacts);
+  for (const auto &group : groups)
+    for (const TargetArtifacts *art : group)
+      if (art->threadsPerBlock != group.front()->threadsPerBlock) {
+        error = "internal error: targets " + group.front()->target + " and " +
+                art->target + " share a plan but not its threads per block";
+        return false;
+      }
   std::vector<GlobalVariable *> all;
   std::map<std::string, std::vector<GlobalVariable *>> plansOf;
   for (const AlgorithmInfo &a : plan.algorithms) {

@@ -187,12 +187,13 @@ SweepResult sweep(Env &env, Backend &b, const RowFilter &filter,
               if (ok && found.sizeDiff) {
                 res.sizeDiff += found.sizeDiff;
                 diffs.emplace_back("sizes differ", fmt::format(
-                    "{} element{} of call 0 {} {}{} differ from a {}-element call with "
-                    "the same inputs (first: element {})",
+                    "{} element{} of call 0 {} {}{} differ{} from a {}-element call "
+                    "with the same inputs (first: element {})",
                     found.sizeDiff, found.sizeDiff == 1 ? "" : "s",
                     inplace ? "in place" : "out of place",
                     mode == BufMode::Separate ? "separate buffers" : "reused buffers",
-                    graph ? ", graph" : "", found.sizeDiffCount, found.sizeDiffAt));
+                    graph ? ", graph" : "", found.sizeDiff == 1 ? "s" : "",
+                    found.sizeDiffCount, found.sizeDiffAt));
               }
               if (ok && found.rankDiff) {
                 res.rankDiff += found.rankDiff;
