@@ -21,7 +21,7 @@
 # per rank (--graph): K = 8 calls back to back, rank 1 delayed 1 ms per
 # call, random floats and small integers, every root, in place where the
 # program has that form, JOBS (default 4) runs at a time, in a fixed
-# shuffled order (a run cut short is a sample; FROM and TIME, below, split
+# shuffled order (a run cut short is a sample; FROM, TIME and RUNS, below, split
 # it across calls). Output per run in RESULTS
 # (default ./results) for the runs that went wrong, a line per run in
 # RESULTS/summary.txt; exit status
@@ -80,7 +80,9 @@ run)
   # goes on where an earlier one stopped); TIME: launch no run after TIME
   # seconds (default: no limit), so that a device call's limit ends the
   # run with its summary.
-  FROM=${FROM:-0} TIME=${TIME:-0}
+  # RUNS: the list to run (default runs.txt; a subset of its lines, say
+  # the written programs' alone, can run first in a call of its own).
+  FROM=${FROM:-0} TIME=${TIME:-0} RUNS=${RUNS:-$HERE/runs.txt}
   i=0 line=0
   while read -r -a run; do
     line=$((line + 1))
@@ -94,7 +96,7 @@ run)
       one "$i" "$how" "${run[@]}" &
       while (($(jobs -rp | wc -l) >= JOBS)); do wait -n; done
     done
-  done < <(shuf --random-source=<(yes) "$HERE/runs.txt")
+  done < <(shuf --random-source=<(yes) "$RUNS")
   wait
   wrong=$(grep -c '^WRONG' "$SUMMARY")
   echo "semantic_gpu: $(grep -c . "$SUMMARY") runs, $wrong wrong or failed"
