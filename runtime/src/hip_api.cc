@@ -182,29 +182,37 @@ std::string hipErrorText(hipError_t r) {
 hipError_t hipArchName(const HipApi *api, int device, std::string *arch,
                        std::string *why) {
   arch->clear();
-  // 16-byte aligned and zeroed: the structure holds size_t and pointers.
+  // 16-byte aligned (the structure holds size_t and pointers) and zeroed
+  // byte for byte: value-initialising max_align_t zeroes its members, not
+  // the padding beside its long double, and stale heap bytes there once
+  // looked like more architecture names (valgrind: a jump on uninitialised
+  // bytes in this scan).
   std::unique_ptr<std::max_align_t[]> mem(
-      new std::max_align_t[kHipDevicePropBytes / sizeof(std::max_align_t)]());
+      new std::max_align_t[kHipDevicePropBytes / sizeof(std::max_align_t)]);
   char *buf = reinterpret_cast<char *>(mem.get());
+  memset(buf, 0, kHipDevicePropBytes);
   hipError_t r = api->hipGetDeviceProperties(buf, device);
   if (r != hipSuccess)
     return r;
   const char *end = buf + kHipDevicePropBytes;
-  std::vector<std::string> found;
+  // Each distinct name with the byte offset of its first occurrence: a
+  // message that says where the names lie tells a changed structure
+  // layout from stray bytes.
+  std::vector<std::pair<std::string, size_t>> found;
   for (const char *p = buf + 256; p < end; p++) {
     size_t n = archAt(p, end);
     if (!n)
       continue;
     std::string s(p, n);
     bool seen = false;
-    for (const std::string &f : found)
-      seen |= f == s;
+    for (const auto &f : found)
+      seen |= f.first == s;
     if (!seen)
-      found.push_back(s);
+      found.emplace_back(s, (size_t)(p - buf));
     p += n;
   }
   if (found.size() == 1) {
-    *arch = found.front();
+    *arch = found.front().first;
     return hipSuccess;
   }
   if (found.empty()) {
@@ -213,8 +221,8 @@ hipError_t hipArchName(const HipApi *api, int device, std::string *arch,
   } else {
     *why = "its properties (hipGetDeviceProperties) hold more than one "
            "architecture name:";
-    for (const std::string &f : found)
-      *why += " " + f;
+    for (const auto &f : found)
+      *why += " " + f.first + " (at byte " + std::to_string(f.second) + ")";
   }
   return hipErrorNotFound;
 }

@@ -26,7 +26,8 @@
 //
 // Environment: CCL_FAKE_HIP_DEVICES (default 2; 0: hipGetDeviceCount fails
 // with hipErrorNoDevice), CCL_FAKE_HIP_ARCH (gcnArchName, default
-// "gfx942:sramecc+:xnack-"), CCL_FAKE_HIP_CUS (compute units, default 304),
+// "gfx942:sramecc+:xnack-"), CCL_FAKE_HIP_EXTRA_ARCH (a second name in
+// the properties), CCL_FAKE_HIP_CUS (compute units, default 304),
 // CCL_FAKE_HIP_NO_PEER=1 (hipDeviceCanAccessPeer says no), CCL_FAKE_HIP_LOG
 // (a file each allocation and launch is appended to, one line each:
 //   alloc pid=P device=D bytes=N finegrained=0|1
@@ -325,6 +326,10 @@ hipError_t hipGetDevicePropertiesR0600(void *p, int dev) {
   memset(c, 0, 1472);
   snprintf(c, 256, "Fake AMD Instinct (device %d)", dev);
   snprintf(c + 1160, 256, "%s", archName().c_str());
+  // CCL_FAKE_HIP_EXTRA_ARCH: a second architecture name further on (the
+  // runtime must refuse to guess between them).
+  if (const char *extra = getenv("CCL_FAKE_HIP_EXTRA_ARCH"); extra && *extra)
+    snprintf(c + 1416, 56, "%s", extra);
   return hipSuccess;
 }
 hipError_t hipDeviceSynchronize() { return hipSuccess; }

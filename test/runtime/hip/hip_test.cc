@@ -11,6 +11,8 @@
 //   hip_test nolib                           CCL_HIP_LIBRARY names no file
 //   hip_test nodev                           CCL_FAKE_HIP_DEVICES=0
 //   hip_test nopeer                          CCL_FAKE_HIP_NO_PEER=1
+//   hip_test twoarch                         CCL_FAKE_HIP_EXTRA_ARCH=gfx90a
+//   hip_test noarch                          CCL_FAKE_HIP_ARCH=none
 //   hip_test rank GFX942 GFX90A LOG          one rank of a job (torchrun's
 //                                            variables), IPC with the peer
 #include <unistd.h>
@@ -290,6 +292,20 @@ int errorCase(const char *mode) {
     CHECK_CONTAINS(last(), "rank 0 (device 0) cannot access the memory of "
                            "rank 1 (device 1) directly "
                            "(hipDeviceCanAccessPeer says no)");
+  } else if (strcmp(mode, "twoarch") == 0) {
+    // Two names in the properties: the runtime names both and where they
+    // lie, and guesses neither.
+    CHECK(r == cclDriverError);
+    CHECK_CONTAINS(last(), "cannot tell the architecture of HIP device 0: "
+                           "its properties (hipGetDeviceProperties) hold "
+                           "more than one architecture name: "
+                           "gfx942:sramecc+:xnack- (at byte 1160) gfx90a "
+                           "(at byte 1416)");
+  } else if (strcmp(mode, "noarch") == 0) {
+    CHECK(r == cclDriverError);
+    CHECK_CONTAINS(last(), "cannot tell the architecture of HIP device 0: "
+                           "its properties (hipGetDeviceProperties) hold no "
+                           "gcnArchName of the form gfxNNN");
   } else {
     CHECK(false && "unknown mode");
   }

@@ -2,8 +2,8 @@
 # Runs hip_test against the test double of the HIP runtime
 # (fake_hip/libamdhip64.so, named by CCL_HIP_LIBRARY), one mode per
 # process: communicators in one process (2 and 4 ranks), the error paths
-# (no library, no device, no peer access), and two processes, one per rank,
-# started torchrun style.
+# (no library, no device, no peer access, two or no architecture names),
+# and two processes, one per rank, started torchrun style.
 set -euo pipefail
 bin=$1 fake=$2 gfx942=$3 gfx90a=$4
 export CCL_HIP_LIBRARY="$(cd "$(dirname "$fake")" && pwd)/$(basename "$fake")"
@@ -15,6 +15,8 @@ CCL_FAKE_HIP_DEVICES=4 CCL_FAKE_HIP_LOG="$work/inprocess.log" \
 CCL_HIP_LIBRARY=/nonexistent/libamdhip64.so "$bin" nolib
 CCL_FAKE_HIP_DEVICES=0 "$bin" nodev
 CCL_FAKE_HIP_NO_PEER=1 "$bin" nopeer
+CCL_FAKE_HIP_EXTRA_ARCH=gfx90a "$bin" twoarch
+CCL_FAKE_HIP_ARCH=none "$bin" noarch
 
 # Two processes, one per rank: IPC handles through the double.
 port=$(free_port)
