@@ -4,12 +4,15 @@
 //   bazel run //examples:allreduce_host -- 4
 //
 // or, outside Bazel, as README.md shows (the header is the one cclc writes
-// next to the library):
-//   out/bin/cclc stdlib/allreduce/allpairs_ll.ccl --target=host \
-//       --nranks=2..4 --dtype=float32 -o liballpairs_ll.so
-//   c++ -std=c++17 -I. -Iout/include examples/allreduce_host.cc \
-//       -o allreduce_host -L. -lallpairs_ll -Lout/lib -lcclrt \
-//       -Wl,-rpath,'$ORIGIN' -Wl,-rpath,'$ORIGIN/out/lib'
+// next to the library; a block comment, so that the shell's line
+// continuations do not continue a // comment):
+/*
+     out/bin/cclc stdlib/allreduce/allpairs_ll.ccl --target=host \
+         --nranks=2..4 --dtype=float32 -o liballpairs_ll.so
+     c++ -std=c++17 -I. -Iout/include examples/allreduce_host.cc \
+         -o allreduce_host -L. -lallpairs_ll -Lout/lib -lcclrt \
+         -Wl,-rpath,'$ORIGIN' -Wl,-rpath,'$ORIGIN/out/lib'
+*/
 #include "liballpairs_ll.h"
 
 #include <cstdio>
