@@ -183,10 +183,9 @@ hipError_t hipArchName(const HipApi *api, int device, std::string *arch,
                        std::string *why) {
   arch->clear();
   // 16-byte aligned (the structure holds size_t and pointers) and zeroed
-  // byte for byte: value-initialising max_align_t zeroes its members, not
-  // the padding beside its long double, and stale heap bytes there once
-  // looked like more architecture names (valgrind: a jump on uninitialised
-  // bytes in this scan).
+  // byte for byte with memset: value-initialising max_align_t zeroes its
+  // members, not the padding beside its long double, and the scan below
+  // reads every byte.
   std::unique_ptr<std::max_align_t[]> mem(
       new std::max_align_t[kHipDevicePropBytes / sizeof(std::max_align_t)]);
   char *buf = reinterpret_cast<char *>(mem.get());

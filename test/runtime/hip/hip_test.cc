@@ -282,32 +282,39 @@ int errorCase(const char *mode) {
     CHECK_CONTAINS(last(), "cclCommInitRank(rank 0): HIP target "
                            "requested but the HIP runtime could not be "
                            "loaded");
-  } else if (strcmp(mode, "nodev") == 0) {
-    CHECK(r == cclNoDevice);
-    CHECK_CONTAINS(last(), "cclCommInitAllInProcess: no AMD GPU: "
-                           "hipGetDeviceCount returned 0 devices, "
-                           "hipErrorNoDevice");
-  } else if (strcmp(mode, "nopeer") == 0) {
-    CHECK(r == cclUnsupported);
-    CHECK_CONTAINS(last(), "rank 0 (device 0) cannot access the memory of "
-                           "rank 1 (device 1) directly "
-                           "(hipDeviceCanAccessPeer says no)");
-  } else if (strcmp(mode, "twoarch") == 0) {
-    // Two names in the properties: the runtime names both and where they
-    // lie, and guesses neither.
-    CHECK(r == cclDriverError);
-    CHECK_CONTAINS(last(), "cannot tell the architecture of HIP device 0: "
-                           "its properties (hipGetDeviceProperties) hold "
-                           "more than one architecture name: "
-                           "gfx942:sramecc+:xnack- (at byte 1160) gfx90a "
-                           "(at byte 1416)");
-  } else if (strcmp(mode, "noarch") == 0) {
-    CHECK(r == cclDriverError);
-    CHECK_CONTAINS(last(), "cannot tell the architecture of HIP device 0: "
-                           "its properties (hipGetDeviceProperties) hold no "
-                           "gcnArchName of the form gfxNNN");
   } else {
-    CHECK(false && "unknown mode");
+    // The modes whose in-process init fails with one result and message.
+    // twoarch: the runtime names both architectures and where they lie,
+    // and guesses neither.
+    struct Expect {
+      const char *mode;
+      cclResult_t result;
+      const char *message;
+    };
+    static const Expect kExpected[] = {
+        {"nodev", cclNoDevice,
+         "cclCommInitAllInProcess: no AMD GPU: hipGetDeviceCount returned 0 "
+         "devices, hipErrorNoDevice"},
+        {"nopeer", cclUnsupported,
+         "rank 0 (device 0) cannot access the memory of rank 1 (device 1) "
+         "directly (hipDeviceCanAccessPeer says no)"},
+        {"twoarch", cclDriverError,
+         "cannot tell the architecture of HIP device 0: its properties "
+         "(hipGetDeviceProperties) hold more than one architecture name: "
+         "gfx942:sramecc+:xnack- (at byte 1160) gfx90a (at byte 1416)"},
+        {"noarch", cclDriverError,
+         "cannot tell the architecture of HIP device 0: its properties "
+         "(hipGetDeviceProperties) hold no gcnArchName of the form gfxNNN"},
+    };
+    const Expect *e = nullptr;
+    for (const Expect &x : kExpected)
+      if (strcmp(mode, x.mode) == 0)
+        e = &x;
+    CHECK(e && "unknown mode");
+    if (e) {
+      CHECK(r == e->result);
+      CHECK_CONTAINS(last(), e->message);
+    }
   }
   return test_result(mode);
 }
