@@ -8,6 +8,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
 #include <sys/resource.h>
 
 using namespace ccl;
@@ -45,12 +46,22 @@ void TimeReport::begin(llvm::StringRef stage) {
 }
 
 void TimeReport::end() {
+  // Parts timed inside the stage (Activity.h) are taken out of it.
+  auto parts = takePartTimes();
   if (!enabled || current.empty())
     return;
   std::chrono::duration<double> d = std::chrono::steady_clock::now() - started;
+  uint64_t peak = peakResidentBytes();
+  double rest = d.count();
+  for (auto &[part, seconds] : parts) {
+    Row &p = row(current + ": " + part);
+    p.seconds += std::min(seconds, rest);
+    p.peak = peak;
+    rest -= std::min(seconds, rest);
+  }
   Row &r = row(current);
-  r.seconds += d.count();
-  r.peak = peakResidentBytes();
+  r.seconds += rest;
+  r.peak = peak;
   current.clear();
 }
 

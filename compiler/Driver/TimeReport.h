@@ -29,7 +29,9 @@ public:
   /// Starts a stage; it ends when the next starts or at end(). A stage
   /// that ran before gets a row of its own ("pass ccl-verify (2)").
   void begin(llvm::StringRef stage);
-  /// Ends the stage in progress, if any.
+  /// Ends the stage in progress, if any. The parts of it timed with
+  /// addPartTime (compiler/Support/Activity.h) get rows of their own
+  /// ("<stage>: <part>"), taken out of the stage's.
   void end();
   /// Adds `seconds` to stage `stage` (one row per name, in first-seen
   /// order): for work measured elsewhere, such as by a thread.

@@ -10,6 +10,10 @@ std::string &activity() {
   static std::string *a = new std::string; // never destroyed: read at exit
   return *a;
 }
+std::vector<std::pair<std::string, double>> &parts() {
+  static auto *p = new std::vector<std::pair<std::string, double>>;
+  return *p;
+}
 } // namespace
 
 using namespace ccl;
@@ -33,4 +37,19 @@ void ccl::setActivity(std::string what) {
 std::string ccl::currentActivity() {
   std::lock_guard<std::mutex> lock(mutex);
   return activity();
+}
+
+void ccl::addPartTime(const std::string &part, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (auto &[name, s] : parts())
+    if (name == part) {
+      s += seconds;
+      return;
+    }
+  parts().emplace_back(part, seconds);
+}
+
+std::vector<std::pair<std::string, double>> ccl::takePartTimes() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return std::exchange(parts(), {});
 }

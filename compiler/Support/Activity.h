@@ -10,6 +10,8 @@
 #define CCL_SUPPORT_ACTIVITY_H
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ccl {
 
@@ -31,6 +33,15 @@ void setActivity(std::string what);
 
 /// The current activity, or "" (safe from any thread).
 std::string currentActivity();
+
+/// Adds `seconds` to part `part` of the stage in progress (the translation
+/// validation inside ccl-lower-to-llvm). cclc --time-report takes the parts
+/// out of the stage when it ends and shows each as a row of its own.
+void addPartTime(const std::string &part, double seconds);
+
+/// The parts' times added since the last call, in first-added order; the
+/// list is empty afterwards.
+std::vector<std::pair<std::string, double>> takePartTimes();
 
 } // namespace ccl
 

@@ -23,7 +23,11 @@
 #include "compiler/Conversion/CclToLLVM/Patterns.h"
 #include "compiler/Conversion/CclToLLVM/Validation.h"
 #include "compiler/Conversion/Passes.h"
+#include "compiler/Support/Activity.h"
 #include "ccl/types.h"
+
+#include <chrono>
+#include <optional>
 
 namespace ccl {
 #define GEN_PASS_DEF_CCLLOWERTOLLVM
@@ -86,7 +90,15 @@ struct CclLowerToLLVMPass
     vopts.typeGeneric = typeGeneric;
     vopts.maxBytes = maxBytes;
     const std::map<std::string, std::string> prefixes = vopts.prefixes;
-    LoweringValidator validator(algos, std::move(vopts));
+    // The validation's own time, a stage of cclc --time-report.
+    std::chrono::steady_clock::duration validating{};
+    auto timed = [&](auto &&f) {
+      auto t0 = std::chrono::steady_clock::now();
+      f();
+      validating += std::chrono::steady_clock::now() - t0;
+    };
+    std::optional<LoweringValidator> validator;
+    timed([&] { validator.emplace(algos, std::move(vopts)); });
     Reporter rep;
     // Declarations are neither added nor removed from here on.
     std::vector<std::unique_ptr<DeclarationIndex>> indices;
@@ -124,13 +136,17 @@ struct CclLowerToLLVMPass
       return signalPassFailure();
     using Stage = LoweringValidator::Stage;
     LoweringValidator::corrupt(corruption, Stage::Patterns, module, skeletons);
-    validator.recordBlocks(skeletons);
+    timed([&] { validator->recordBlocks(skeletons); });
     LoweringValidator::corrupt(corruption, Stage::Skeletons, module,
                                skeletons);
     shareBlockPrograms(b, module, *target, skeletons);
     LoweringValidator::corrupt(corruption, Stage::Module, module, {});
     // The module against the schedule, always (Validation.h).
-    if (failed(validator.validate(module)))
+    bool valid = false;
+    timed([&] { valid = succeeded(validator->validate(module)); });
+    addPartTime("validation",
+                std::chrono::duration<double>(validating).count());
+    if (!valid)
       return signalPassFailure();
   }
 };
