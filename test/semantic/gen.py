@@ -45,11 +45,15 @@ class Prog:
         self.reference_ok = lambda n: True
         # AllReduce: every rank must get the same bits (semantics.md).
         self.agree = False
+        # Rooted collectives: the root the algorithm is written for, per
+        # rank count (its `root =` argument; the contract's plan_root).
+        self.plan_root = lambda n: 0
 
     def contract(self, n):
         """The contract file of test/semantic/contract_run.cc."""
         out = ['collective %s' % self.collective, 'nranks %d' % n,
-               'chunks %d %d' % (self.in_chunks(n), self.out_chunks(n)), 'plan_root 0']
+               'chunks %d %d' % (self.in_chunks(n), self.out_chunks(n)),
+               'plan_root %d' % self.plan_root(n)]
         for r, c, terms in self.ensures(n):
             out.append('ensure %d %d = %s' % (
                 r, c, ' '.join('%d %d' % t for t in terms)))
@@ -224,6 +228,36 @@ def gen_sum(p):
     p.ensures = ensures
 
 
+def root_arg(p):
+    """A rooted algorithm's `root =` argument, half of the time: a constant
+    or one that depends on the rank count (the root it is written and
+    proved for differs between the variants of one library). Drawn from a
+    stream of its own. Returns the argument's text (or ''), the lines of a
+    function it calls, and sets p.plan_root."""
+    side = random.Random(p.seed * 7919 + 5)
+    if side.random() < 0.5:
+        return '', []
+    p.features.add('root_arg')
+    fn = p.name + '_root'
+    expr, lines, of = side.choice([
+        ('min(2, nranks - 1)', [], lambda n: min(2, n - 1)),
+        ('nranks - 1', [], lambda n: n - 1),
+        ('nranks / 2', [], lambda n: n // 2),
+        ('1', [], lambda n: 1),
+        (fn + '()', ['fn %s() {' % fn, '  if nranks == 2 { return 0; }',
+                     '  return 1;', '}'], lambda n: 0 if n == 2 else 1)])
+    if expr != '1':
+        p.features.add('root_by_nranks')
+    p.plan_root = of
+    return 'root = ' + expr, lines
+
+
+def implements(collective, root, both):
+    """`Reduce(root = ..., inplace, outofplace)` and its shorter forms."""
+    args = [a for a in (root, 'inplace, outofplace' if both else '') if a]
+    return collective + ('(%s)' % ', '.join(args) if args else '')
+
+
 def gen_reduce(p):
     """Reduce (built-in, rooted): a chain from the rank after the root,
     going up or down the ring, or two half chains meeting at the root;
@@ -236,11 +270,11 @@ def gen_reduce(p):
     p.features.update(['rooted', 'reduction', 'Simple', 'builtin'])
     if in_output:
         p.features.add('partial_in_output')
-    form = '(inplace, outofplace)' if both else ''
     if both:
         p.features.add('both_forms')
-    src = ['algorithm %s implements Reduce%s chunks(%d) {' % (p.name, form, K),
-           '  scratch part[chunks];']
+    root, fn = root_arg(p)
+    src = fn + ['algorithm %s implements %s chunks(%d) {' % (
+        p.name, implements('Reduce', root, both), K), '  scratch part[chunks];']
     dst = 'output' if in_output else 'part'
     if shape == 'chain':
         src += ['  for c in 0..chunks {',
@@ -281,7 +315,8 @@ def gen_reduce(p):
     p.chunks = K
     p.inplace = both
 
-    p.ensures = lambda n: [(0, c, [(q, c) for q in range(n)]) for c in range(K)]
+    p.ensures = lambda n: [(p.plan_root(n), c, [(q, c) for q in range(n)])
+                           for c in range(K)]
 
 
 def gen_bcast(p):
@@ -294,8 +329,9 @@ def gen_bcast(p):
     p.features.update(['rooted', 'permutation', 'Simple', 'builtin', 'relay'])
     if both:
         p.features.add('both_forms')
-    form = '(inplace, outofplace)' if both else ''
-    src = ['algorithm %s implements Broadcast%s chunks(%d) {' % (p.name, form, K),
+    root, fn = root_arg(p)
+    src = fn + ['algorithm %s implements %s chunks(%d) {' % (
+        p.name, implements('Broadcast', root, both), K),
            '  scratch keep[chunks];',
            '  for c in 0..chunks {',
            '    input[root][c].copy(output[root][c]);',
@@ -318,7 +354,8 @@ def gen_bcast(p):
     p.chunks = K
     p.inplace = both
 
-    p.ensures = lambda n: [(r, c, [(0, c)]) for r in range(n) for c in range(K)]
+    p.ensures = lambda n: [(r, c, [(p.plan_root(n), c)]) for r in range(n)
+                           for c in range(K)]
 
 
 def gen_allgather(p):
