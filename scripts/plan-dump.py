@@ -8,12 +8,12 @@ registers its plans, and prints for each ALGORITHM (default: every
 `ccl_<name>(` entry point the header LIB.h beside it declares) each plan
 (cclPlanLookup): target, collective, forms, chunks, protocol, largest
 message, root; per variant its rank count, thread blocks, threads per
-block, chunks, scratch buffers, kernels (type, operator, symbol),
+block, chunks, root (rooted collectives), scratch buffers, kernels (type, operator, symbol),
 channels, semaphores and barriers; the operation table's size; and the
 images (kind, architecture, bytes; no addresses, no image bytes).
 scripts/codegen-snapshot.sh writes one per library so that two snapshots
 show what changed in the plans. The structs are those of ccl/plan.h at
-ABI 7 (a plan of another ABI is reported, not read).
+ABI 8 (a plan of another ABI is reported, not read).
 """
 import ctypes
 import os
@@ -39,8 +39,9 @@ def dump(plan):
         "LL" if plan.protocol else "Simple", plan.max_bytes, plan.root, plan.num_ops))
     for i in range(plan.num_variants):
         v = plan.variants[i]
-        out.append("    variant %d ranks: %d blocks x %d threads, chunks %d" % (
-            v.nranks, v.nblocks, v.threads_per_block, v.chunks))
+        out.append("    variant %d ranks: %d blocks x %d threads, chunks %d%s" % (
+            v.nranks, v.nblocks, v.threads_per_block, v.chunks,
+            ", root %d" % (v.root_plus_one - 1) if v.root_plus_one else ""))
         for j in range(v.num_scratch):
             sc = v.scratch[j]
             out.append("      scratch %s: %d slots%s" % (

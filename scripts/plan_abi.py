@@ -1,10 +1,10 @@
-"""The plan tables of ccl/plan.h (ABI 7) as ctypes structures, for the
+"""The plan tables of ccl/plan.h (ABI 8) as ctypes structures, for the
 scripts and tests that read what a cclc library registers
 (scripts/plan-dump.py, test/e2e/amdgpu/plan_images.py), with the names of
 its enumerations."""
 import ctypes
 
-ABI = 7  # CCL_PLAN_ABI_VERSION
+ABI = 8  # CCL_PLAN_ABI_VERSION
 u32, u64, ptr, cstr = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_char_p
 TARGETS = {0: "host", 1: "nvptx", 2: "amdgpu"}
 IMAGES = {0: "ptx", 1: "cubin", 2: "hsaco"}
@@ -41,7 +41,7 @@ class Variant(ctypes.Structure):
                 ("num_channels", u32), ("channels", ctypes.POINTER(Channel)),
                 ("num_semaphores", u32), ("semaphores", ctypes.POINTER(Semaphore)),
                 ("num_barriers", u32), ("barriers", ctypes.POINTER(Barrier)),
-                ("chunks", u32)]
+                ("chunks", u32), ("root_plus_one", u32)]
 
 
 class Image(ctypes.Structure):

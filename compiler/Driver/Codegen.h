@@ -16,6 +16,13 @@
 
 namespace ccl {
 
+class AlgorithmOp;
+
+/// ccl_variant::root_plus_one of a scheduled algorithm variant: 1 + the
+/// root of a Broadcast or Reduce as its `root =` argument evaluated at its
+/// rank count (each variant has its own), 0 for the other collectives.
+int64_t variantRootPlusOne(AlgorithmOp algo);
+
 struct OpInfo {
   std::string kind, file;
   unsigned line = 0, col = 0;
@@ -34,6 +41,10 @@ struct VariantInfo {
   /// The variant's chunk count: its scratch slots hold ceil(count / chunks)
   /// elements each.
   int64_t chunks = 1;
+  /// 1 + the root a rooted collective's variant was proved for (its
+  /// `root =` argument at this rank count); 0 for the others
+  /// (ccl_variant::root_plus_one).
+  int64_t rootPlusOne = 0;
   std::vector<std::pair<std::string, int64_t>> scratch; ///< name, slots
   /// Channels, semaphores and multi-block barriers, indexed as the kernels
   /// index them (SyncLayout).

@@ -132,6 +132,16 @@ bool ccl::parseIntList(StringRef text, std::vector<int64_t> &out,
   return true;
 }
 
+int64_t ccl::variantRootPlusOne(AlgorithmOp algo) {
+  StringRef coll = algo.getCollectiveName();
+  if (coll != "Broadcast" && coll != "Reduce")
+    return 0;
+  if (DictionaryAttr params = algo.getParamsAttr())
+    if (auto root = params.getAs<IntegerAttr>("root"))
+      return root.getInt() + 1;
+  return 1;
+}
+
 namespace {
 
 /// For each wait of `algo`: 1 + the op id of the operation whose signal it
@@ -226,6 +236,7 @@ PlanInfo extractPlanInfo(ModuleOp module, const CompileOptions &options,
     // Read only by targets that do not share (VariantInfo::kernelOn).
     v.groupKernel = grouped.empty() ? v.kernel : grouped.at(v.symbol);
     v.nranks = algo.getNranks();
+    v.rootPlusOne = variantRootPlusOne(algo);
     v.nblocks = 1;
     for (auto tb : algo.getBody().getOps<ThreadBlockOp>())
       v.nblocks = std::max<int64_t>(v.nblocks, tb.getTb() + 1);

@@ -82,8 +82,9 @@ struct CompileOptions {
   /// Test only: ccl-lower-to-llvm's test-corrupt (Validation.h), or
   /// `image-kernel`: a kernel renamed in the optimised LLVM module, which
   /// the check of the images (ImageCheck.cpp) must report; `plan-peer`
-  /// (the first channel's destination rank) or `plan-scratch-slots` (the
-  /// first scratch buffer's slot count) written wrong into the plans,
+  /// (the first channel's destination rank), `plan-scratch-slots` (the
+  /// first scratch buffer's slot count) or `plan-root` (the first
+  /// variant's root_plus_one) written wrong into the plans,
   /// which the check of the linked library (PlanCheck.cpp) must report.
   std::string testCorrupt;
 };

@@ -281,7 +281,10 @@ bool checkVariant(Checker &c, const std::string &where, uint64_t at,
              at + offsetof(ccl_variant, threads_per_block),
              target.threadsPerBlock()) ||
       !c.u32(w, "chunks", at + offsetof(ccl_variant, chunks),
-             algo.getChunks()))
+             algo.getChunks()) ||
+      !c.u32(w, "root_plus_one (1 + the root it was proved for)",
+             at + offsetof(ccl_variant, root_plus_one),
+             variantRootPlusOne(algo)))
     return false;
 
   // Scratch buffers, in declaration order (the kernels' scratch indices).

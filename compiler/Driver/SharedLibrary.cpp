@@ -83,7 +83,8 @@ public:
     barrierTy = StructType::create(c, {i32, i32}, "ccl_barrier_info");
     variantTy = StructType::create(
         c,
-        {i32, i32, i32, i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32},
+        {i32, i32, i32, i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32,
+         i32},
         "ccl_variant");
     imageTy = StructType::create(c, {i32, ptr, ptr, i64}, "ccl_image");
     planTy = StructType::create(
@@ -266,7 +267,7 @@ public:
            u32(semaphores.size()),
            array(semaphoreTy, semaphores, "ccl_semaphores"),
            u32(barriers.size()), array(barrierTy, barriers, "ccl_barriers"),
-           u32(v.chunks)}));
+           u32(v.chunks), u32(v.rootPlusOne + damage("plan-root"))}));
     }
     // The targets' images hold every algorithm's kernels: one copy in the
     // library, shared by the plans of all algorithms (a bundle has many).

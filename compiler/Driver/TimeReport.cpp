@@ -53,6 +53,7 @@ void TimeReport::end() {
   std::chrono::duration<double> d = std::chrono::steady_clock::now() - started;
   uint64_t peak = peakResidentBytes();
   double rest = d.count();
+  row(current); // the stage's row before its parts'
   for (auto &[part, seconds] : parts) {
     Row &p = row(current + ": " + part);
     p.seconds += std::min(seconds, rest);

@@ -319,6 +319,10 @@ void releasePlan(Shared *s, PreparedPlan *pp);
 PreparedPlan *findPrepared(Shared *s, const ccl_plan *plan, int root);
 // Whether `plan` is prepared once per root (Broadcast, Reduce).
 bool isRooted(const ccl_plan *plan);
+// The root the variant of `plan` for `nranks` ranks was written and proved
+// for (ccl_variant::root_plus_one, else the plan's root), reduced mod
+// nranks: the rank the relabelling of a rooted plan starts from.
+int provedRoot(const ccl_plan *plan, int nranks);
 // Fills rank r's context of `pp` (pp->ranks[r].ctx) from what preparation
 // allocated and the rank's settings, then lets the device place it.
 cclResult_t initContext(Shared *s, PreparedPlan *pp, int r);

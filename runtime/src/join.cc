@@ -107,6 +107,8 @@ std::string plansDigest(const ccl_plan *p, TableDigests &shared) {
     h.updateValue(var.nranks);
     h.updateValue(var.nblocks);
     h.updateValue(var.threads_per_block);
+    h.updateValue(var.chunks);
+    h.updateValue(var.root_plus_one);
     for (uint32_t b = 0; b < var.num_scratch && var.scratch; b++) {
       h.updateString(var.scratch[b].name);
       h.updateValue(var.scratch[b].slots);

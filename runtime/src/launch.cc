@@ -89,10 +89,13 @@ cclResult_t cclMemcpyAsync(cclComm_t comm, void *dst, const void *src,
 cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
                         void *output, size_t count, cclDataType_t dtype,
                         cclRedOp_t op, cclStream_t stream) {
-  // A rooted plan launched without a root runs for the root it was
-  // compiled for.
+  // A rooted plan launched without a root runs for the root its variant
+  // for the communicator's rank count was written for.
+  int root = 0;
+  if (plan && checkComm(comm, "cclrtLaunch") == cclSuccess)
+    root = provedRoot(plan, comm->shared->nranks);
   return api::cclrtLaunchRooted(plan, comm, input, output, count, dtype, op,
-                           plan ? (int)plan->root : 0, stream);
+                                root, stream);
 }
 
 cclResult_t cclrtLaunchRooted(const ccl_plan *plan, cclComm_t comm,

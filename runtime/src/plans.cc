@@ -313,6 +313,15 @@ bool isRooted(const ccl_plan *plan) {
   return c == Collective::kBroadcast || c == Collective::kReduce;
 }
 
+int provedRoot(const ccl_plan *plan, int nranks) {
+  uint32_t root = plan->root;
+  for (uint32_t v = 0; v < plan->num_variants && plan->variants; v++)
+    if (plan->variants[v].nranks == (uint32_t)nranks &&
+        plan->variants[v].root_plus_one)
+      root = plan->variants[v].root_plus_one - 1;
+  return nranks > 0 ? (int)(root % (uint32_t)nranks) : 0;
+}
+
 void releasePlan(Shared *s, PreparedPlan *pp) {
   Device &dev = *s->device;
   releasePorts(s, pp);
@@ -356,7 +365,7 @@ cclResult_t loadPlans(Shared *s, std::string *firstError) {
     // variant).
     PreparedSet set;
     const int roots = isRooted(p) ? s->nranks : 1;
-    const int own = roots > 1 ? (int)(p->root % (uint32_t)s->nranks) : 0;
+    const int own = roots > 1 ? provedRoot(p, s->nranks) : 0;
     for (int root = 0; root < roots; root++) {
       const int shift = (root - own + s->nranks) % s->nranks;
       std::unique_ptr<PreparedPlan> pp = preparePlan(s, p, shift);

@@ -150,7 +150,7 @@ rm -f /tmp/perf_bare.$$
 # --version.
 run --version
 expect_rc 0
-expect_has "ccl-perf 0.12.0 (cclc plan ABI 7)"
+expect_has "ccl-perf 0.12.0 (cclc plan ABI 8)"
 
 # An error is printed once when standard output and standard error are the
 # same file (a terminal, one log).

@@ -108,6 +108,17 @@ class CompileTest(unittest.TestCase):
             header = f.read()
         self.assertIn("cclResult_t ccl_allpairs_ll(cclComm_t comm", header)
 
+    def test_roots_per_rank_count(self):
+        # A root that depends on the rank count: each variant's own.
+        src = ("algorithm bc_last implements Broadcast(root = nranks - 1) {\n"
+               "  for i in 1..nranks { input[root][0].copy(output[(root + i) % nranks][0]); }\n"
+               "  input[root][0].copy(output[root][0]);\n}\n")
+        lib = cclc.load(cclc.compile(src, os.path.join(WORK, "c2", "libbc_last.so"),
+                                     nranks=[2, 3, 4]))
+        plan = lib.bc_last.plans[0]
+        self.assertEqual(plan.roots, {2: 1, 3: 2, 4: 3})
+        self.assertEqual(plan.root, 1)
+
     def test_program_text_error_has_cclc_diagnostic(self):
         src = ("algorithm bad implements AllReduce(inplace) chunks(nranks) {\n"
                "  let x = input[0][nranks];\n}\n")

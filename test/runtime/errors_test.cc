@@ -183,7 +183,7 @@ void test_launch_errors() {
               cclUnsupported);
   CHECK_EQ_STR(last(), "cclrtLaunch(rank 0, algorithm old_abi): library for "
                        "algorithm old_abi was built against plan ABI version "
-                       "0, but this libcclrt implements version 7; rebuild "
+                       "0, but this libcclrt implements version 8; rebuild "
                        "it with a cclc that matches libcclrt");
   // A plan whose max_bytes exceeds what libcclrt sizes buffers for.
   CHECK_FAILS(

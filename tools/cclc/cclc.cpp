@@ -102,8 +102,8 @@ static cl::opt<std::string> testCorrupt(
     "test-corrupt",
     cl::desc("Testing only: damage one table or operand kind of the "
              "generated code (ccl-lower-to-llvm's test-corrupt values, "
-             "image-kernel, plan-peer or plan-scratch-slots) to show that "
-             "cclc reports it instead of writing a library"),
+             "image-kernel, plan-peer, plan-scratch-slots or plan-root) to "
+             "show that cclc reports it instead of writing a library"),
     cl::init(""), cl::Hidden, cl::cat(cat));
 static cl::opt<std::string> kernels(
     "kernels",

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define CCL_PLAN_ABI_VERSION 7u
+#define CCL_PLAN_ABI_VERSION 8u
 /* The largest ccl_plan::max_bytes (1 TiB). */
 #define CCL_MAX_PLAN_BYTES (1ull << 40)
 
@@ -267,6 +267,12 @@ typedef struct ccl_variant {
    * is ceil(count / chunks)); its scratch buffers are sized with it. 0: the
    * plan's chunks. */
   uint32_t chunks;
+  /* since ABI 8: 1 + the root this variant's kernels were written and
+   * proved for: a rooted collective's `root =` argument at this rank
+   * count, which may depend on it (`root = nranks - 1`). 0: the plan's
+   * root. The runtime relabels the ranks from it (docs/runtime.md,
+   * "Roots"). */
+  uint32_t root_plus_one;
 } ccl_variant;
 
 /* A plan holds the images of every architecture cclc compiled it for
@@ -312,7 +318,9 @@ typedef struct ccl_plan {
   uint32_t num_images; /* in order of preference */
   const ccl_image *images;
   /* since ABI 3: the collective's root rank (Broadcast, Reduce; 0 for the
-   * others), the value of its `root` parameter the algorithm implements. */
+   * others), the value of its `root` parameter the algorithm implements,
+   * at the smallest rank count; a variant's own is
+   * ccl_variant::root_plus_one. */
   uint32_t root;
 } ccl_plan;
 

@@ -70,9 +70,9 @@ def exported_functions(path):
     return names
 
 
-# --- ccl_plan (ccl/plan.h, ABI 7): the fields the package reads ------------
+# --- ccl_plan (ccl/plan.h, ABI 8): the fields the package reads ------------
 
-_PLAN_ABI = 7
+_PLAN_ABI = 8
 
 
 class _Kernel(ctypes.Structure):
@@ -87,7 +87,8 @@ class _Variant(ctypes.Structure):
                 ("kernels", ctypes.POINTER(_Kernel)), ("num_channels", ctypes.c_uint32),
                 ("channels", ctypes.c_void_p), ("num_semaphores", ctypes.c_uint32),
                 ("semaphores", ctypes.c_void_p), ("num_barriers", ctypes.c_uint32),
-                ("barriers", ctypes.c_void_p), ("chunks", ctypes.c_uint32)]
+                ("barriers", ctypes.c_void_p), ("chunks", ctypes.c_uint32),
+                ("root_plus_one", ctypes.c_uint32)]
 
 
 class _Plan(ctypes.Structure):
@@ -105,7 +106,8 @@ class PlanInfo:
     """What a registered plan says about an algorithm for one target:
     target ("host", "cuda"), collective ("AllReduce", ...), inplace,
     protocol ("simple", "ll"), max_bytes, source, ranks (the rank counts),
-    kernels ({(DataType, RedOp)}), root."""
+    kernels ({(DataType, RedOp)}), root (at the smallest rank count), roots
+    (the root each rank count's variant was written for: {nranks: root})."""
 
     def __init__(self, plan):
         self.abi_version = plan.abi_version
@@ -119,9 +121,11 @@ class PlanInfo:
         self.root = plan.root
         self.ranks = []
         self.kernels = set()
+        self.roots = {}
         for i in range(plan.num_variants):
             v = plan.variants[i]
             self.ranks.append(v.nranks)
+            self.roots[v.nranks] = v.root_plus_one - 1 if v.root_plus_one else plan.root
             for k in range(v.num_kernels):
                 kern = v.kernels[k]
                 try:
