@@ -79,6 +79,36 @@ public:
   /// operation's properties as an attribute builds one).
   llvm::DenseMap<Operation *, std::array<int64_t, 3>> opKeys;
 
+  /// A key of `op`'s properties, equal for equal properties: the attribute
+  /// they read as, built once per distinct value among the operations of
+  /// a phase (building one per operation was a fifth of the validation).
+  int64_t propertiesKey(Operation &op) {
+    OpaqueProperties props = op.getPropertiesStorage();
+    if (!props)
+      return 0;
+    OperationName name = op.getName();
+    auto &reps = propertyClasses[{name.getAsOpaquePointer(),
+                                  size_t(op.hashProperties())}];
+    for (auto &[rep, key] : reps)
+      if (name.compareOpProperties(rep->getPropertiesStorage(), props))
+        return key;
+    int64_t key = ptrKey(op.getPropertiesAsAttribute().getAsOpaquePointer());
+    reps.push_back({&op, key});
+    return key;
+  }
+  /// readTrace's scratch: the terms of a block's values, its pointers into
+  /// the row, the length of the last trace read.
+  llvm::DenseMap<Value, int32_t> valueTerms;
+  llvm::DenseMap<Value, int64_t> rowSlots;
+  size_t lastTraceSize = 0;
+
+  /// Forgets the operations read so far (they may be erased, and new ones
+  /// take their addresses).
+  void forgetOperations() {
+    opKeys.clear();
+    propertyClasses.clear();
+  }
+
   /// Layout of op and event terms: tag, name, properties, discardable
   /// attributes, result index, result type, operands...
   static constexpr size_t kFirstOperand = 6;
@@ -101,7 +131,11 @@ public:
   }
 
 private:
-  llvm::BumpPtrAllocator arena;
+  llvm::DenseMap<std::pair<const void *, size_t>,
+                 SmallVector<std::pair<Operation *, int64_t>, 1>>
+      propertyClasses;
+  /// Slabs of 1 MiB: a bundle interns millions of words.
+  llvm::BumpPtrAllocatorImpl<llvm::MallocAllocator, 1 << 20> arena;
   llvm::DenseMap<ArrayRef<int64_t>, int32_t> ids;
   std::vector<ArrayRef<int64_t>> terms;
 };
@@ -124,10 +158,11 @@ StringRef calleeOf(Operation &op) {
 }
 
 /// Reads `func` (one block) as a trace: its arguments bound to `args`
-/// (the row argument, if `row` is set, is the last one).
+/// (the row argument, if `row` is set, is the last one). `cacheOps`: keep
+/// each operation's keys (a shared program is read once per row).
 FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
                            const RowBinding *row, Terms &terms,
-                           std::string &why) {
+                           std::string &why, bool cacheOps) {
   if (!llvm::hasSingleElement(func.getBody())) {
     why = "block program '" + func.getName().str() + "' has control flow";
     return failure();
@@ -139,13 +174,17 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
           std::to_string(entry.getNumArguments()) + " arguments";
     return failure();
   }
-  llvm::DenseMap<Value, int32_t> term;
-  term.reserve(2 * entry.getOperations().size() + entry.getNumArguments());
+  // The terms of the values read so far, and the pointers into the row
+  // (maps kept between calls: most blocks are alike in size).
+  llvm::DenseMap<Value, int32_t> &term = terms.valueTerms;
+  llvm::DenseMap<Value, int64_t> &rowSlot = terms.rowSlots;
+  term.clear();
+  rowSlot.clear();
   for (size_t i = 0; i < named; ++i)
     term[entry.getArgument(i)] = args[i];
   Value rowArg = row ? entry.getArguments().back() : Value();
-  llvm::DenseMap<Value, int64_t> rowSlot; // pointers into the row
   Trace trace;
+  trace.reserve(terms.lastTraceSize);
   for (Operation &op : entry) {
     if (isa<LLVM::ReturnOp>(op))
       continue;
@@ -204,20 +243,26 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
       return failure();
     }
     StringRef callee = calleeOf(op);
-    auto [cachedKeys, fresh] = terms.opKeys.try_emplace(&op);
-    if (fresh) {
+    auto opKeys = [&] {
       int64_t nameKey = callee.empty()
                             ? ptrKey(op.getName().getAsOpaquePointer())
                             : ptrKey(callee.data());
       terms.names.try_emplace(nameKey, callee.empty()
                                            ? op.getName().getStringRef()
                                            : callee);
-      cachedKeys->second = {
-          nameKey,
-          ptrKey(op.getPropertiesAsAttribute().getAsOpaquePointer()),
+      return std::array<int64_t, 3>{
+          nameKey, terms.propertiesKey(op),
           ptrKey(op.getDiscardableAttrDictionary().getAsOpaquePointer())};
+    };
+    std::array<int64_t, 3> keys;
+    if (cacheOps) {
+      auto [cached, fresh] = terms.opKeys.try_emplace(&op);
+      if (fresh)
+        cached->second = opKeys();
+      keys = cached->second;
+    } else {
+      keys = opKeys();
     }
-    auto keys = cachedKeys->second;
     SmallVector<int64_t, 24> key{kOp, keys[0], keys[1], keys[2], 0, 0};
     for (Value v : op.getOperands()) {
       auto it = term.find(v);
@@ -239,6 +284,7 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
       term[r] = terms.intern(key);
     }
   }
+  terms.lastTraceSize = trace.size();
   return trace;
 }
 
@@ -772,7 +818,8 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
     for (int64_t i = 0; i < (generic ? 6 : 5); ++i)
       args.push_back(terms.arg(i));
     RowBinding row{*rows, d->rowOffset};
-    FailureOr<Trace> t = readTrace(d->program, args, &row, terms, why);
+    FailureOr<Trace> t =
+        readTrace(d->program, args, &row, terms, why, /*cacheOps=*/true);
     if (failed(t))
       return report(why);
     cached = programCache.emplace(progKey, std::move(*t)).first;
@@ -957,7 +1004,8 @@ void LoweringValidator::recordBlocks(ArrayRef<KernelSkeleton> skeletons) {
       for (int64_t i = 0; i < (impl->generic ? 6 : 5); ++i)
         args.push_back(impl->terms.arg(i));
       std::string why;
-      FailureOr<Trace> t = readTrace(func, args, nullptr, impl->terms, why);
+      FailureOr<Trace> t = readTrace(func, args, nullptr, impl->terms, why,
+                                     /*cacheOps=*/false);
       if (failed(t))
         continue; // validate reports the block as not lowered
       impl->traces.push_back(std::move(*t));
@@ -972,7 +1020,7 @@ LogicalResult LoweringValidator::validate(ModuleOp module) {
   impl->symbols = std::make_unique<SymbolTable>(module);
   // Operations of the erased block functions may have left their
   // addresses to new ones.
-  impl->terms.opKeys.clear();
+  impl->terms.forgetOperations();
   bool ok = true;
   for (const VariantRef &v : impl->variants)
     for (const std::string &d : impl->options.dtypes)
