@@ -358,10 +358,20 @@ def gen_bcast(p):
                            for c in range(K)]
 
 
+def direction_split(p, var):
+    """The condition under which rank or block `var` goes down the ring:
+    odd ones (ranks run alike), or the upper half (drawn half of the time
+    from a stream of its own: the ranks at the halves' borders start or end
+    more chains than the others, so their programs differ)."""
+    if random.Random(p.seed * 7919 + 6).random() < 0.5:
+        return '%s >= nranks / 2' % var
+    return '%s %% 2 == 1' % var
+
+
 def gen_allgather(p):
     """AllGather (built-in): rank r's chunk reaches every rank along a ring
-    in one direction for even r and the other for odd r, resting in each
-    rank's output on the way."""
+    in one direction for some r (even ones, or the lower half) and the other
+    for the rest, resting in each rank's output on the way."""
     K = p.pick(1, 2)
     both = p.chance(0.6)
     p.features.update(['builtin', 'permutation', 'Simple', 'relay'])
@@ -371,6 +381,7 @@ def gen_allgather(p):
     # With 2 chunks, half the programs move both as one range (drawn from
     # a stream of their own, so that no other seed's program changes).
     ranged = K == 2 and random.Random(p.seed * 7919 + 2).random() < 0.5
+    down = direction_split(p, 'r')
     if ranged:
         p.features.add('ranges')
         src = ['algorithm %s implements AllGather%s chunks(%d) {' % (p.name, form, K),
@@ -378,7 +389,7 @@ def gen_allgather(p):
                '    let mine = r * chunks..r * chunks + chunks;',
                '    let at = input[r][0..chunks].copy(output[r][mine]);',
                '    let dir = 1;',
-               '    if r % 2 == 1 { dir = nranks - 1; }',
+               '    if %s { dir = nranks - 1; }' % down,
                '    for s in 1..nranks {',
                '      at = at.copy(output[(r + dir * s) % nranks][mine]);',
                '    }',
@@ -390,7 +401,7 @@ def gen_allgather(p):
                '    for c in 0..chunks {',
                '      let at = input[r][c].copy(output[r][r * chunks + c]);',
                '      let dir = 1;',
-               '      if r % 2 == 1 { dir = nranks - 1; }',
+               '      if %s { dir = nranks - 1; }' % down,
                '      for s in 1..nranks {',
                '        at = at.copy(output[(r + dir * s) % nranks][r * chunks + c]);',
                '      }',
@@ -607,7 +618,8 @@ def gen_alltoall(p):
 
 def gen_reducescatter(p):
     """ReduceScatter (built-in): block d is summed along a chain that
-    starts after d and runs up the ring for even d, down for odd d, with
+    starts after d and runs up the ring for even d (or the lower half),
+    down for the others, with
     partial sums in scratch, ending in d's output."""
     K = p.pick(1, 2)
     p.features.update(['builtin', 'reduction', 'Simple', 'reducescatter'])
@@ -615,7 +627,7 @@ def gen_reducescatter(p):
            '  scratch part[nranks * chunks];',
            '  for d in ranks {',
            '    let dir = 1;',
-           '    if d % 2 == 1 { dir = nranks - 1; }',
+           '    if %s { dir = nranks - 1; }' % direction_split(p, 'd'),
            '    for c in 0..chunks {',
            '      let b = d * chunks + c;',
            '      let acc = input[(d + dir) % nranks][b];',
