@@ -91,8 +91,9 @@ cclResult_t cclrtLaunch(const ccl_plan *plan, cclComm_t comm, const void *input,
                         cclRedOp_t op, cclStream_t stream) {
   // A rooted plan launched without a root runs for the root its variant
   // for the communicator's rank count was written for.
+  // (Only rooted plans look it up: this is every AllReduce's launch.)
   int root = 0;
-  if (plan && checkComm(comm, "cclrtLaunch") == cclSuccess)
+  if (plan && isRooted(plan) && checkComm(comm, "cclrtLaunch") == cclSuccess)
     root = provedRoot(plan, comm->shared->nranks);
   return api::cclrtLaunchRooted(plan, comm, input, output, count, dtype, op,
                                 root, stream);
