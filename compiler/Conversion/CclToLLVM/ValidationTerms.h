@@ -1,0 +1,153 @@
+//===- ValidationTerms.h - block functions read as terms -------*- C++ -*-===//
+//
+// The translation validation's terms (Validation.cpp): every value of a
+// block function is a term, an argument of the block (ctx, input, output,
+// count, epoch, kind), an integer constant, or an operation over terms;
+// terms are interned, so two streams are equal exactly when their call
+// terms are. readTrace reads a block function as the stream of its calls.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCL_CONVERSION_CCLTOLLVM_VALIDATIONTERMS_H
+#define CCL_CONVERSION_CCLTOLLVM_VALIDATIONTERMS_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Allocator.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ccl::validation {
+
+// Only Validation*.cpp include this header.
+using namespace mlir;
+
+enum Tag : int64_t { kArg = 0, kConst = 1, kOp = 2, kEvent = 3 };
+
+inline int64_t ptrKey(const void *p) { return int64_t(reinterpret_cast<uintptr_t>(p)); }
+
+/// Interned terms: each an array of integers kept in one arena; looked up
+/// by its contents without a copy.
+class Terms {
+public:
+  int32_t intern(ArrayRef<int64_t> key) {
+    auto it = ids.find(key);
+    if (it != ids.end())
+      return it->second;
+    int64_t *copy = arena.Allocate<int64_t>(key.size());
+    std::copy(key.begin(), key.end(), copy);
+    ArrayRef<int64_t> stored(copy, key.size());
+    int32_t id = int32_t(terms.size());
+    terms.push_back(stored);
+    ids.try_emplace(stored, id);
+    return id;
+  }
+  int32_t arg(int64_t i) { return intern({kArg, i}); }
+  int32_t constant(Type t, int64_t v) {
+    return intern({kConst, ptrKey(t.getAsOpaquePointer()), v});
+  }
+  ArrayRef<int64_t> at(int32_t id) const { return terms[id]; }
+  std::optional<int64_t> constValue(int32_t id) const {
+    ArrayRef<int64_t> t = at(id);
+    if (t[0] != kConst)
+      return std::nullopt;
+    return t[2];
+  }
+  std::optional<int64_t> argIndex(int32_t id) const {
+    ArrayRef<int64_t> t = at(id);
+    if (t[0] != kArg)
+      return std::nullopt;
+    return t[1];
+  }
+  /// Callees and op names by the key a term holds.
+  llvm::DenseMap<int64_t, StringRef> names;
+  /// Per operation: its name, properties and attributes keys (reading an
+  /// operation's properties as an attribute builds one).
+  llvm::DenseMap<Operation *, std::array<int64_t, 3>> opKeys;
+
+  /// A key of `op`'s properties, equal for equal properties: the attribute
+  /// they read as, built once per distinct value among the operations of
+  /// a phase (building one per operation was a fifth of the validation).
+  int64_t propertiesKey(Operation &op) {
+    OpaqueProperties props = op.getPropertiesStorage();
+    if (!props)
+      return 0;
+    OperationName name = op.getName();
+    auto &reps = propertyClasses[{name.getAsOpaquePointer(),
+                                  size_t(op.hashProperties())}];
+    for (auto &[rep, key] : reps)
+      if (name.compareOpProperties(rep->getPropertiesStorage(), props))
+        return key;
+    int64_t key = ptrKey(op.getPropertiesAsAttribute().getAsOpaquePointer());
+    reps.push_back({&op, key});
+    return key;
+  }
+  /// readTrace's scratch: the terms of a block's values, its pointers into
+  /// the row, the length of the last trace read.
+  llvm::DenseMap<Value, int32_t> valueTerms;
+  llvm::DenseMap<Value, int64_t> rowSlots;
+  size_t lastTraceSize = 0;
+
+  /// Forgets the operations read so far (they may be erased, and new ones
+  /// take their addresses).
+  void forgetOperations() {
+    opKeys.clear();
+    propertyClasses.clear();
+  }
+
+  /// Layout of op and event terms: tag, name, properties, discardable
+  /// attributes, result index, result type, operands...
+  static constexpr size_t kFirstOperand = 6;
+
+  std::string render(int32_t id, int depth = 0) const {
+    ArrayRef<int64_t> t = at(id);
+    static const char *argNames[] = {"ctx",   "input", "output", "count",
+                                     "epoch", "kind",  "row"};
+    if (t[0] == kArg)
+      return t[1] < 7 ? argNames[t[1]] : "arg" + std::to_string(t[1]);
+    if (t[0] == kConst)
+      return std::to_string(t[2]);
+    std::string s = names.lookup(t[1]).str();
+    if (depth > 3)
+      return s + "(...)";
+    s += "(";
+    for (size_t i = kFirstOperand; i < t.size(); ++i)
+      s += (i > kFirstOperand ? ", " : "") + render(int32_t(t[i]), depth + 1);
+    return s + ")";
+  }
+
+private:
+  llvm::DenseMap<std::pair<const void *, size_t>,
+                 SmallVector<std::pair<Operation *, int64_t>, 1>>
+      propertyClasses;
+  /// Slabs of 1 MiB: a bundle interns millions of words.
+  llvm::BumpPtrAllocatorImpl<llvm::MallocAllocator, 1 << 20> arena;
+  llvm::DenseMap<ArrayRef<int64_t>, int32_t> ids;
+  std::vector<ArrayRef<int64_t>> terms;
+};
+
+/// A block read as its calls (and other operations without results), in
+/// order.
+using Trace = std::vector<int32_t>;
+
+/// What a program's table row holds: `table[offset ...]`.
+struct RowBinding {
+  ArrayRef<int32_t> table;
+  int64_t offset = 0;
+};
+
+/// The callee of a call, or "" for any other operation.
+StringRef calleeOf(Operation &op);
+
+/// Reads `func` (one block) as a trace: its arguments bound to `args`
+/// (the row argument, if `row` is set, is the last one). `cacheOps`: keep
+/// each operation's keys (a shared program is read once per row).
+FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
+                           const RowBinding *row, Terms &terms,
+                           std::string &why, bool cacheOps);
+
+} // namespace ccl::validation
+
+#endif // CCL_CONVERSION_CCLTOLLVM_VALIDATIONTERMS_H
