@@ -71,7 +71,8 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
     Option<"testCorrupt", "test-corrupt", "std::string", /*default=*/"\"\"",
            "Test only: damage one table or operand kind of the generated "
            "code (row-entry, program-index, rank-count-select, kernel-name, "
-           "chunk-index, scratch-slots, channel-index, wait-ordinal) to show "
+           "chunk-index, scratch-slots, channel-index, wait-ordinal, kind, "
+           "kind-row) to show "
            "that the translation validation reports it">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];

@@ -309,6 +309,19 @@ struct LoweringValidator::Impl {
     return &tableCache.try_emplace(name, std::move(values)).first->second;
   }
 
+  /// The kernel that serves `rank` under `name` (a per-rank kernel is
+  /// NAME_rR), or null where the module defines none.
+  LLVM::LLVMFuncOp kernelFor(StringRef name, int64_t rank) {
+    auto kernel = symbols->lookup<LLVM::LLVMFuncOp>(
+        (name + "_r" + std::to_string(rank)).str());
+    if (!kernel)
+      kernel = symbols->lookup<LLVM::LLVMFuncOp>(name);
+    return kernel && !kernel.isExternal() ? kernel : LLVM::LLVMFuncOp();
+  }
+  /// (kernel of the first type and operator, kernel of another): whether
+  /// the second is the first with its own kind (sameUpToKind).
+  std::map<std::pair<Operation *, Operation *>, bool> kindCopies;
+
   FailureOr<Dispatched> dispatch(ModuleOp module, LLVM::LLVMFuncOp kernel,
                                  int64_t rank, int64_t nranks, int64_t block,
                                  std::string &why);
@@ -517,10 +530,8 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
     return failure();
   };
   std::string own = (kernelName + "_r" + std::to_string(rank)).str();
-  auto kernel = symbols->lookup<LLVM::LLVMFuncOp>(own);
+  LLVM::LLVMFuncOp kernel = kernelFor(kernelName, rank);
   if (!kernel)
-    kernel = symbols->lookup<LLVM::LLVMFuncOp>(kernelName);
-  if (!kernel || kernel.isExternal())
     return report("the plan names kernel '" + kernelName.str() + "' (or '" +
                   own + "'), which the module does not define");
   std::string why;
@@ -765,14 +776,36 @@ LogicalResult LoweringValidator::validate(ModuleOp module) {
   // Operations of the erased block functions may have left their
   // addresses to new ones.
   impl->terms.forgetOperations();
+  auto kindOf = [](const std::string &d, const std::string &o) {
+    return int64_t(findDType(d)->code * 4 + findRedOp(o)->code);
+  };
+  const std::string &d0 = impl->options.dtypes.front();
+  const std::string &o0 = impl->options.redops.front();
   bool ok = true;
-  for (const VariantRef &v : impl->variants)
+  for (const VariantRef &v : impl->variants) {
+    const std::string first = kernelName(v.prefix, d0, o0);
     for (const std::string &d : impl->options.dtypes)
       for (const std::string &o : impl->options.redops) {
         std::string name = kernelName(v.prefix, d, o);
-        for (int64_t r = 0; r < v.nranks && ok; ++r)
+        for (int64_t r = 0; r < v.nranks && ok; ++r) {
+          // A type-generic kernel that is the first pair's kernel with its
+          // own kind does for every block what that one was shown to do.
+          if (impl->generic && name != first) {
+            LLVM::LLVMFuncOp k0 = impl->kernelFor(first, r);
+            LLVM::LLVMFuncOp k = impl->kernelFor(name, r);
+            if (k0 && k) {
+              auto [it, fresh] = impl->kindCopies.try_emplace(
+                  {k0.getOperation(), k.getOperation()}, false);
+              if (fresh)
+                it->second = sameUpToKind(k0, kindOf(d0, o0), k, kindOf(d, o));
+              if (it->second)
+                continue;
+            }
+          }
           for (int64_t tb = 0; tb < v.nblocks && ok; ++tb)
             ok = succeeded(impl->checkBlock(module, v, name, d, o, r, tb));
+        }
       }
+  }
   return success(ok);
 }

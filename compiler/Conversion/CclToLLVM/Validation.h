@@ -60,6 +60,8 @@ enum class Corruption {
   ScratchSlots,    ///< the slot count of a scratch pointer
   ChannelIndex,    ///< the channel of a signal
   WaitOrdinal,     ///< the ordinal of a wait
+  Kind,            ///< the kind the last type-generic kernel passes
+  KindRow,         ///< the row the last type-generic kernel passes
 };
 
 /// Parses `test-corrupt`'s value; false for an unknown name.

@@ -29,6 +29,8 @@ bool ccl::parseCorruption(StringRef name, Corruption &out) {
       {"scratch-slots", Corruption::ScratchSlots},
       {"channel-index", Corruption::ChannelIndex},
       {"wait-ordinal", Corruption::WaitOrdinal},
+      {"kind", Corruption::Kind},
+      {"kind-row", Corruption::KindRow},
   };
   for (auto &[n, c] : kNames)
     if (name == n) {
@@ -89,6 +91,41 @@ void bumpTable(ModuleOp module, StringRef suffix, size_t at) {
   }
 }
 
+/// In the last kernel that calls a type-generic block program (operands
+/// ctx, input, output, count, epoch, kind, row), the first such call's
+/// operand `index` (a constant, or a pointer into the row table) moved on
+/// by one: the kind becomes another, the row the next entry.
+void bumpLastKernelCall(ModuleOp module, unsigned index) {
+  LLVM::CallOp found;
+  for (auto f : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (f.isExternal() || f.getLinkage() == LLVM::Linkage::Internal)
+      continue;
+    LLVM::CallOp first;
+    f.walk([&](LLVM::CallOp call) {
+      if (!first && call.getArgOperands().size() == 7)
+        first = call;
+    });
+    if (first)
+      found = first;
+  }
+  if (!found)
+    return;
+  OpBuilder b(found);
+  Value old = found.getArgOperands()[index];
+  Value bumped;
+  if (auto cst = old.getDefiningOp<LLVM::ConstantOp>()) {
+    int64_t v = cast<IntegerAttr>(cst.getValue()).getInt();
+    bumped = LLVM::ConstantOp::create(b, found.getLoc(), cst.getType(),
+                                      b.getIntegerAttr(cst.getType(), v + 1));
+  } else {
+    bumped = LLVM::GEPOp::create(b, found.getLoc(), old.getType(),
+                                 b.getI32Type(), old,
+                                 ArrayRef<LLVM::GEPArg>{1});
+  }
+  found->setOperand(found.getArgOperands().getBeginOperandIndex() + index,
+                    bumped);
+}
+
 } // namespace
 
 void LoweringValidator::corrupt(Corruption c, Stage stage, ModuleOp module,
@@ -128,6 +165,14 @@ void LoweringValidator::corrupt(Corruption c, Stage stage, ModuleOp module,
   case Corruption::ProgramIndex:
     if (stage == Stage::Module)
       bumpTable(module, "__programs", 0);
+    return;
+  case Corruption::Kind:
+    if (stage == Stage::Module)
+      bumpLastKernelCall(module, 5);
+    return;
+  case Corruption::KindRow:
+    if (stage == Stage::Module)
+      bumpLastKernelCall(module, 6);
     return;
   case Corruption::KernelName:
     if (stage == Stage::Module)

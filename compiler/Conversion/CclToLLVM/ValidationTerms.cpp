@@ -141,4 +141,88 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
   return trace;
 }
 
+namespace {
+
+/// The kind operand of a block program call (ctx, input, output, count,
+/// epoch, kind, row), or null for any other operation.
+OpOperand *kindOperand(Operation &op) {
+  auto call = dyn_cast<LLVM::CallOp>(op);
+  if (!call || !call.getCallee() || call.getArgOperands().size() != 7)
+    return nullptr;
+  return &call->getOpOperand(call.getArgOperands().getBeginOperandIndex() + 5);
+}
+
+/// Whether `v` is an integer constant equal to `kind`.
+bool isKindConstant(Value v, int64_t kind) {
+  auto c = v.getDefiningOp<LLVM::ConstantOp>();
+  auto i = c ? dyn_cast<IntegerAttr>(c.getValue()) : IntegerAttr();
+  return i && i.getValue().getSExtValue() == kind;
+}
+
+/// Whether every use of `v` is the kind operand of a block program call.
+bool onlyKindUses(Value v) {
+  return llvm::all_of(v.getUses(), [](OpOperand &use) {
+    return kindOperand(*use.getOwner()) == &use;
+  });
+}
+
+} // namespace
+
+bool sameUpToKind(LLVM::LLVMFuncOp a, int64_t kindA, LLVM::LLVMFuncOp b,
+                  int64_t kindB) {
+  Region &ra = a.getBody(), &rb = b.getBody();
+  if (ra.getBlocks().size() != rb.getBlocks().size() ||
+      a.getFunctionType() != b.getFunctionType())
+    return false;
+  llvm::DenseMap<Value, Value> values;
+  llvm::DenseMap<Block *, Block *> blocks;
+  for (auto [ba, bb] : llvm::zip(ra, rb)) {
+    if (ba.getNumArguments() != bb.getNumArguments())
+      return false;
+    blocks[&ba] = &bb;
+    for (auto [x, y] : llvm::zip(ba.getArguments(), bb.getArguments())) {
+      if (x.getType() != y.getType())
+        return false;
+      values[x] = y;
+    }
+  }
+  auto check = [&](Value x, Value y) {
+    return success(values.lookup(x) == y);
+  };
+  auto mark = [&](Value x, Value y) { values[x] = y; };
+  for (auto [ba, bb] : llvm::zip(ra, rb)) {
+    if (ba.getOperations().size() != bb.getOperations().size())
+      return false;
+    for (auto [x, y] : llvm::zip(ba, bb)) {
+      auto cx = dyn_cast<LLVM::ConstantOp>(x);
+      auto cy = dyn_cast<LLVM::ConstantOp>(y);
+      if (cx && cy && cx.getValue() != cy.getValue()) {
+        // The one difference allowed: the kind each kernel passes.
+        if (cx.getType() != cy.getType() || !isKindConstant(cx, kindA) ||
+            !isKindConstant(cy, kindB) || !onlyKindUses(cx) ||
+            !onlyKindUses(cy))
+          return false;
+        values[cx] = cy;
+        continue;
+      }
+      if (!OperationEquivalence::isEquivalentTo(
+              &x, &y, check, mark, OperationEquivalence::IgnoreLocations))
+        return false;
+      if (x.getNumSuccessors() != y.getNumSuccessors())
+        return false;
+      for (unsigned i = 0; i < x.getNumSuccessors(); ++i)
+        if (blocks.lookup(x.getSuccessor(i)) != y.getSuccessor(i))
+          return false;
+      // Every call passes its own kernel's kind.
+      if (OpOperand *k = kindOperand(x)) {
+        OpOperand *ky = kindOperand(y);
+        if (!ky || !isKindConstant(k->get(), kindA) ||
+            !isKindConstant(ky->get(), kindB))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
 } // namespace ccl::validation

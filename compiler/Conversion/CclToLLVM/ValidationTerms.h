@@ -148,6 +148,15 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
                            const RowBinding *row, Terms &terms,
                            std::string &why, bool cacheOps);
 
+/// Whether kernel `b` is kernel `a` with another kind: the same
+/// operations, attributes, operands and branches, except that every block
+/// program call passes `kindB` where `a`'s passes `kindA` (a constant that
+/// is used as nothing else). A type-generic lowering makes one kernel per
+/// element type and operator this way (shareBlockPrograms), so that what
+/// the dispatch of `a` was shown to do, `b` does for its own kind.
+bool sameUpToKind(LLVM::LLVMFuncOp a, int64_t kindA, LLVM::LLVMFuncOp b,
+                  int64_t kindB);
+
 } // namespace ccl::validation
 
 #endif // CCL_CONVERSION_CCLTOLLVM_VALIDATIONTERMS_H

@@ -11,6 +11,8 @@
 // RUN: not %ccl-opt %s --ccl-schedule --ccl-lower-to-llvm='target=host test-corrupt=scratch-slots' 2>&1 | FileCheck %s --check-prefix=SLOTS
 // RUN: not %ccl-opt %s --ccl-schedule --ccl-lower-to-llvm='target=host test-corrupt=channel-index' 2>&1 | FileCheck %s --check-prefix=PEER
 // RUN: not %ccl-opt %s --ccl-schedule --ccl-lower-to-llvm='target=host test-corrupt=wait-ordinal' 2>&1 | FileCheck %s --check-prefix=WAIT
+// RUN: not %ccl-opt %s --ccl-schedule --ccl-lower-to-llvm='target=host dtypes=float32,bfloat16 redops=sum,max type-generic=true test-corrupt=kind' 2>&1 | FileCheck %s --check-prefix=KIND
+// RUN: not %ccl-opt %s --ccl-schedule --ccl-lower-to-llvm='target=host dtypes=float32,bfloat16 redops=sum,max type-generic=true test-corrupt=kind-row' 2>&1 | FileCheck %s --check-prefix=KIND-ROW
 // RUN: not %ccl-opt %s --ccl-schedule --ccl-lower-to-llvm='target=host test-corrupt=bogus' 2>&1 | FileCheck %s --check-prefix=BOGUS
 //
 // The translation validation of --ccl-lower-to-llvm (Validation.h) reads
@@ -63,6 +65,16 @@
 
 // Tests that a wait expecting another signal of its channel is reported.
 // WAIT: error: internal compiler error: {{.*}} at rank 0, thread block 0: synchronisation call 1 is __ccl_wait(1, 1, 1), the schedule has __ccl_wait(1, 0, 1)
+
+// Tests that in a type-generic lowering, where the kernel of each type and
+// operator after the first is checked as a copy of the first (the same
+// dispatch with its own kind), a copy passing another kind is checked in
+// full and reported.
+// KIND: error: internal compiler error: {{.*}}'ring_n2' (2 ranks, bfloat16 max) {{.*}} at rank 0, thread block 0: kernel 'ccl_ring_nN_bf16_max' passes kind 11 to its block program, not 10
+
+// Tests that a copy whose dispatch passes another row (the next entry of
+// the row table) is checked in full and reported.
+// KIND-ROW: error: internal compiler error: {{.*}}'ring_n2' (2 ranks, bfloat16 max) {{.*}} at rank 0, thread block 0: call 1 of block program 'ccl_ring_nN_any__p0' with row 1 of 'ccl_ring_nN_any__params' is
 
 // Tests that an unknown corruption is refused.
 // BOGUS: error: unknown test-corrupt value 'bogus'
