@@ -686,6 +686,7 @@ struct CclLowerChunksPass
     if (crossCall == "ack" && landsDirectly(algo)) {
       // Lower a copy first to see which direct landings are safe.
       OwningOpRef<AlgorithmOp> trial = cast<AlgorithmOp>(algo->clone());
+      DeclarationIndex trialIndex(*trial);
       std::vector<Transfer> transfers;
       ChunkLowering lowering(*trial, kind, maxBlocks);
       if (failed(lowering.run({}, transfers)))

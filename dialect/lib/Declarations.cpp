@@ -45,6 +45,9 @@ Block::iterator AlgorithmOp::declarationSlot(Decl kind) {
     ++it;
   if (index && it != body.begin())
     index->setSlotHint(k, &*std::prev(it));
+  // A declaration added now goes right after the one before the slot.
+  if (index)
+    index->expectAfter(it == body.begin() ? nullptr : &*std::prev(it));
   return it;
 }
 
@@ -109,14 +112,33 @@ DeclarationIndex *DeclarationIndex::active(Operation *algo) {
   return nullptr;
 }
 
+void DeclarationIndex::expectAfter(Operation *anchor) {
+  if (!llvm::is_contained(anchors, anchor))
+    anchors.push_back(anchor);
+}
+
 Operation *DeclarationIndex::lookup(StringRef name) {
   auto it = byName.find(name);
   if (it != byName.end())
     return it->second;
-  Operation *found = scanDeclarations(cast<AlgorithmOp>(algo), name);
-  if (found)
-    byName.try_emplace(name, found);
-  return found;
+  if (anchors.empty())
+    return nullptr; // nothing was added since the last look
+  // Take in the declarations added since: each sits after an anchor that
+  // declarationSlot handed out, up to the next one the index holds.
+  Block &body = cast<AlgorithmOp>(algo).getBody().front();
+  for (Operation *anchor : anchors)
+    for (auto op = anchor ? std::next(Block::iterator(anchor)) : body.begin();
+         op != body.end() && isDeclarationOp(*op); ++op) {
+      auto sym = op->getAttrOfType<StringAttr>(
+          mlir::SymbolTable::getSymbolAttrName());
+      if (!sym)
+        continue;
+      auto [at, fresh] = byName.try_emplace(sym.getValue(), &*op);
+      if (!fresh && at->second == &*op)
+        break;
+    }
+  anchors.clear();
+  return byName.lookup(name);
 }
 
 void DeclarationIndex::beginVerification(AlgorithmOp algo) {

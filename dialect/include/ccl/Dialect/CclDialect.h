@@ -43,10 +43,13 @@ bool isDeclarationOp(mlir::Operation &op);
 /// While one lives, AlgorithmOp::lookupDeclaration of its algorithm is a
 /// hash lookup instead of a scan of the declarations (an algorithm at 64
 /// ranks declares thousands of channels, and every wait, flush and channel
-/// check looks one up). Built once from the declarations; a name it does
-/// not hold is looked up by a scan and remembered, so declarations added
-/// while it lives are found. Declarations must not be erased or renamed
-/// while one lives for their algorithm. Indices nest and are per thread.
+/// check looks one up). Built once from the declarations. Declarations
+/// added while it lives must be inserted where AlgorithmOp::declarationSlot
+/// said (every creator does): the index takes them in from there at the
+/// next lookup of a name it lacks, and a name that is not declared costs no
+/// scan (LowerChunks probes thousands of names before it adds a channel).
+/// Declarations must not be erased or renamed while one lives for their
+/// algorithm. Indices nest and are per thread.
 class DeclarationIndex {
 public:
   explicit DeclarationIndex(AlgorithmOp algo);
@@ -73,6 +76,9 @@ public:
     if (kind < kDeclKinds)
       hints[kind] = op;
   }
+  /// AlgorithmOp::declarationSlot: a declaration may be added right after
+  /// `anchor` (null: at the start of the body).
+  void expectAfter(mlir::Operation *anchor);
 
 private:
   /// AlgorithmOp::Decl's values, `All` included.
@@ -81,6 +87,8 @@ private:
   mlir::Operation *hints[kDeclKinds] = {};
   mlir::Operation *algo;
   llvm::StringMap<mlir::Operation *> byName;
+  /// Where declarations may have been added since the last lookup.
+  llvm::SmallVector<mlir::Operation *, 2> anchors;
   DeclarationIndex *outer = nullptr;
 };
 
