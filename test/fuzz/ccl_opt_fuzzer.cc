@@ -17,8 +17,8 @@
 //    the same text);
 //  * the pipeline hits one of the bugs of pipeline_check.h.
 //
-// Bounded effort: inputs over 32 KiB, and inputs nested deeper than 256
-// brackets (upstream MLIR's parser recurses per level), are skipped; the pipeline runs only on
+// Bounded effort: inputs over 32 KiB, and inputs ccl-opt refuses as nested
+// too deeply (upstream MLIR's parser recurses per level), are skipped; the pipeline runs only on
 // modules of at most 1500 operations, 8 ranks and 64 chunks per algorithm
 // (pipeline_check.h). A comment line `// fuzz: channel=port tiles=2
 // instances=2` sets the pipeline's options.
@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Support/InputLimits.h"
 #include "test/fuzz/fuzz_util.h"
 #include "test/fuzz/pipeline_check.h"
 
@@ -65,24 +66,6 @@ bool knownParseFailure(const std::vector<std::string> &messages) {
   return true;
 }
 
-/// A limitation of upstream MLIR 22's parser, not reported unless
-/// CCL_FUZZ_STRICT=1 (test/fuzz/regressions/mlir/deep_nesting.mlir): it
-/// recurses once per level of brackets, so a few thousand nested '[' (the
-/// fuzzer found 7,464) overflow the stack (mlir-opt too). Inputs nested
-/// deeper than this are skipped.
-constexpr int kMaxNesting = 256;
-
-int nestingDepth(llvm::StringRef text) {
-  int depth = 0, deepest = 0;
-  for (char c : text) {
-    if (c == '[' || c == '{' || c == '(' || c == '<')
-      deepest = std::max(deepest, ++depth);
-    else if ((c == ']' || c == '}' || c == ')' || c == '>') && depth > 0)
-      --depth;
-  }
-  return deepest;
-}
-
 mlir::MLIRContext &context() { return reusedContext(setUpContext, 1024); }
 
 } // namespace
@@ -103,7 +86,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // copy (std::string keeps a NUL after its characters).
   const std::string text(reinterpret_cast<const char *>(data), size);
   llvm::StringRef source(text);
-  if (nestingDepth(source) > kMaxNesting && !strict())
+  // Refused before the parser, as ccl-opt refuses it: MLIR 22's parser
+  // recurses once per level of brackets (compiler/Support/InputLimits.h;
+  // CCL_FUZZ_STRICT=1 parses it anyway: regressions/mlir/deep_nesting.mlir).
+  if (ccl::firstTooDeep(source) && !strict())
     return 0;
 
   mlir::OwningOpRef<mlir::ModuleOp> module;
