@@ -19,6 +19,11 @@ constexpr uint64_t kHandshakeMs = 5000;
 // Ranks wait this much longer than the root for its verdict, so that a
 // root's timeout report reaches them before their own timeout.
 constexpr uint64_t kRootGraceMs = 3000;
+// How long the root of a refused job (ranks that disagree on the rank
+// count, a rank that joined twice) still tells ranks that arrive late why,
+// before it ends: a rank in the root's process waits for it to end
+// (waitAnswered), and used to wait the whole bootstrap timeout.
+constexpr uint64_t kRefusedGraceMs = 2000;
 
 void logLine(const std::string &s) {
   fprintf(stderr, "libcclrt: %s\n", s.c_str());
@@ -142,6 +147,7 @@ void Root::handle(net::Fd fd, const std::string &from) {
 
 void Root::run() {
   net::Deadline deadline = net::Deadline::never();
+  bool refusalSeen = false;
   for (;;) {
     {
       std::unique_lock<std::mutex> lk(mu_);
@@ -157,6 +163,12 @@ void Root::run() {
       }
       if (nranks_ && deadline.at == net::Clock::time_point::max())
         deadline = net::Deadline::in(timeoutMs_);
+      if (!refused_.empty() && !refusalSeen) {
+        refusalSeen = true;
+        net::Deadline grace = net::Deadline::in(kRefusedGraceMs);
+        if (grace.at < deadline.at)
+          deadline = grace;
+      }
       if (deadline.passed()) {
         std::vector<int> missing, present;
         for (uint32_t r = 0; r < nranks_; r++)

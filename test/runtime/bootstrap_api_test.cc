@@ -5,6 +5,7 @@
 // host-side all-gather, their failure reports), the in-process all-gather,
 // cclCommAbort, cclGetVersion and cclCommGetAsyncError's out-parameter.
 // Jobs of separate processes: test/e2e/multiproc_faults_test.sh.
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -252,6 +253,32 @@ void test_ranks_as_threads() {
   CHECK_OK(cclCommDestroy(comms[2]));
 }
 
+// Ranks that disagree on the rank count, as threads of the process whose
+// cclGetUniqueId hosts the root: each is told why at once, and none waits
+// the bootstrap timeout (20 s here) for the root to end.
+void test_rank_count_disagreement() {
+  cclUniqueId id;
+  CHECK_OK(cclGetUniqueId(&id));
+  std::vector<cclComm_t> comms(2, nullptr);
+  std::vector<cclResult_t> res(2, cclSuccess);
+  std::vector<std::string> why(2);
+  auto t0 = std::chrono::steady_clock::now();
+  onEveryRank(2, [&](int r) {
+    cclConfig_t cfg = hostConfig();
+    cfg.bootstrap_timeout_ms = 20000;
+    res[r] = cclCommInitRankConfig(&comms[r], 2 + r, id, r, &cfg);
+    why[r] = last();
+  });
+  double secs = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - t0)
+                    .count();
+  for (int r = 0; r < 2; r++) {
+    CHECK(res[r] == cclBootstrapError);
+    CHECK_CONTAINS(why[r], "every rank must pass the same nranks");
+  }
+  CHECK(secs < 5.0);
+}
+
 void test_in_process() {
   const int n = 4;
   cclComm_t comms[n];
@@ -326,6 +353,7 @@ int main() {
   test_cuda_without_driver();
   test_launcher_variables();
   test_ranks_as_threads();
+  test_rank_count_disagreement();
   test_in_process();
   return test_result("bootstrap_api_test");
 }
