@@ -2,7 +2,9 @@
 // (bootstrap.h).
 #include "bootstrap.h"
 
+#include <cerrno>
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -268,6 +270,8 @@ bool startRoot(const wire::Addr *listenAt, const uint8_t *secret,
   }
   wire::UniqueId made;
   made.root = bound;
+  made.rootPid = (uint32_t)getpid();
+  net::processHostKey(made.rootHost);
   if (secret)
     memcpy(made.secret, secret, wire::kSecretBytes);
   else if (!net::randomBytes(made.secret, wire::kSecretBytes)) {
@@ -328,8 +332,23 @@ cclResult_t Bootstrap::join(const wire::UniqueId &id, int rank, int nranks,
     return fail(cclSystemError, err);
 
   // Rendezvous.
+  // A root on this host whose process has exited never listens again: a
+  // stale id (an earlier job's) fails now, not at the bootstrap timeout.
+  // A root that has not started yet is waited for.
+  uint8_t here[16];
+  net::processHostKey(here);
+  auto rootGone = [&]() -> std::string {
+    if (!id.rootPid || memcmp(here, id.rootHost, sizeof here) ||
+        kill((pid_t)id.rootPid, 0) == 0 || errno != ESRCH)
+      return "";
+    return format("the process that made this unique id (pid %u on this "
+                  "host) has exited, so its root will never answer: the id "
+                  "is stale (an earlier job's?); pass every rank the id of "
+                  "a running cclGetUniqueId caller",
+                  id.rootPid);
+  };
   net::Fd fd;
-  if (!net::connectTcp(id.root, deadline, &fd, &err))
+  if (!net::connectTcp(id.root, deadline, &fd, &err, rootGone))
     return fail(deadline.passed() ? cclTimeout : cclBootstrapError,
                 err + " (is the root's process running, and is the unique id "
                       "the one it made?)");

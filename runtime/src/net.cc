@@ -1,6 +1,7 @@
 // net.cc - sockets, the bootstrap interface and authenticated links
 // (net.h).
 #include "net.h"
+#include "sha256.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -405,7 +406,8 @@ namespace {
 
 template <typename MakeAddr>
 bool connectRetrying(int family, MakeAddr make, const Deadline &d, Fd *out,
-                     const std::string &what, std::string *err) {
+                     const std::string &what, std::string *err,
+                     const std::function<std::string()> &giveUp) {
   int delayMs = 10;
   for (;;) {
     Fd fd(socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -430,6 +432,13 @@ bool connectRetrying(int family, MakeAddr make, const Deadline &d, Fd *out,
       *err = "connecting to " + what + ": " + strerror(e);
       return false;
     }
+    if (e == ECONNREFUSED && giveUp) {
+      std::string why = giveUp();
+      if (!why.empty()) {
+        *err = "connecting to " + what + ": " + why;
+        return false;
+      }
+    }
     if (d.passed()) {
       *err = "connecting to " + what + " timed out (" + strerror(e) + ")";
       return false;
@@ -444,11 +453,22 @@ bool connectRetrying(int family, MakeAddr make, const Deadline &d, Fd *out,
 } // namespace
 
 bool connectTcp(const wire::Addr &addr, const Deadline &d, Fd *out,
-                std::string *err) {
+                std::string *err, const std::function<std::string()> &giveUp) {
   return connectRetrying(
       addr.family,
       [&](sockaddr_storage *ss, socklen_t *len) { toSockaddr(addr, ss, len); },
-      d, out, wire::addrString(addr), err);
+      d, out, wire::addrString(addr), err, giveUp);
+}
+
+void processHostKey(uint8_t out[16]) {
+  char ns[64] = "";
+  ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+  ns[n > 0 ? n : 0] = 0;
+  Sha256 h;
+  h.updateString(hostIdentity().c_str());
+  h.updateString(ns);
+  Digest d = h.finish();
+  memcpy(out, d.data(), 16);
 }
 
 bool connectUnix(const std::string &name, const Deadline &d, Fd *out,
@@ -458,7 +478,7 @@ bool connectUnix(const std::string &name, const Deadline &d, Fd *out,
       [&](sockaddr_storage *ss, socklen_t *len) {
         unixAddr(name, reinterpret_cast<sockaddr_un *>(ss), len);
       },
-      d, out, "Unix socket @" + name, err);
+      d, out, "Unix socket @" + name, err, {});
 }
 
 RecvStatus Link::acceptHandshake(Fd fd, const uint8_t *secret,

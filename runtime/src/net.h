@@ -7,6 +7,7 @@
 #define CCLRT_NET_H
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -67,9 +68,14 @@ bool listenUnix(Fd *out, std::string *name, std::string *err);
 bool acceptOne(int listenFd, const Deadline &d, Fd *out, std::string *peer,
                std::string *err);
 // Connects, retrying refused connections until `d` (the listener may not be
-// up yet).
+// up yet). `giveUp`, when set, is asked after each refusal: a non-empty
+// answer ends the retries with that error (a listener known to be gone).
 bool connectTcp(const wire::Addr &addr, const Deadline &d, Fd *out,
-                std::string *err);
+                std::string *err,
+                const std::function<std::string()> &giveUp = {});
+// 16 bytes equal for two processes exactly when one can look the other's
+// pid up: the host identity (hostname and boot id) and the pid namespace.
+void processHostKey(uint8_t out[16]);
 bool connectUnix(const std::string &name, const Deadline &d, Fd *out,
                  std::string *err);
 

@@ -124,10 +124,14 @@ void encodeId(const UniqueId &id, uint8_t out[128]) {
   Writer w;
   w.u32(kIdMagic);
   w.u8(kVersion);
-  w.u8(0);
+  w.u8(id.rootPid ? 1 : 0); // flags: 1 = the root's pid and host follow
   w.u16(0);
   w.addr(id.root);
   w.bytes(id.secret, kSecretBytes);
+  if (id.rootPid) {
+    w.u32(id.rootPid);
+    w.bytes(id.rootHost, sizeof id.rootHost);
+  }
   std::string s = w.take();
   memset(out, 0, 128);
   memcpy(out, s.data(), s.size());
@@ -137,11 +141,15 @@ bool decodeId(const uint8_t in[128], UniqueId *id) {
   Reader rd(in, 128);
   if (rd.u32() != kIdMagic || rd.u8() != kVersion)
     return false;
-  rd.u8();
+  const uint8_t flags = rd.u8();
   rd.u16();
   if (!rd.addr(&id->root) || id->root.port == 0)
     return false;
   rd.bytes(id->secret, kSecretBytes);
+  if (flags & 1) {
+    id->rootPid = rd.u32();
+    rd.bytes(id->rootHost, sizeof id->rootHost);
+  }
   return rd.ok();
 }
 

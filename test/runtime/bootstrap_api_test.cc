@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <thread>
 #include <vector>
 
@@ -253,6 +255,42 @@ void test_ranks_as_threads() {
   CHECK_OK(cclCommDestroy(comms[2]));
 }
 
+// A unique id whose maker has exited (an earlier job's, passed on by
+// mistake): a rank on the same host is told at once that it is stale,
+// rather than retrying the refused connection for the bootstrap timeout.
+// The id's maker is a forked child, before this process starts threads.
+void test_stale_unique_id() {
+  int fds[2];
+  CHECK(pipe(fds) == 0);
+  pid_t child = fork();
+  if (child == 0) {
+    cclUniqueId id;
+    int ok = cclGetUniqueId(&id) == cclSuccess &&
+             write(fds[1], &id, sizeof id) == (ssize_t)sizeof id;
+    _exit(ok ? 0 : 1);
+  }
+  cclUniqueId id;
+  CHECK(read(fds[0], &id, sizeof id) == (ssize_t)sizeof id);
+  int status = -1;
+  CHECK(waitpid(child, &status, 0) == child && status == 0);
+  close(fds[0]);
+  close(fds[1]);
+  cclConfig_t cfg = hostConfig();
+  cfg.bootstrap_timeout_ms = 20000;
+  cclComm_t comm = nullptr;
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_FAILS(cclCommInitRankConfig(&comm, 2, id, 1, &cfg),
+              cclBootstrapError);
+  double secs = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - t0)
+                    .count();
+  CHECK_CONTAINS(last(), "the process that made this unique id (pid " +
+                             std::to_string(child) +
+                             " on this host) has exited, so its root will "
+                             "never answer: the id is stale");
+  CHECK(secs < 5.0);
+}
+
 // Ranks that disagree on the rank count, as threads of the process whose
 // cclGetUniqueId hosts the root: each is told why at once, and none waits
 // the bootstrap timeout (20 s here) for the root to end.
@@ -348,6 +386,7 @@ void test_in_process() {
 } // namespace
 
 int main() {
+  test_stale_unique_id(); // first: it forks
   test_version_and_ids();
   test_init_errors();
   test_cuda_without_driver();
