@@ -97,7 +97,12 @@ bool writeTemp(StringRef prefix, StringRef suffix, StringRef data,
   os << data;
   os.close();
   if (os.has_error()) {
-    error = ("cannot write " + p).str();
+    // Cleared, or the stream's destructor aborts ("IO failure on output
+    // stream"): a full TMPDIR is an error to report, not a crash.
+    error = ("cannot write " + p + ": " + os.error().message()).str();
+    os.clear_error();
+    sys::fs::remove(p);
+    sys::DontRemoveFileOnSignal(p);
     return false;
   }
   path = p.str().str();

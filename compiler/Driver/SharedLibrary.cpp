@@ -594,7 +594,37 @@ bool ccl::writeSharedLibrary(const PlanInfo &plan,
   // A library that would not load is never written: every symbol it uses
   // must come from its own objects, libcclrt or the C library.
   args.push_back("--no-undefined");
+  // ld.lld maps its output: on a full file system it dies of SIGBUS
+  // instead of saying so. The library takes about as many bytes as its
+  // objects; where fewer are free, say that, before linking and after a
+  // failed link.
+  uint64_t need = planObj.size();
+  for (const TargetArtifacts &art : artifacts)
+    need += art.object.size();
+  SmallString<256> outDir(library.temp);
+  sys::path::remove_filename(outDir);
+  if (outDir.empty())
+    outDir = ".";
+  auto noSpace = [&](uint64_t margin) -> bool {
+    ErrorOr<sys::fs::space_info> space = sys::fs::disk_space(outDir);
+    if (!space || space->available >= need + margin)
+      return false;
+    error = "no space left on the file system of '" + outDir.str().str() +
+            "': " + std::to_string(space->available) +
+            " bytes are free, and the library needs about " +
+            std::to_string(need) + "; nothing was written";
+    return true;
+  };
+  if (noSpace(0))
+    return fail();
   if (!runTool(lld, args, error)) {
+    if (noSpace(need + (1 << 20)))
+      return fail();
+    if (error.find("No space left on device") != std::string::npos) {
+      error = "no space left on the device of '" + options.output +
+              "' (ld.lld could not write the library); nothing was written";
+      return fail();
+    }
     if (error.find("undefined symbol") != std::string::npos)
       error = "internal compiler error: the library would not load (a "
               "symbol it uses is defined nowhere); nothing was written:\n" +
