@@ -289,11 +289,35 @@ void test_stale_unique_id() {
                              " on this host) has exited, so its root will "
                              "never answer: the id is stale");
   CHECK(secs < 5.0);
+  // Three ranks given the stale id at once: each is told.
+  std::vector<cclResult_t> res(3, cclSuccess);
+  std::vector<cclComm_t> comms(3, nullptr);
+  std::vector<std::string> why(3);
+  std::vector<std::thread> th;
+  for (int r = 0; r < 3; r++)
+    th.emplace_back([&, r] {
+      res[r] = cclCommInitRankConfig(&comms[r], 3, id, r, &cfg);
+      why[r] = last();
+    });
+  for (auto &t : th)
+    t.join();
+  for (int r = 0; r < 3; r++) {
+    CHECK(res[r] == cclBootstrapError);
+    CHECK_CONTAINS(why[r], "the id is stale");
+  }
+  // A live maker (this process) whose rank 0 never comes: not stale, the
+  // bootstrap times out as before.
+  cclUniqueId live;
+  CHECK_OK(cclGetUniqueId(&live));
+  cfg.bootstrap_timeout_ms = 1000;
+  CHECK_FAILS(cclCommInitRankConfig(&comm, 2, live, 1, &cfg), cclTimeout);
+  CHECK_CONTAINS(last(), "rank 0 never joined");
 }
 
-// Ranks that disagree on the rank count, as threads of the process whose
-// cclGetUniqueId hosts the root: each is told why at once, and none waits
-// the bootstrap timeout (20 s here) for the root to end.
+// Refused jobs, as threads of the process whose cclGetUniqueId hosts the
+// root (ranks that disagree on the rank count; a rank claimed twice): each
+// rank is told why at once, and none waits the bootstrap timeout (20 s
+// here) for the root to end.
 void test_rank_count_disagreement() {
   cclUniqueId id;
   CHECK_OK(cclGetUniqueId(&id));
@@ -313,6 +337,27 @@ void test_rank_count_disagreement() {
   for (int r = 0; r < 2; r++) {
     CHECK(res[r] == cclBootstrapError);
     CHECK_CONTAINS(why[r], "every rank must pass the same nranks");
+  }
+  CHECK(secs < 5.0);
+
+  // Two threads claiming rank 0 of 3, and one rank 1: all three are told,
+  // none waits the timeout.
+  CHECK_OK(cclGetUniqueId(&id));
+  std::vector<cclResult_t> res3(3, cclSuccess);
+  std::vector<std::string> why3(3);
+  std::vector<cclComm_t> comms3(3, nullptr);
+  t0 = std::chrono::steady_clock::now();
+  onEveryRank(3, [&](int t) {
+    cclConfig_t cfg = hostConfig();
+    cfg.bootstrap_timeout_ms = 20000;
+    res3[t] = cclCommInitRankConfig(&comms3[t], 3, id, t == 2 ? 1 : 0, &cfg);
+    why3[t] = last();
+  });
+  secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+             .count();
+  for (int t = 0; t < 3; t++) {
+    CHECK(res3[t] == cclBootstrapError);
+    CHECK_CONTAINS(why3[t], "rank 0 joined twice");
   }
   CHECK(secs < 5.0);
 }
