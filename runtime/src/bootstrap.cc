@@ -271,7 +271,7 @@ bool startRoot(const wire::Addr *listenAt, const uint8_t *secret,
   wire::UniqueId made;
   made.root = bound;
   made.rootPid = (uint32_t)getpid();
-  net::processHostKey(made.rootHost);
+  made.rootHost = net::processHostKey();
   if (secret)
     memcpy(made.secret, secret, wire::kSecretBytes);
   else if (!net::randomBytes(made.secret, wire::kSecretBytes)) {
@@ -335,11 +335,12 @@ cclResult_t Bootstrap::join(const wire::UniqueId &id, int rank, int nranks,
   // A root on this host whose process has exited never listens again: a
   // stale id (an earlier job's) fails now, not at the bootstrap timeout.
   // A root that has not started yet is waited for.
-  uint8_t here[16];
-  net::processHostKey(here);
+  // This host: the same host and pid-namespace key, and the root's address
+  // one of ours.
+  const bool rootHere = id.rootPid && id.rootHost == net::processHostKey() &&
+                        net::isLocalAddress(id.root);
   auto rootGone = [&]() -> std::string {
-    if (!id.rootPid || memcmp(here, id.rootHost, sizeof here) ||
-        kill((pid_t)id.rootPid, 0) == 0 || errno != ESRCH)
+    if (!rootHere || kill((pid_t)id.rootPid, 0) == 0 || errno != ESRCH)
       return "";
     return format("the process that made this unique id (pid %u on this "
                   "host) has exited, so its root will never answer: the id "

@@ -460,7 +460,7 @@ bool connectTcp(const wire::Addr &addr, const Deadline &d, Fd *out,
       d, out, wire::addrString(addr), err, giveUp);
 }
 
-void processHostKey(uint8_t out[16]) {
+uint32_t processHostKey() {
   char ns[64] = "";
   ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
   ns[n > 0 ? n : 0] = 0;
@@ -468,7 +468,19 @@ void processHostKey(uint8_t out[16]) {
   h.updateString(hostIdentity().c_str());
   h.updateString(ns);
   Digest d = h.finish();
-  memcpy(out, d.data(), 16);
+  return d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16;
+}
+
+bool isLocalAddress(const wire::Addr &addr) {
+  Fd fd(socket(addr.family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd)
+    return false;
+  wire::Addr any = addr;
+  any.port = 0;
+  sockaddr_storage ss;
+  socklen_t len;
+  toSockaddr(any, &ss, &len);
+  return bind(fd.get(), reinterpret_cast<sockaddr *>(&ss), len) == 0;
 }
 
 bool connectUnix(const std::string &name, const Deadline &d, Fd *out,

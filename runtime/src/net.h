@@ -73,9 +73,12 @@ bool acceptOne(int listenFd, const Deadline &d, Fd *out, std::string *peer,
 bool connectTcp(const wire::Addr &addr, const Deadline &d, Fd *out,
                 std::string *err,
                 const std::function<std::string()> &giveUp = {});
-// 16 bytes equal for two processes exactly when one can look the other's
-// pid up: the host identity (hostname and boot id) and the pid namespace.
-void processHostKey(uint8_t out[16]);
+// 24 bits of a hash of what two processes share exactly when one can look
+// the other's pid up: the host identity (hostname and boot id) and the pid
+// namespace.
+uint32_t processHostKey();
+// Whether `addr`'s IP is one of this host's (a socket can be bound to it).
+bool isLocalAddress(const wire::Addr &addr);
 bool connectUnix(const std::string &name, const Deadline &d, Fd *out,
                  std::string *err);
 

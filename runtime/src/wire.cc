@@ -124,13 +124,17 @@ void encodeId(const UniqueId &id, uint8_t out[128]) {
   Writer w;
   w.u32(kIdMagic);
   w.u8(kVersion);
-  w.u8(id.rootPid ? 1 : 0); // flags: 1 = the root's pid and host follow
-  w.u16(0);
+  // Flags: 1 = the root's pid (24 bits: Linux pids are below 2^22) and
+  // host key follow, the pid's low 16 bits in place of the reserved ones.
+  const bool pid = id.rootPid && id.rootPid < (1u << 24);
+  w.u8(pid ? 1 : 0);
+  w.u16(pid ? (uint16_t)id.rootPid : 0);
   w.addr(id.root);
   w.bytes(id.secret, kSecretBytes);
-  if (id.rootPid) {
-    w.u32(id.rootPid);
-    w.bytes(id.rootHost, sizeof id.rootHost);
+  if (pid) {
+    w.u8((uint8_t)(id.rootPid >> 16));
+    w.u8((uint8_t)id.rootHost);
+    w.u16((uint16_t)(id.rootHost >> 8));
   }
   std::string s = w.take();
   memset(out, 0, 128);
@@ -142,13 +146,14 @@ bool decodeId(const uint8_t in[128], UniqueId *id) {
   if (rd.u32() != kIdMagic || rd.u8() != kVersion)
     return false;
   const uint8_t flags = rd.u8();
-  rd.u16();
+  const uint16_t pidLow = rd.u16();
   if (!rd.addr(&id->root) || id->root.port == 0)
     return false;
   rd.bytes(id->secret, kSecretBytes);
   if (flags & 1) {
-    id->rootPid = rd.u32();
-    rd.bytes(id->rootHost, sizeof id->rootHost);
+    id->rootPid = pidLow | (uint32_t)rd.u8() << 16;
+    id->rootHost = rd.u8();
+    id->rootHost |= (uint32_t)rd.u16() << 8;
   }
   return rd.ok();
 }

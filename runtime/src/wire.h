@@ -45,11 +45,12 @@ struct UniqueId {
   Addr root;
   uint8_t secret[kSecretBytes] = {};
   // The process that hosts the root (cclGetUniqueId's caller) and where it
-  // runs (net::processHostKey): a rank whose key is the same can tell that
+  // runs (net::processHostKey, 24 bits): a rank on that host can tell that
   // the root's process has exited. rootPid 0: not known (ids of earlier
-  // libraries, or made from an address).
+  // libraries, or made from an address). Both fit the id's first 64 bytes,
+  // all that libcclnccl.so keeps of it beside the real NCCL's id.
   uint32_t rootPid = 0;
-  uint8_t rootHost[16] = {};
+  uint32_t rootHost = 0;
 };
 void encodeId(const UniqueId &id, uint8_t out[128]);
 bool decodeId(const uint8_t in[128], UniqueId *id);
