@@ -331,17 +331,17 @@ cclResult_t Bootstrap::join(const wire::UniqueId &id, int rank, int nranks,
       !net::listenUnix(&unixListen, &me.unixName, &err))
     return fail(cclSystemError, err);
 
-  // Rendezvous.
-  // A root on this host whose process has exited never listens again: a
-  // stale id (an earlier job's) fails now, not at the bootstrap timeout.
-  // A root that has not started yet is waited for.
-  // This host: the same host and pid-namespace key, and the root's address
-  // one of ours.
+  // Rendezvous. A root on this host (the same host and pid-namespace key,
+  // and its address one of ours) whose process has exited never listens
+  // again: a stale id (an earlier job's) fails now, not at the bootstrap
+  // timeout. A root that has not started yet is waited for.
+  bool stale = false;
   const bool rootHere = id.rootPid && id.rootHost == net::processHostKey() &&
                         net::isLocalAddress(id.root);
   auto rootGone = [&]() -> std::string {
     if (!rootHere || kill((pid_t)id.rootPid, 0) == 0 || errno != ESRCH)
       return "";
+    stale = true;
     return format("the process that made this unique id (pid %u on this "
                   "host) has exited, so its root will never answer: the id "
                   "is stale (an earlier job's?); pass every rank the id of "
@@ -350,9 +350,10 @@ cclResult_t Bootstrap::join(const wire::UniqueId &id, int rank, int nranks,
   };
   net::Fd fd;
   if (!net::connectTcp(id.root, deadline, &fd, &err, rootGone))
-    return fail(deadline.passed() ? cclTimeout : cclBootstrapError,
-                err + " (is the root's process running, and is the unique id "
-                      "the one it made?)");
+    return fail(deadline.passed() && !stale ? cclTimeout : cclBootstrapError,
+                stale ? err
+                      : err + " (is the root's process running, and is the "
+                              "unique id the one it made?)");
   net::Link rootLink;
   if (!net::Link::connectHandshake(std::move(fd), id.secret, false, deadline,
                                    &rootLink, &err) ||
