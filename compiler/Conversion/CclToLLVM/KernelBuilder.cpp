@@ -98,6 +98,11 @@ constexpr int64_t kMaxSharedKernelOps = 200;
 
 } // namespace
 
+int32_t ccl::kindCode(StringRef dtype, StringRef redop) {
+  return int32_t(findDType(std::string_view(dtype.data(), dtype.size()))->code * 4 +
+                 findRedOp(std::string_view(redop.data(), redop.size()))->code);
+}
+
 bool ccl::ranksShareKernel(AlgorithmOp algo, bool perRankKernels) {
   return !perRankKernels && BlockPrograms::of(algo).rankParametric;
 }
@@ -322,7 +327,7 @@ void ccl::buildKernels(OpBuilder &b, ArrayRef<AlgorithmOp> algos,
       for (const std::string &op : redops)
         skel.kinds.push_back(
             {kernelName(prefix, dt, op) + suffix.str(),
-             int32_t(findDType(dt)->code * 4 + findRedOp(op)->code)});
+             kindCode(dt, op)});
   };
   for (auto &[d, o] : pairs) {
     for (auto &[prefix, variants] : shared) {

@@ -120,6 +120,10 @@ private:
   llvm::DenseMap<mlir::Operation *, KernelEnv> envs;
 };
 
+/// The kind a type-generic block program takes for an element type and
+/// operator (ccl_device.h): the type's code * 4 + the operator's.
+int32_t kindCode(llvm::StringRef dtype, llvm::StringRef redop);
+
 /// The thread blocks of one kernel, each lowered into its own function
 /// (ctx, input, output, count, epoch), before shareBlockPrograms merges
 /// the blocks of one shape and builds the kernel around them.

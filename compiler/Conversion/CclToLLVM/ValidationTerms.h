@@ -11,6 +11,7 @@
 #define CCL_CONVERSION_CCLTOLLVM_VALIDATIONTERMS_H
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Allocator.h"
 
@@ -147,6 +148,29 @@ StringRef calleeOf(Operation &op);
 FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
                            const RowBinding *row, Terms &terms,
                            std::string &why, bool cacheOps);
+
+/// Where a kernel's dispatch sends one block.
+struct Dispatched {
+  /// Null when the block runs nothing.
+  LLVM::LLVMFuncOp program;
+  StringRef rowTable;
+  int64_t rowOffset = 0; // in i32 entries
+  std::optional<int64_t> kind;
+};
+
+/// A constant i32 table of the module by name, or null.
+using TableLookup =
+    llvm::function_ref<const std::vector<int32_t> *(StringRef name)>;
+
+/// Evaluates `kernel`'s dispatch for `rank` of `nranks` and block index
+/// `block`: the loads of the rank and rank count from the context, the
+/// selects of a kernel serving several rank counts, the table loads, the
+/// switch, down to the block program called. Fails, with `why`, on code it
+/// does not read.
+FailureOr<Dispatched> evalDispatch(LLVM::LLVMFuncOp kernel, int64_t rank,
+                                   int64_t nranks, int64_t block,
+                                   SymbolTable &symbols, TableLookup table,
+                                   std::string &why);
 
 /// Whether kernel `b` is kernel `a` with another kind: the same
 /// operations, attributes, operands and branches, except that every block
