@@ -80,28 +80,19 @@ std::vector<uintptr_t> shapeOf(ThreadBlockOp tb) {
   for (Operation &op : tb.getBody().front()) {
     OperationName name = op.getName();
     sig.push_back(reinterpret_cast<uintptr_t>(name.getAsOpaquePointer()));
-    // The inherent attributes in the operation's own order, read from its
-    // properties one by one (Operation::getAttrs would build a dictionary
-    // attribute per operation, kept by the context for good: a fifth of the
-    // lowering's time on a file of many small algorithms), then the
-    // discardable ones. Two blocks compare in the same order, so the
-    // shapes that are equal are the same as by getAttrs.
-    for (StringAttr attrName : name.getAttributeNames()) {
-      std::optional<Attribute> v = op.getInherentAttr(attrName.getValue());
-      if (!v || !*v) {
+    // The attributes without a dictionary (forEachAttr); two blocks are
+    // read in the same order, so the shapes that are equal are the same as
+    // by getAttrs.
+    forEachAttr(&op, [&](StringAttr attrName, Attribute v) {
+      if (!v) {
         sig.push_back(0); // absent
-        continue;
+        return;
       }
+      if (isAnalysisAttr(attrName.getValue()))
+        return;
       sig.push_back(reinterpret_cast<uintptr_t>(attrName.getAsOpaquePointer()));
-      encode(*v, sig, symbols);
-    }
-    for (NamedAttribute a : op.getDiscardableAttrs()) {
-      if (isAnalysisAttr(a.getName().getValue()))
-        continue;
-      sig.push_back(reinterpret_cast<uintptr_t>(
-          a.getName().getAsOpaquePointer()));
-      encode(a.getValue(), sig, symbols);
-    }
+      encode(v, sig, symbols);
+    });
   }
   return sig;
 }

@@ -106,10 +106,6 @@ inline constexpr const char *kInlineAllAttr = "ccl-inline-all";
 /// into a scratch buffer by one operation per chunk (SlotRanges.cpp).
 void splitSlotRanges(AlgorithmOp algo);
 
-/// Calls `fn` with every chunk reference among `op`'s attributes.
-void forEachChunkRef(mlir::Operation *op,
-                     llvm::function_ref<void(ChunkRefAttr)> fn);
-
 /// How many operations splitSlotRanges makes of `op`: its chunk count
 /// when it moves a range of several scratch slots (all its references of
 /// one count), else 1.

@@ -46,17 +46,6 @@ void narrowTo(Operation *op, int64_t i) {
 
 } // namespace
 
-void ccl::forEachChunkRef(Operation *op, function_ref<void(ChunkRefAttr)> fn) {
-  for (NamedAttribute a : op->getAttrs()) {
-    if (auto ref = dyn_cast<ChunkRefAttr>(a.getValue()))
-      fn(ref);
-    else if (auto list = dyn_cast<ArrayAttr>(a.getValue()))
-      for (Attribute e : list)
-        if (auto ref = dyn_cast<ChunkRefAttr>(e))
-          fn(ref);
-  }
-}
-
 int64_t ccl::slotRangePieces(Operation *op) {
   bool scratchRange = false, sameCount = true;
   int64_t count = -1;

@@ -221,7 +221,7 @@ private:
   /// Emits copy `j` of `op`, one operation per chunk of its references.
   void emitCopies(OpBuilder &b, Operation *op, int64_t j, int64_t blocks) {
     int64_t count = 1;
-    op->getAttrDictionary().walk([&](ChunkRefAttr r) {
+    forEachChunkRef(op, [&](ChunkRefAttr r) {
       count = std::max<int64_t>(count, r.getCount());
     });
     for (int64_t m = 0; m < count; ++m) {

@@ -59,6 +59,31 @@ std::string ChunkRefAttr::str() const {
 }
 
 //===----------------------------------------------------------------------===//
+// Reading an operation's attributes
+//===----------------------------------------------------------------------===//
+
+void ccl::forEachAttr(Operation *op,
+                      function_ref<void(StringAttr, Attribute)> fn) {
+  for (StringAttr name : op->getName().getAttributeNames()) {
+    std::optional<Attribute> v = op->getInherentAttr(name.getValue());
+    fn(name, v ? *v : Attribute());
+  }
+  for (NamedAttribute a : op->getDiscardableAttrs())
+    fn(a.getName(), a.getValue());
+}
+
+void ccl::forEachChunkRef(Operation *op, function_ref<void(ChunkRefAttr)> fn) {
+  forEachAttr(op, [&](StringAttr, Attribute a) {
+    if (auto ref = dyn_cast_or_null<ChunkRefAttr>(a))
+      fn(ref);
+    else if (auto list = dyn_cast_or_null<ArrayAttr>(a))
+      for (Attribute e : list)
+        if (auto ref = dyn_cast<ChunkRefAttr>(e))
+          fn(ref);
+  });
+}
+
+//===----------------------------------------------------------------------===//
 // Discardable attributes
 //===----------------------------------------------------------------------===//
 

@@ -173,16 +173,8 @@ void ccl::checkLowerable(AlgorithmOp algo, Reporter &rep) {
       if (bad)
         continue;
       if (ll && isa<GetOp, ReadReduceOp>(op)) {
-        bool touchesScratch = llvm::any_of(op->getAttrs(), [](NamedAttribute a) {
-          if (auto r = dyn_cast<ChunkRefAttr>(a.getValue()))
-            return r.isScratch();
-          if (auto arr = dyn_cast<ArrayAttr>(a.getValue()))
-            return llvm::any_of(arr, [](Attribute e) {
-              auto r = dyn_cast<ChunkRefAttr>(e);
-              return r && r.isScratch();
-            });
-          return false;
-        });
+        bool touchesScratch = false;
+        forEachChunkRef(op, [&](ChunkRefAttr r) { touchesScratch |= r.isScratch(); });
         if (touchesScratch) {
           fail(op) << "moves plain data out of a packet buffer in an LL "
                       "algorithm; use the packet operations";

@@ -259,6 +259,7 @@ struct LoweringValidator::Impl {
   llvm::StringMap<std::vector<int32_t>> tableCache;
   /// The module's symbols (ModuleOp::lookupSymbol scans the module).
   std::unique_ptr<SymbolTable> symbols;
+  std::unique_ptr<DispatchEvaluator> dispatch;
   /// (program, table, offset) -> trace, for the kernels of every kind.
   std::map<std::tuple<Operation *, const void *, int64_t>, Trace> programCache;
   /// (program trace, own trace, expected) already compared: the kernels of
@@ -294,15 +295,18 @@ struct LoweringValidator::Impl {
   /// the second is the first with its own kind (sameUpToKind).
   std::map<std::pair<Operation *, Operation *>, bool> kindCopies;
 
+  /// `kernel` is kernelFor(kernelName, rank).
   LogicalResult checkBlock(ModuleOp module, const VariantRef &v,
-                           StringRef kernelName, StringRef dtype,
-                           StringRef redop, int64_t rank, int64_t tb);
+                           StringRef kernelName, LLVM::LLVMFuncOp kernel,
+                           StringRef dtype, StringRef redop, int64_t rank,
+                           int64_t tb);
 };
 
 
 LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
                                                   const VariantRef &v,
                                                   StringRef kernelName,
+                                                  LLVM::LLVMFuncOp kernel,
                                                   StringRef dtype,
                                                   StringRef redop,
                                                   int64_t rank, int64_t tb) {
@@ -317,15 +321,12 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
                         "the program)";
     return failure();
   };
-  std::string own = (kernelName + "_r" + std::to_string(rank)).str();
-  LLVM::LLVMFuncOp kernel = kernelFor(kernelName, rank);
   if (!kernel)
     return report("the plan names kernel '" + kernelName.str() + "' (or '" +
-                  own + "'), which the module does not define");
+                  kernelName.str() + "_r" + std::to_string(rank) +
+                  "'), which the module does not define");
   std::string why;
-  FailureOr<Dispatched> d = evalDispatch(
-      kernel, rank, v.nranks, tb, *symbols,
-      [&](StringRef name) { return table(module, name); }, why);
+  FailureOr<Dispatched> d = dispatch->eval(kernel, rank, v.nranks, tb, why);
   if (failed(d))
     return report(why);
   auto exp = v.blocks.find({rank, tb});
@@ -525,6 +526,15 @@ LoweringValidator::LoweringValidator(ArrayRef<AlgorithmOp> algos,
 LoweringValidator::~LoweringValidator() = default;
 
 void LoweringValidator::recordBlocks(ArrayRef<KernelSkeleton> skeletons) {
+  // Room for every block at once (growing the tables one block at a time
+  // was a fifth of this on a file of many small algorithms).
+  size_t blocks = 0, keys = 0;
+  for (const KernelSkeleton &skel : skeletons) {
+    blocks += skel.blocks.size();
+    keys += skel.blocks.size() * std::max<size_t>(1, skel.kinds.size());
+  }
+  impl->traces.reserve(impl->traces.size() + blocks);
+  impl->before.reserve(impl->before.size() + keys);
   for (const KernelSkeleton &skel : skeletons) {
     SmallVector<std::string> names;
     if (skel.kinds.empty())
@@ -561,6 +571,11 @@ void LoweringValidator::recordBlocks(ArrayRef<KernelSkeleton> skeletons) {
 
 LogicalResult LoweringValidator::validate(ModuleOp module) {
   impl->symbols = std::make_unique<SymbolTable>(module);
+  impl->dispatch = std::make_unique<DispatchEvaluator>(
+      *impl->symbols,
+      [impl = impl.get(), module](StringRef name) mutable {
+        return impl->table(module, name);
+      });
   // Operations of the erased block functions may have left their
   // addresses to new ones.
   impl->terms.forgetOperations();
@@ -573,11 +588,11 @@ LogicalResult LoweringValidator::validate(ModuleOp module) {
       for (const std::string &o : impl->options.redops) {
         std::string name = kernelName(v.prefix, d, o);
         for (int64_t r = 0; r < v.nranks && ok; ++r) {
+          LLVM::LLVMFuncOp k = impl->kernelFor(name, r);
           // A type-generic kernel that is the first pair's kernel with its
           // own kind does for every block what that one was shown to do.
           if (impl->generic && name != first) {
             LLVM::LLVMFuncOp k0 = impl->kernelFor(first, r);
-            LLVM::LLVMFuncOp k = impl->kernelFor(name, r);
             if (k0 && k) {
               auto [it, fresh] = impl->kindCopies.try_emplace(
                   {k0.getOperation(), k.getOperation()}, false);
@@ -588,7 +603,7 @@ LogicalResult LoweringValidator::validate(ModuleOp module) {
             }
           }
           for (int64_t tb = 0; tb < v.nblocks && ok; ++tb)
-            ok = succeeded(impl->checkBlock(module, v, name, d, o, r, tb));
+            ok = succeeded(impl->checkBlock(module, v, name, k, d, o, r, tb));
         }
       }
   }

@@ -36,8 +36,8 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
   for (size_t i = 0; i < named; ++i)
     term[entry.getArgument(i)] = args[i];
   Value rowArg = row ? entry.getArguments().back() : Value();
-  Trace trace;
-  trace.reserve(terms.lastTraceSize);
+  std::vector<int32_t> &trace = terms.traceScratch;
+  trace.clear();
   for (Operation &op : entry) {
     if (isa<LLVM::ReturnOp>(op))
       continue;
@@ -50,14 +50,17 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
     }
     if (row) {
       if (auto gep = dyn_cast<LLVM::GEPOp>(op); gep && gep.getBase() == rowArg) {
-        auto indices = gep.getIndices();
+        // The raw indices: getIndices would make an attribute of each
+        // constant one.
+        ArrayRef<int32_t> raw = gep.getRawConstantIndices();
         std::optional<int64_t> slot;
-        if (indices.size() == 1) {
-          auto idx = indices[0];
-          if (auto v = dyn_cast<Value>(idx))
+        if (raw.size() == 1) {
+          if (raw[0] == LLVM::GEPOp::kDynamicIndex) {
+            Value v = gep.getDynamicIndices()[0];
             slot = term.count(v) ? terms.constValue(term[v]) : std::nullopt;
-          else
-            slot = cast<IntegerAttr>(idx).getInt();
+          } else {
+            slot = raw[0];
+          }
         }
         if (!slot) {
           why = "block program '" + func.getName().str() +
@@ -137,8 +140,7 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
       term[r] = terms.intern(key);
     }
   }
-  terms.lastTraceSize = trace.size();
-  return trace;
+  return Trace(trace.begin(), trace.end());
 }
 
 namespace {

@@ -14,8 +14,11 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Allocator.h"
+#include "llvm/Support/xxhash.h"
 
 #include <array>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,26 +79,41 @@ public:
     if (!props)
       return 0;
     OperationName name = op.getName();
-    auto &reps = propertyClasses[{name.getAsOpaquePointer(),
-                                  size_t(op.hashProperties())}];
-    for (auto &[rep, key] : reps)
+    // The values seen last for this operation name first: comparing
+    // properties stops at the first field that differs, hashing reads all
+    // of them (a call's hash was a fifth of reading the blocks).
+    auto &recent = recentProperties[name.getAsOpaquePointer()];
+    for (auto &[rep, key] : recent)
       if (name.compareOpProperties(rep->getPropertiesStorage(), props))
         return key;
-    int64_t key = ptrKey(op.getPropertiesAsAttribute().getAsOpaquePointer());
-    reps.push_back({&op, key});
+    auto &reps = propertyClasses[{name.getAsOpaquePointer(),
+                                  size_t(op.hashProperties())}];
+    int64_t key = 0;
+    for (auto &[rep, k] : reps)
+      if (name.compareOpProperties(rep->getPropertiesStorage(), props)) {
+        key = k;
+        break;
+      }
+    if (!key) {
+      key = ptrKey(op.getPropertiesAsAttribute().getAsOpaquePointer());
+      reps.push_back({&op, key});
+    }
+    if (recent.size() == kRecent)
+      recent.erase(recent.begin());
+    recent.push_back({&op, key});
     return key;
   }
   /// readTrace's scratch: the terms of a block's values, its pointers into
-  /// the row, the length of the last trace read.
+  /// the row.
   llvm::DenseMap<Value, int32_t> valueTerms;
   llvm::DenseMap<Value, int64_t> rowSlots;
-  size_t lastTraceSize = 0;
 
   /// Forgets the operations read so far (they may be erased, and new ones
   /// take their addresses).
   void forgetOperations() {
     opKeys.clear();
     propertyClasses.clear();
+    recentProperties.clear();
   }
 
   /// Layout of op and event terms: tag, name, properties, discardable
@@ -119,13 +137,30 @@ public:
     return s + ")";
   }
 
+  /// readTrace's trace as it grows; the trace returned is a copy of its
+  /// own size.
+  std::vector<int32_t> traceScratch;
+
 private:
   llvm::DenseMap<std::pair<const void *, size_t>,
                  SmallVector<std::pair<Operation *, int64_t>, 1>>
       propertyClasses;
+  /// Per operation name, the last properties keyed (most recent last).
+  static constexpr size_t kRecent = 8;
+  llvm::DenseMap<const void *,
+                 SmallVector<std::pair<Operation *, int64_t>, kRecent>>
+      recentProperties;
   /// Slabs of 1 MiB: a bundle interns millions of words.
   llvm::BumpPtrAllocatorImpl<llvm::MallocAllocator, 1 << 20> arena;
-  llvm::DenseMap<ArrayRef<int64_t>, int32_t> ids;
+  /// Terms by their words, hashed as bytes (hash_combine_range, the
+  /// default for an ArrayRef, took a third of interning).
+  struct WordsInfo : llvm::DenseMapInfo<ArrayRef<int64_t>> {
+    static unsigned getHashValue(ArrayRef<int64_t> k) {
+      return unsigned(llvm::xxh3_64bits(ArrayRef<uint8_t>(
+          reinterpret_cast<const uint8_t *>(k.data()), k.size() * 8)));
+    }
+  };
+  llvm::DenseMap<ArrayRef<int64_t>, int32_t, WordsInfo> ids;
   std::vector<ArrayRef<int64_t>> terms;
 };
 
@@ -162,15 +197,30 @@ struct Dispatched {
 using TableLookup =
     llvm::function_ref<const std::vector<int32_t> *(StringRef name)>;
 
-/// Evaluates `kernel`'s dispatch for `rank` of `nranks` and block index
+/// Evaluates a kernel's dispatch for `rank` of `nranks` and block index
 /// `block`: the loads of the rank and rank count from the context, the
 /// selects of a kernel serving several rank counts, the table loads, the
 /// switch, down to the block program called. Fails, with `why`, on code it
-/// does not read.
-FailureOr<Dispatched> evalDispatch(LLVM::LLVMFuncOp kernel, int64_t rank,
-                                   int64_t nranks, int64_t block,
-                                   SymbolTable &symbols, TableLookup table,
-                                   std::string &why);
+/// does not read. Each kernel is read once into numbered steps, then run
+/// for each block without a map of its values.
+class DispatchEvaluator {
+public:
+  DispatchEvaluator(SymbolTable &symbols, TableLookup table);
+  ~DispatchEvaluator();
+  FailureOr<Dispatched> eval(LLVM::LLVMFuncOp kernel, int64_t rank,
+                             int64_t nranks, int64_t block, std::string &why);
+
+private:
+  struct DVal;
+  struct Step;
+  struct Code;
+  const Code &compile(LLVM::LLVMFuncOp kernel);
+  SymbolTable &symbols;
+  std::function<const std::vector<int32_t> *(StringRef)> table;
+  llvm::DenseMap<Operation *, std::unique_ptr<Code>> codes;
+  /// eval's values, kept between calls.
+  std::vector<DVal> values;
+};
 
 /// Whether kernel `b` is kernel `a` with another kind: the same
 /// operations, attributes, operands and branches, except that every block

@@ -115,6 +115,20 @@ bool readsPackets(mlir::Operation *op);
 /// block needs no ccl.barrier: the flags order it.
 bool writesOwnPackets(mlir::Operation *op);
 
+/// Calls `fn` for each attribute of `op`: its inherent attributes in the
+/// operation's own order, read from its properties one by one (an absent
+/// one is passed as a null attribute), then its discardable ones. Unlike
+/// Operation::getAttrs it builds no dictionary attribute, which the context
+/// would keep for good: the passes that read every operation's attributes
+/// use this.
+void forEachAttr(mlir::Operation *op,
+                 llvm::function_ref<void(mlir::StringAttr, mlir::Attribute)> fn);
+
+/// Calls `fn` for each chunk reference among `op`'s attributes, alone or in
+/// an array attribute.
+void forEachChunkRef(mlir::Operation *op,
+                     llvm::function_ref<void(ChunkRefAttr)> fn);
+
 //===----------------------------------------------------------------------===//
 // What the passes record on operations (the dialect's discardable
 // attributes, CclDialect.td)
