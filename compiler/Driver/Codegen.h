@@ -80,6 +80,8 @@ struct SelectionRow {
   int64_t minRanks = 1, maxRanks = -1; ///< -1: no bound
   int64_t maxBytes = -1;               ///< -1: no bound
   std::string where;                   ///< FILE:LINE:COL of the row
+  /// A row of a `select C deterministic` table.
+  bool deterministic = false;
 };
 
 /// What the .so's execution plans describe.

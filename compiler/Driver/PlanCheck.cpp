@@ -619,10 +619,11 @@ bool ccl::checkLibraryPlans(StringRef library, mlir::ModuleOp scheduled,
     std::string collective, algorithm, where;
     int64_t minRanks, maxRanks, maxBytes;
   };
-  std::vector<Row> expectRows, expectAlgs;
+  std::vector<Row> expectRows, expectAlgs, expectDet;
   for (const SelectionRow &r : rows)
-    expectRows.push_back({r.collective, r.algorithm, r.where, r.minRanks,
-                          r.maxRanks, r.maxBytes});
+    (r.deterministic ? expectDet : expectRows)
+        .push_back({r.collective, r.algorithm, r.where, r.minRanks,
+                    r.maxRanks, r.maxBytes});
   for (const std::string &name : names) {
     StringRef coll = variants[name].front().getCollectiveName();
     if (collectiveCode(coll) != CCL_COLL_COUNT)
@@ -674,5 +675,8 @@ bool ccl::checkLibraryPlans(StringRef library, mlir::ModuleOp scheduled,
   return checkRows("row", offsetof(ccl_selection, num_rows),
                    offsetof(ccl_selection, rows), expectRows) &&
          checkRows("algorithm row", offsetof(ccl_selection, num_algorithms),
-                   offsetof(ccl_selection, algorithms), expectAlgs);
+                   offsetof(ccl_selection, algorithms), expectAlgs) &&
+         checkRows("deterministic row",
+                   offsetof(ccl_selection, num_deterministic_rows),
+                   offsetof(ccl_selection, deterministic_rows), expectDet);
 }

@@ -35,6 +35,8 @@ std::vector<SelectionRow> ccl::selectionOf(ModuleOp module) {
     r.maxRanks = d.getAs<IntegerAttr>("max_ranks").getInt();
     r.maxBytes = d.getAs<IntegerAttr>("max_bytes").getInt();
     r.where = d.getAs<StringAttr>("loc").str();
+    if (auto t = d.getAs<StringAttr>("table"))
+      r.deterministic = t.getValue() == "deterministic";
     rows.push_back(r);
   }
   return rows;
@@ -70,6 +72,8 @@ void ccl::setAlgorithmMaxBytes(ModuleOp module, uint64_t maxBytes) {
 }
 
 std::string ccl::bitsOf(AlgorithmOp algo) {
+  if (algo.requiresRankOrderFold())
+    return "deterministic";
   if (algo.requiresSizeInvariance())
     return "size_invariant";
   return algo.requiresRankConsistency() ? "rank_consistent" : "any";
@@ -92,7 +96,7 @@ void ccl::printSelection(const std::vector<SelectionRow> &rows,
      << "# collective      ranks     max-bytes  "
      << llvm::left_justify("algorithm", width)
      << "  plan-max-bytes  bits             row\n";
-  for (const SelectionRow &r : rows) {
+  auto print = [&](const SelectionRow &r) {
     std::string ranks = std::to_string(r.minRanks) + ".." +
                         (r.maxRanks < 0 ? std::string("") :
                                           std::to_string(r.maxRanks));
@@ -109,6 +113,17 @@ void ccl::printSelection(const std::vector<SelectionRow> &rows,
        << "  " << llvm::left_justify(r.algorithm, width) << "  "
        << llvm::right_justify(std::to_string(planMax), 14) << "  "
        << llvm::left_justify(bits, 15) << "  " << r.where << "\n";
+  };
+  for (const SelectionRow &r : rows)
+    if (!r.deterministic)
+      print(r);
+  if (llvm::any_of(rows, [](const SelectionRow &r) { return r.deterministic; })) {
+    os << "# deterministic table (CCL_DETERMINISTIC=1, cclConfig_t::"
+          "deterministic): AllReduce, ReduceScatter and Reduce; the others "
+          "use the table above\n";
+    for (const SelectionRow &r : rows)
+      if (r.deterministic)
+        print(r);
   }
   std::string others;
   for (const AlgorithmInfo &a : algorithms)

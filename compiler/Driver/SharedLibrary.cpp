@@ -94,7 +94,8 @@ public:
     rowTy = StructType::create(c, {i32, i32, i32, i32, i64, ptr, ptr, ptr},
                                "ccl_selection_row");
     selectionTy =
-        StructType::create(c, {i32, i32, ptr, i32, ptr, ptr}, "ccl_selection");
+        StructType::create(c, {i32, i32, ptr, i32, ptr, ptr, i32, ptr},
+                           "ccl_selection");
   }
 
   /// The selection table of a bundle and its NCCL-shaped entry points:
@@ -120,9 +121,10 @@ public:
                   u64(maxBytes < 0 ? UINT64_MAX : (uint64_t)maxBytes),
                   str(alg), plansArray(alg.str()), str(where)});
     };
-    std::vector<Constant *> rows, algs;
+    std::vector<Constant *> rows, algs, detRows;
     for (const SelectionRow &r : info.selection)
-      rows.push_back(row(r.collective, r.algorithm, r.minRanks, r.maxRanks,
+      (r.deterministic ? detRows : rows)
+          .push_back(row(r.collective, r.algorithm, r.minRanks, r.maxRanks,
                          r.maxBytes, r.where));
     for (const AlgorithmInfo &a : info.algorithms)
       if (collectiveCode(a.collective) != CCL_COLL_COUNT)
@@ -134,7 +136,8 @@ public:
             {u32(CCL_SELECTION_ABI_VERSION), u32(rows.size()),
              array(rowTy, rows, "ccl_selection_rows"), u32(algs.size()),
              array(rowTy, algs, "ccl_selection_algorithms"),
-             str(info.source)}),
+             str(info.source), u32(detRows.size()),
+             array(rowTy, detRows, "ccl_selection_deterministic_rows")}),
         "ccl_selection");
     // name, collective, takes op, takes root
     struct Shape {

@@ -45,7 +45,8 @@ Machine::Machine(const Program &p, int calls, CallOrder *analysis)
       calls(calls > 0 ? calls : callsToModel(p)), analysis(analysis),
       nranks(AlgorithmOp(p.algo).getNranks()),
       sameBits(AlgorithmOp(p.algo).requiresRankConsistency()),
-      sizeInvariant(AlgorithmOp(p.algo).requiresSizeInvariance()) {}
+      sizeInvariant(AlgorithmOp(p.algo).requiresSizeInvariance()),
+      rankOrderFold(AlgorithmOp(p.algo).requiresRankOrderFold()) {}
 
 unsigned Machine::bufferId(StringRef name) {
   auto [it, inserted] = bufferIds.try_emplace(name, bufferIds.size());

@@ -255,7 +255,7 @@ private:
   /// Reduction expressions, and whether every rank receiving a reduced
   /// element must get the same one (AlgorithmOp::requiresRankConsistency).
   Exprs exprs;
-  bool sameBits = false, sizeInvariant = false;
+  bool sameBits = false, sizeInvariant = false, rankOrderFold = false;
   /// Per call and ensured terms: the first rank whose call ended, its
   /// chunk, expression and ensure.
   struct Reduced {

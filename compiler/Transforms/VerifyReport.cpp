@@ -455,6 +455,52 @@ LogicalResult Machine::checkSameBits(EnsureOp ensure, int64_t rank, int call,
     terms += n;
   if (!sameBits || analysis || terms < 2)
     return success();
+  if (rankOrderFold) {
+    // The left fold of the terms in rank order, its shape and its text.
+    std::vector<std::string> shapes, texts;
+    for (const auto &[t, n] : want)
+      for (int64_t i = 0; i < n; ++i) {
+        std::string leaf = render(Value{{t, 1}}, call);
+        std::string sh = "x" + std::to_string(t.rank);
+        if (shapes.empty()) {
+          shapes.push_back(sh);
+          texts.push_back(leaf);
+          continue;
+        }
+        std::string a = shapes.back(), b = sh;
+        if (b < a)
+          std::swap(a, b);
+        shapes.push_back("(" + a + " + " + b + ")");
+        texts.push_back((shapes.size() > 2 ? "(" + texts.back() + ")"
+                                           : texts.back()) +
+                        " + " + leaf);
+      }
+    if (exprs.shape(s.value.expr) != shapes.back()) {
+      InFlightDiagnostic d =
+          algo.emitError()
+          << algo.getCollectiveName() << " is not deterministic";
+      if (call > 0)
+        d << " in " << callName(call);
+      d << ": " << s.loc.str() << " on rank " << rank << " computes "
+        << exprs.render(s.value.expr, call) << ", not the left fold in rank "
+        << "order " << texts.back()
+        << " that bits(deterministic) promises (add the inputs in rank "
+           "order, rank 0's first, or declare 'bits(rank_consistent)')";
+      // The first step that is not a step of the fold.
+      std::set<std::string> prefixes(shapes.begin(), shapes.end());
+      std::vector<int32_t> inner;
+      exprs.innerNodes(s.value.expr, inner);
+      for (int32_t n : inner)
+        if (!prefixes.count(exprs.shape(n))) {
+          if (exprs.opOf(n))
+            d.attachNote(exprs.opOf(n)->getLoc())
+                << "it computes " << exprs.render(n, call)
+                << " here, which the fold in rank order never does";
+          break;
+        }
+      return failure();
+    }
+  }
   if (sizeInvariant) {
     std::string sh = exprs.shape(s.value.expr);
     auto [it, first] = shapes.try_emplace(

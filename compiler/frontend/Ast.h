@@ -121,11 +121,13 @@ struct SelectRow {
   std::vector<Clause> clauses; ///< nranks(...), max_bytes(...)
 };
 
-/// `select COLLECTIVE { rows }`: which algorithm of a bundled library
-/// serves a call of the collective (the first row that matches).
+/// `select COLLECTIVE [TABLE] { rows }`: which algorithm of a bundled
+/// library serves a call of the collective (the first row that matches);
+/// TABLE is empty for the default table, else `deterministic`.
 struct Select {
   std::string collective;
-  Loc loc;
+  std::string table;
+  Loc loc, tableLoc;
   std::vector<SelectRow> rows;
   const File *file = nullptr;
 };

@@ -9,7 +9,7 @@ item
   | 'collective' name=ID ('(' argList? ')')? clause* block            # collectiveItem
   | 'algorithm' name=ID 'implements' collective=ID ('(' argList? ')')?
     clause* block                                                     # algorithmItem
-  | 'select' collective=ID '{' selectRow* '}'                         # selectItem
+  | 'select' collective=ID table=ID? '{' selectRow* '}'              # selectItem
   ;
 
 // One row of a selection table: an algorithm and when it serves a call.

@@ -252,8 +252,9 @@ LogicalResult Evaluator::clauses(const ast::Algorithm &a, std::string &protocol,
         return error(c.value->loc)
                << "bits must be rank_consistent (every rank that receives a "
                   "reduced element gets the same bits), size_invariant (and "
-                  "an element's bits do not depend on the count) or any (no "
-                  "promise)";
+                  "an element's bits do not depend on the count), "
+                  "deterministic (every reduced element is the left fold of "
+                  "its inputs in rank order) or any (no promise)";
       if (bits)
         return error(c.loc) << "a second 'bits(...)' clause";
       bits = b;

@@ -4,9 +4,11 @@
 // in the main file makes the library a bundle: its NCCL-shaped entry point
 // for the collective (cclAllReduce, ...) serves a call with the first row
 // whose rank range and byte bound hold the call and whose algorithm has a
-// kernel for it (docs/language.md, "Selection tables"). The rows become the
-// module attribute `cclc.selection`; an algorithm a row names that lives in
-// an imported file is compiled too.
+// kernel for it (docs/language.md, "Selection tables"). `select COLLECTIVE
+// deterministic { ... }` is the table a communicator asks for with
+// CCL_DETERMINISTIC=1: its algorithms promise bits(deterministic). The rows
+// become the module attribute `cclc.selection`; an algorithm a row names
+// that lives in an imported file is compiled too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,10 +50,28 @@ LogicalResult Evaluator::selections(const ast::File &main, ModuleOp module) {
     if (!collectives.count(sel->collective))
       return error(sel->loc) << "unknown collective '" << sel->collective
                              << "' in a selection table";
-    auto [it, inserted] = seen.try_emplace(sel->collective, sel.get());
+    const bool deterministic = !sel->table.empty();
+    if (deterministic && sel->table != "deterministic")
+      return error(sel->tableLoc)
+             << "unknown selection table '" << sel->table
+             << "'; a collective has its default table (`select "
+             << sel->collective << " { ... }`) and may have a deterministic "
+                "one (`select " << sel->collective
+             << " deterministic { ... }`)";
+    if (deterministic && sel->collective != "AllReduce" &&
+        sel->collective != "ReduceScatter" && sel->collective != "Reduce")
+      return error(sel->tableLoc)
+             << sel->collective
+             << " reduces nothing, so every algorithm of it gives the same "
+                "bits: only AllReduce, ReduceScatter and Reduce have a "
+                "deterministic table (a deterministic communicator's "
+             << sel->collective << " calls use the default one)";
+    auto [it, inserted] =
+        seen.try_emplace(sel->collective + " " + sel->table, sel.get());
     if (!inserted) {
       InFlightDiagnostic d = error(sel->loc)
-                             << "a second selection table for "
+                             << "a second " << (deterministic ? "deterministic " : "")
+                             << "selection table for "
                              << sel->collective;
       d.attachNote(fileLoc(&main, it->second->loc))
           << "the first one is here";
@@ -70,6 +90,22 @@ LogicalResult Evaluator::selections(const ast::File &main, ModuleOp module) {
         return error(r.loc) << "algorithm '" << r.algorithm
                             << "' implements " << a->collective << ", not "
                             << sel->collective;
+      // The verifier proves the promise; the table takes only algorithms
+      // that make it.
+      if (deterministic &&
+          llvm::none_of(a->clauses, [](const ast::Clause &c) {
+            return c.name == "bits" && c.value &&
+                   c.value->kind == ast::Expr::Ident &&
+                   c.value->name == "deterministic";
+          })) {
+        InFlightDiagnostic d =
+            error(r.loc) << "algorithm '" << r.algorithm
+                         << "' does not promise bits(deterministic), which "
+                            "every algorithm of a deterministic table must "
+                            "(declare it, and the verifier proves it)";
+        d.attachNote(fileLoc(a->file, a->loc)) << "the algorithm is here";
+        return failure();
+      }
       Row row{&r};
       llvm::StringSet<> given;
       scopes.clear();
@@ -116,7 +152,7 @@ LogicalResult Evaluator::selections(const ast::File &main, ModuleOp module) {
           return failure();
         }
       done.push_back(row);
-      rows.push_back(b.getDictionaryAttr({
+      SmallVector<NamedAttribute> fields{
           b.getNamedAttr("collective", b.getStringAttr(sel->collective)),
           b.getNamedAttr("algorithm", b.getStringAttr(r.algorithm)),
           b.getNamedAttr("min_ranks", b.getI64IntegerAttr(row.minRanks)),
@@ -125,7 +161,11 @@ LogicalResult Evaluator::selections(const ast::File &main, ModuleOp module) {
           b.getNamedAttr("loc", b.getStringAttr(
                                     main.path + ":" + std::to_string(r.loc.line) +
                                     ":" + std::to_string(r.loc.col))),
-      }));
+      };
+      if (deterministic)
+        fields.push_back(
+            b.getNamedAttr("table", b.getStringAttr(sel->table)));
+      rows.push_back(b.getDictionaryAttr(fields));
     }
   }
   scopes.clear();

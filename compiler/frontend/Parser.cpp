@@ -327,6 +327,10 @@ void Builder::item(CclParser::ItemContext *ctx, File &file) {
     auto sel = std::make_unique<Select>();
     sel->collective = c->collective->getText();
     sel->loc = locOf(c->collective);
+    if (c->table) {
+      sel->table = c->table->getText();
+      sel->tableLoc = locOf(c->table);
+    }
     for (auto *row : c->selectRow()) {
       SelectRow r;
       r.algorithm = row->algorithm->getText();

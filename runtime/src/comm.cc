@@ -407,9 +407,14 @@ cclResult_t cclCommInitAllInProcess(cclComm_t *comms, int nranks,
   if (target == cclTargetHost && devices)
     return setError(cclInvalidArgument,
                     format("%s: devices must be NULL for the host target", fn));
+  bool deterministic;
+  std::string envErr;
+  if (!deterministicFromEnv(&deterministic, &envErr))
+    return setError(cclInvalidArgument, format("%s: ", fn) + envErr);
   Shared *s = new Shared();
   s->nranks = nranks;
   s->target = target;
+  s->deterministic = deterministic;
   uint64_t timeout = defaultTimeoutNs();
   for (int r = 0; r < nranks; r++) {
     s->local.push_back(r);

@@ -235,6 +235,10 @@ struct Shared {
   ~Shared();
   int nranks = 0;
   cclTarget_t target = cclTargetHost;
+  // The bundle's entry points serve the reducing collectives from the
+  // library's deterministic table (cclConfig_t::deterministic,
+  // CCL_DETERMINISTIC; select.cc).
+  bool deterministic = false;
   // RankState of every rank; only the ranks in `local` are driven by this
   // process (all of them in-process, one with cclCommInitRank).
   std::vector<std::unique_ptr<RankState>> ranks;
@@ -307,6 +311,9 @@ namespace cclrt {
 // Prepares every registered plan not prepared yet. Returns the first
 // failure of a plan of this target (it is also remembered for launches).
 cclResult_t loadPlans(Shared *s, std::string *firstError);
+// CCL_DETERMINISTIC: unset or empty 0, else 1 or 0; false with *err for
+// any other value (select.cc).
+bool deterministicFromEnv(bool *on, std::string *err);
 // One process per rank: checks that every rank registered the same plans
 // of the communicator's target and sorts `todo` into one order (join.cc).
 // cclBootstrapError and *err when they differ.

@@ -4,6 +4,7 @@
 // other ranks, host-side all-gathers and cclCommAbort.
 #include <algorithm>
 #include <cinttypes>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -175,16 +176,26 @@ std::string compareLists(const std::vector<std::string> &all) {
   // line -> ranks that have it
   std::map<std::string, std::vector<int>> has;
   std::vector<std::string> versions(n);
+  std::map<std::string, std::vector<int>> tables; // "D 0/1" -> ranks
   for (int q = 0; q < n; q++) {
     std::istringstream in(all[q]);
     std::string line;
     while (std::getline(in, line)) {
       if (line.rfind("V ", 0) == 0)
         versions[q] = line.substr(2);
+      else if (line.rfind("D ", 0) == 0)
+        tables[line.substr(2)].push_back(q);
       else if (!line.empty())
         has[line].push_back(q);
     }
   }
+  // The selection table: ranks that chose differently would run different
+  // algorithms and wait for each other forever.
+  if (tables.size() > 1)
+    return "the ranks chose different selection tables: " +
+           rankSet(tables["1"], n) + " asked for the deterministic one " +
+           "(CCL_DETERMINISTIC=1 or cclConfig_t::deterministic) and " +
+           rankSet(tables["0"], n) + " did not; every rank must choose alike";
   std::map<std::string, std::vector<int>> byVersion;
   for (int q = 0; q < n; q++)
     byVersion[versions[q]].push_back(q);
@@ -231,12 +242,16 @@ std::string compareLists(const std::vector<std::string> &all) {
 
 // Validates a config; fills target, device and timeout.
 cclResult_t readConfig(const cclConfig_t *c, const char *fn, int *target,
-                       int *device, uint64_t *timeoutMs) {
+                       int *device, uint64_t *timeoutMs, bool *deterministic) {
   *target = cclTargetCuda;
   *device = -1;
   *timeoutMs = 0;
+  int det = -1;
   if (c) {
-    if (c->size != sizeof(cclConfig_t) || c->magic != CCL_CONFIG_MAGIC)
+    // A config of a header before `deterministic` ends at that field.
+    const bool old = c->size == offsetof(cclConfig_t, deterministic);
+    if ((c->size != sizeof(cclConfig_t) && !old) ||
+        c->magic != CCL_CONFIG_MAGIC)
       return setError(cclInvalidArgument,
                       format("%s: config was not set up with "
                              "CCL_CONFIG_INITIALIZER (size %zu, magic 0x%x)",
@@ -251,6 +266,22 @@ cclResult_t readConfig(const cclConfig_t *c, const char *fn, int *target,
       *target = c->target;
     *device = c->device;
     *timeoutMs = c->bootstrap_timeout_ms;
+    if (!old) {
+      if (c->deterministic < -1 || c->deterministic > 1)
+        return setError(cclInvalidArgument,
+                        format("%s: config deterministic is %d; it must be 1, "
+                               "0 or -1 (the environment's "
+                               "CCL_DETERMINISTIC)",
+                               fn, c->deterministic));
+      det = c->deterministic;
+    }
+  }
+  if (det == -1) {
+    std::string err;
+    if (!deterministicFromEnv(deterministic, &err))
+      return setError(cclInvalidArgument, format("%s: ", fn) + err);
+  } else {
+    *deterministic = det == 1;
   }
   if (*timeoutMs == 0)
     *timeoutMs = bootstrapTimeoutMs();
@@ -421,7 +452,9 @@ cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
                            nranks, CCL_MAX_RANKS));
   int target, device;
   uint64_t timeoutMs;
-  if (cclResult_t r = readConfig(config, fn, &target, &device, &timeoutMs))
+  bool deterministic;
+  if (cclResult_t r = readConfig(config, fn, &target, &device, &timeoutMs,
+                                 &deterministic))
     return r;
   wire::UniqueId u;
   if (!wire::decodeId(reinterpret_cast<const uint8_t *>(id.internal), &u))
@@ -432,6 +465,7 @@ cclResult_t cclCommInitRankConfig(cclComm_t *comm, int nranks, cclUniqueId id,
   Shared *s = new Shared();
   s->nranks = nranks;
   s->target = (cclTarget_t)target;
+  s->deterministic = deterministic;
   s->local = {rank};
   const uint64_t timeout = defaultTimeoutNs();
   for (int r = 0; r < nranks; r++) {
@@ -671,7 +705,8 @@ cclResult_t cclCommAbort(cclComm_t comm) {
 cclResult_t agreeOnPlans(Shared *s, std::vector<const ccl_plan *> *todo,
                          std::string *err) {
   std::vector<std::pair<std::string, const ccl_plan *>> keyed;
-  std::string mine = versionLine() + "\n";
+  std::string mine = versionLine() + "\n" +
+                     (s->deterministic ? "D 1\n" : "D 0\n");
   std::vector<std::string> lines;
   TableDigests shared;
   for (const ccl_plan *p : *todo) {

@@ -166,6 +166,21 @@ std::string ranks(const ccl_selection_row &r) {
 
 } // namespace
 
+bool deterministicFromEnv(bool *on, std::string *err) {
+  const char *v = getenv("CCL_DETERMINISTIC");
+  *on = false;
+  if (!v || !*v || strcmp(v, "0") == 0)
+    return true;
+  if (strcmp(v, "1") == 0) {
+    *on = true;
+    return true;
+  }
+  *err = format("CCL_DETERMINISTIC is '%s'; it must be 1 (the deterministic "
+                "selection table) or 0",
+                v);
+  return false;
+}
+
 namespace api {
 
 cclResult_t cclrtCollective(const ccl_selection *sel, uint32_t coll,
@@ -229,8 +244,45 @@ cclResult_t cclrtCollective(const ccl_selection *sel, uint32_t coll,
   if (!f.error.empty())
     return setError(cclInvalidArgument, where() + ": " + f.error);
   const std::string &force = f.algorithm[coll];
-  const ccl_selection_row *rows = force.empty() ? sel->rows : sel->algorithms;
-  const uint32_t nrows = force.empty() ? sel->num_rows : sel->num_algorithms;
+  // A deterministic communicator's reducing calls: the deterministic table
+  // only (CCL_ALGO may force one of its algorithms).
+  const bool det = s->deterministic && reduces(coll);
+  if (det && !sel->num_deterministic_rows)
+    return setError(cclUnsupported,
+                    format("%s: the communicator asks for deterministic "
+                           "results (CCL_DETERMINISTIC=1 or cclConfig_t::"
+                           "deterministic), and this library has no "
+                           "deterministic table (`select %s deterministic` "
+                           "in %s)",
+                           where().c_str(), kCollectives[coll],
+                           sel->source ? sel->source : "?"));
+  if (sel->num_deterministic_rows && !sel->deterministic_rows)
+    return setError(cclInvalidUsage,
+                    format("%s: the library's selection table is corrupt: "
+                           "its deterministic row table is NULL although its "
+                           "count is %u",
+                           where().c_str(), sel->num_deterministic_rows));
+  if (det && !force.empty()) {
+    bool member = false;
+    for (uint32_t i = 0; i < sel->num_deterministic_rows; i++) {
+      const ccl_selection_row &row = sel->deterministic_rows[i];
+      member |= row.collective == coll && row.algorithm && force == row.algorithm;
+    }
+    if (!member)
+      return setError(cclInvalidArgument,
+                      format("%s: CCL_ALGO forces %s=%s, which is not of the "
+                             "library's deterministic %s table that this "
+                             "communicator asks for (CCL_DETERMINISTIC=1 or "
+                             "cclConfig_t::deterministic)",
+                             where().c_str(), kCollectives[coll], force.c_str(),
+                             kCollectives[coll]));
+  }
+  const ccl_selection_row *rows =
+      !force.empty() ? sel->algorithms
+                     : det ? sel->deterministic_rows : sel->rows;
+  const uint32_t nrows = !force.empty() ? sel->num_algorithms
+                         : det          ? sel->num_deterministic_rows
+                                        : sel->num_rows;
   std::string rejected;
   bool known = false;
   for (uint32_t i = 0; i < nrows; i++) {
@@ -282,9 +334,10 @@ cclResult_t cclrtCollective(const ccl_selection *sel, uint32_t coll,
                            have.empty() ? "none" : have.c_str()));
   if (have.empty())
     return setError(cclUnsupported,
-                    format("%s: this library has no %s algorithm (library "
+                    format("%s: this library has no %s%s algorithm (library "
                            "built from %s)",
-                           where().c_str(), kCollectives[coll],
+                           where().c_str(), det ? "deterministic " : "",
+                           kCollectives[coll],
                            sel->source ? sel->source : "?"));
   return setError(cclUnsupported,
                   format("%s: no algorithm of this library serves %s; it "

@@ -171,10 +171,17 @@ typedef struct {
   /* Bootstrap connect / receive timeout in milliseconds, 0: the
    * environment's CCL_BOOTSTRAP_TIMEOUT_MS, else 120000. */
   uint64_t bootstrap_timeout_ms;
+  /* 1: the bundle's entry points serve AllReduce, ReduceScatter and Reduce
+   * from the library's deterministic table only (docs/runtime.md,
+   * "Deterministic results"): every element is the left fold of the ranks'
+   * inputs in rank order, the same bits at every count and from every
+   * algorithm of the table. 0: the default table. -1: the environment's
+   * CCL_DETERMINISTIC (1 or 0), else 0. Every rank must choose alike. */
+  int deterministic;
 } cclConfig_t;
 #define CCL_CONFIG_MAGIC 0xcc1c0f16u
 #define CCL_CONFIG_INITIALIZER                                                 \
-  { sizeof(cclConfig_t), CCL_CONFIG_MAGIC, CCL_VERSION_CODE, -1, -1, 0 }
+  { sizeof(cclConfig_t), CCL_CONFIG_MAGIC, CCL_VERSION_CODE, -1, -1, 0, -1 }
 
 /* Creates rank `rank` of an `nranks`-rank communicator from `id` (1 <=
  * nranks <= CCL_MAX_RANKS). Every

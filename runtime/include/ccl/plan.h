@@ -331,7 +331,7 @@ typedef struct ccl_plan {
  * cclrtCollective. The table is data: the first row whose collective, rank
  * range and byte bound hold the call, and whose algorithm's plan for the
  * communicator's target has a kernel for it, serves the call. */
-#define CCL_SELECTION_ABI_VERSION 1u
+#define CCL_SELECTION_ABI_VERSION 2u
 
 /* Collectives of the NCCL-shaped entry points. */
 enum {
@@ -366,6 +366,12 @@ typedef struct ccl_selection {
   uint32_t num_algorithms;
   const ccl_selection_row *algorithms;
   const char *source; /* the .ccl file of the `select` items */
+  /* since ABI 2: the rows of the `select C deterministic` items, which a
+   * deterministic communicator (CCL_DETERMINISTIC=1,
+   * cclConfig_t::deterministic) uses for AllReduce, ReduceScatter and
+   * Reduce instead of `rows`; their algorithms promise bits(deterministic). */
+  uint32_t num_deterministic_rows;
+  const ccl_selection_row *deterministic_rows;
 } ccl_selection;
 
 /* --- Host target: pausing waits ----------------------------------------

@@ -34,7 +34,8 @@ class _Config(ctypes.Structure):
     # cclConfig_t (ccl/ccl.h)
     _fields_ = [("size", ctypes.c_size_t), ("magic", ctypes.c_uint),
                 ("version", ctypes.c_uint), ("target", ctypes.c_int),
-                ("device", ctypes.c_int), ("bootstrap_timeout_ms", ctypes.c_uint64)]
+                ("device", ctypes.c_int), ("bootstrap_timeout_ms", ctypes.c_uint64),
+                ("deterministic", ctypes.c_int)]
 
 
 # name: (restype, argtypes) of the C API functions the package calls.
@@ -428,19 +429,27 @@ def get_unique_id():
     return ctypes.string_at(ctypes.addressof(uid), UNIQUE_ID_BYTES)
 
 
-def _config(target, device, bootstrap_timeout_ms):
+def _config(target, device, bootstrap_timeout_ms, deterministic=None):
+    if deterministic not in (None, True, False):
+        raise TypeError("deterministic must be True, False or None (the "
+                        "environment's CCL_DETERMINISTIC), not %r" % (deterministic,))
     cfg = _Config(ctypes.sizeof(_Config), _CONFIG_MAGIC, runtime().version_code,
                   -1 if target is None else _target_code(target),
                   -1 if device is None else _whole("device", device),
-                  _whole("bootstrap_timeout_ms", bootstrap_timeout_ms or 0))
+                  _whole("bootstrap_timeout_ms", bootstrap_timeout_ms or 0),
+                  -1 if deterministic is None else int(deterministic))
     return cfg
 
 
-def init_rank(nranks, unique_id, rank, target=None, device=None, bootstrap_timeout_ms=0):
+def init_rank(nranks, unique_id, rank, target=None, device=None, bootstrap_timeout_ms=0,
+              deterministic=None):
     """cclCommInitRankConfig: rank `rank` of an `nranks`-rank job that meets
     through `unique_id` (get_unique_id's bytes). Blocks until every rank
     joined. target: "host" or "cuda" (None: CUDA); device: the CUDA ordinal
-    (None: the current device)."""
+    (None: the current device). deterministic=True: a bundle serves
+    AllReduce, ReduceScatter and Reduce from its deterministic table (the
+    same bits at every count; None: CCL_DETERMINISTIC); every rank must
+    pass the same."""
     rt = runtime()
     uid_bytes = bytes(unique_id)
     if len(uid_bytes) != UNIQUE_ID_BYTES:
@@ -449,7 +458,7 @@ def init_rank(nranks, unique_id, rank, target=None, device=None, bootstrap_timeo
     uid = _UniqueId()
     ctypes.memmove(ctypes.addressof(uid), uid_bytes, UNIQUE_ID_BYTES)
     comm = _c_comm()
-    cfg = _config(target, device, bootstrap_timeout_ms)
+    cfg = _config(target, device, bootstrap_timeout_ms, deterministic)
     rt.check("cclCommInitRankConfig",
              rt.cclCommInitRankConfig(ctypes.byref(comm), _whole("nranks", nranks), uid,
                                       _whole("rank", rank),
@@ -457,13 +466,13 @@ def init_rank(nranks, unique_id, rank, target=None, device=None, bootstrap_timeo
     return Comm(comm.value, rt)
 
 
-def init_from_env(target=None, device=None, bootstrap_timeout_ms=0):
+def init_from_env(target=None, device=None, bootstrap_timeout_ms=0, deterministic=None):
     """cclCommInitFromEnv: this process's rank from its launcher's
     environment (ccl-run, torchrun, mpirun or srun with CCL_COMM_ID;
-    docs/runtime.md, "Launchers")."""
+    docs/runtime.md, "Launchers"). deterministic: as init_rank's."""
     rt = runtime()
     comm = _c_comm()
-    cfg = _config(target, device, bootstrap_timeout_ms)
+    cfg = _config(target, device, bootstrap_timeout_ms, deterministic)
     rt.check("cclCommInitFromEnv", rt.cclCommInitFromEnv(ctypes.byref(comm), ctypes.byref(cfg)))
     return Comm(comm.value, rt)
 

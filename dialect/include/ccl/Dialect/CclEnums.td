@@ -36,7 +36,12 @@ def Ccl_Bits : I32EnumAttr<"Bits", "what an algorithm promises about the bits of
     // Rank-consistent, and every reduced chunk of a rank's buffer has the
     // same expression over the ranks: element i's does not depend on the
     // count, which moves chunk boundaries.
-    I32EnumAttrCase<"SizeInvariant", 2, "size_invariant">
+    I32EnumAttrCase<"SizeInvariant", 2, "size_invariant">,
+    // Every reduced element is the left fold of its inputs in rank order,
+    // ((x0 op x1) op x2) op ..., on every rank, at every count: the same
+    // bits from every algorithm that promises it (the stdlib's
+    // deterministic family).
+    I32EnumAttrCase<"Deterministic", 3, "deterministic">
   ]> {
   let cppNamespace = "::ccl";
   let genSpecializedAttr = 0;

@@ -48,7 +48,10 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
     element gets the same reduction expression, so the same bits; the
     default of an AllReduce), `#ccl.bits<size_invariant>` (rank-consistent,
     and all reduced chunks of a rank's buffer have the same expression over
-    the ranks, so an element's bits do not depend on the count) or
+    the ranks, so an element's bits do not depend on the count),
+    `#ccl.bits<deterministic>` (every reduced element is the left fold of
+    its inputs in rank order, on every rank at every count, so every
+    algorithm that promises it gives the same bits) or
     `#ccl.bits<any>` (no promise; the default of every other collective);
     `--ccl-verify` proves the promise. The
     collective's contract is the `ccl.require` and `ccl.ensure` operations
@@ -108,10 +111,18 @@ def Ccl_AlgorithmOp : Ccl_Op<"algorithm", [
       return getCollective() == ::ccl::CollectiveKind::AllReduce;
     }
     /// Whether the reduced chunks of each rank's buffer must all have the
-    /// same expression over the ranks (`bits(size_invariant)`).
+    /// same expression over the ranks (`bits(size_invariant)`, and
+    /// `bits(deterministic)`, which implies it).
     bool requiresSizeInvariance() {
       auto b = getBitsAttr();
-      return b && b.getValue() == ::ccl::Bits::SizeInvariant;
+      return b && (b.getValue() == ::ccl::Bits::SizeInvariant ||
+                   b.getValue() == ::ccl::Bits::Deterministic);
+    }
+    /// Whether every reduced element must be the left fold of its inputs
+    /// in rank order (`bits(deterministic)`).
+    bool requiresRankOrderFold() {
+      auto b = getBitsAttr();
+      return b && b.getValue() == ::ccl::Bits::Deterministic;
     }
     /// Where `ref` lives when an algorithm of both forms (`also_inplace`) is
     /// called in place: a reference to the aliased buffer moved into the
