@@ -30,7 +30,7 @@ if mine; then
   CCL_ALGO=allreduce=ring ./bundle_api forced 3 ring
   CCL_ALGO=AllReduce=allpairs_2p,allgather=ag_ring ./bundle_api forced 4 allpairs_2p
   CCL_ALGO=allreduce=nccl_ring ./bundle_api forced 2 \
-      "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_ll_wide, allpairs_ll_split, allpairs_ll_split_wide, allpairs_2p, allpairs_2p_ll, ring, ring_oop, ring_oop_wide, ring_oop_wide_tiled"
+      "error:CCL_ALGO forces AllReduce=nccl_ring, but this library's AllReduce algorithms are: allpairs_ll, allpairs_ll_wide, allpairs_ll_split, allpairs_ll_split_wide, allpairs_2p, allpairs_2p_det, allpairs_2p_ll, ring, ring_oop, ring_oop_wide, ring_oop_wide_tiled"
   CCL_ALGO=allreduc=ring ./bundle_api forced 2 \
       "error:CCL_ALGO=\"allreduc=ring\": 'allreduc=ring' is not COLLECTIVE=ALGORITHM"
 

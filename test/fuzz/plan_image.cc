@@ -56,7 +56,8 @@ const std::vector<Field> &fieldsOf(ImageKind kind) {
   static const std::vector<Field> selection = {
       TABLE(ccl_selection, rows, kRow, num_rows),
       TABLE(ccl_selection, algorithms, kRow, num_algorithms),
-      PTR(ccl_selection, source, kBytes)};
+      PTR(ccl_selection, source, kBytes),
+      TABLE(ccl_selection, deterministic_rows, kRow, num_deterministic_rows)};
   static const std::vector<Field> row = {
       PTR(ccl_selection_row, algorithm, kBytes),
       TABLE(ccl_selection_row, plans, kPlanRef, num_plans),

@@ -17,8 +17,14 @@
 # allpairs_ll libraries side by side at 2 and 4 ranks, 8 B to 64 KiB, in
 # graphs (the cost of the rank order, with the ranks time-slicing one GPU);
 # (3) PyTorch's all_reduce through libcclnccl.so under torchrun with 2 and
-# 4 processes on GPU 0 (torch_bits.py). PARTS (default "bundle allpairs
-# torch") picks the parts, to split the run across device calls.
+# 4 processes on GPU 0 (torch_bits.py); (4) "det": the bundle's
+# deterministic table (CCL_DETERMINISTIC=1): ccl-perf --bitwise at 2 and 4
+# ranks, eager and in graphs, 0 rank and 0 size differences; PyTorch at 4
+# processes with torch_bits.py --invariance (batches of 1, 3, 64 rows and
+# 1024 against a prefix of 1 Mi elements: 0 differences), and the same
+# without the variable as the control (differences are expected where the
+# default table's rings serve). PARTS (default "bundle allpairs torch")
+# picks the parts, to split the run across device calls.
 # NCCL_NVLS_ENABLE=0 throughout; no multicast. Exit status 1 if any check
 # failed.
 set -uo pipefail
@@ -89,6 +95,35 @@ run)
     grep -E 'differ between|torch_bits:' "$RESULTS/torch_n$n.txt" | sed "s/^/torch $n ranks: /" |
       tee -a "$RESULTS/summary.txt"
     rm -rf "$RESULTS/torch_n$n"
+  done
+  [[ $parts == *" det "* ]] && for n in 2 4; do
+    devs=$(printf '0,%.0s' $(seq "$n")); devs=${devs%,}
+    for g in 0 2; do
+      log=$RESULTS/det_bundle_n${n}_G$g.txt
+      CCL_DETERMINISTIC=1 timeout 200 "$perf" --lib "$HERE/libccl_stdlib.so" --coll AllReduce \
+        --devices "$devs" -d all -o sum --bitwise -b 4 -e 64M -f 4 -k 8 \
+        -n 2 -w 1 -G $g > "$log" 2>&1 || bad "deterministic bundle at $n ranks, -G $g (exit $?)"
+      diff=$(sed -n 's/^# Rank differences *: \([0-9]*\).*/\1/p' "$log")
+      sdiff=$(sed -n 's/^# Size differences *: \([0-9]*\).*/\1/p' "$log")
+      wrong=$(awk '!/^#/ && NF > 8 {w += $8 + $12} END {print w + 0}' "$log")
+      algs=$(awk '!/^#/ && NF == 13 {print $13}' "$log" | sort -u | tr '\n' ' ')
+      echo "deterministic cclAllReduce, $n ranks on GPU 0, -G $g: rank differences ${diff:-?}, size differences ${sdiff:-?}, wrong $wrong; served by $algs" |
+        tee -a "$RESULTS/summary.txt"
+      [[ "$diff" == 0 && "$sdiff" == 0 && "$wrong" == 0 ]] || bad "deterministic bundle at $n ranks, -G $g"
+    done
+    [[ $n == 4 ]] || continue
+    for det in 1 0; do
+      tag=torch_det${det}_n$n
+      expect=$([[ $det == 1 ]] && echo --expect-invariant)
+      LD_PRELOAD=$HERE/libcclnccl.so CCL_NCCL_BUNDLE=$HERE/libccl_stdlib.so \
+        CCL_DETERMINISTIC=$det CCL_NCCL_LOG=1 timeout 240 python3 -m torch.distributed.run \
+        --nproc-per-node "$n" --master-port $((29700 + n + 10 * det)) "$HERE/torch_bits.py" \
+        "$RESULTS/$tag" --invariance $expect > "$RESULTS/$tag.txt" 2>&1 ||
+        bad "PyTorch CCL_DETERMINISTIC=$det at $n ranks (exit $?)"
+      grep -E 'differ|torch_bits:' "$RESULTS/$tag.txt" | sed "s/^/torch CCL_DETERMINISTIC=$det $n ranks: /" |
+        tee -a "$RESULTS/summary.txt"
+      rm -rf "$RESULTS/$tag"
+    done
   done
   exit $status
   ;;

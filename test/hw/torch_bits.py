@@ -10,7 +10,16 @@ one further from it than the rounding of an n-term sum allows). Prints one
 line per dtype and size: elements whose bits differ between ranks, and
 wrong elements. Exit status 1 if any differ or any is wrong.
 
-  torchrun --nproc-per-node N torch_bits.py OUTDIR
+With --invariance (run with CCL_DETERMINISTIC=1 for the deterministic
+table, and without it as the control) it also checks that results do not
+depend on the message size: each rank's inputs are a prefix of one fixed
+random tensor, so row j of a batch of 1, 3 or 64 rows of HIDDEN elements
+holds the same inputs in every batch, and the first 1024 elements of a
+1 Mi-element call the same as a 1024-element call; every rank compares its
+own results across those calls bit for bit. Prints the elements that
+differ; with --expect-invariant, any difference fails.
+
+  torchrun --nproc-per-node N torch_bits.py OUTDIR [--invariance [--expect-invariant]]
 """
 import os
 import sys
@@ -19,6 +28,8 @@ import torch
 import torch.distributed as dist
 
 SIZES = [1, 3, 1000, 1024, 65536, 1 << 20, 4 << 20]
+HIDDEN = 4096
+BATCHES = [1, 3, 64]
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 K = 4
 
@@ -29,6 +40,44 @@ def data(n, rank, salt, dtype):
     mag = torch.pow(2.0, torch.randint(-6, 6, (n,), generator=g, device="cuda").float())
     x = torch.randn(n, generator=g, device="cuda") * mag
     return x.to(dtype)
+
+
+def prefix_data(n, rank, dtype):
+    # The first n elements of one fixed tensor per rank (and type).
+    g = torch.Generator(device="cuda")
+    g.manual_seed(4242 + 1000003 * rank)
+    m = max(n, 1 << 20)
+    mag = torch.pow(2.0, torch.randint(-6, 6, (m,), generator=g, device="cuda").float())
+    x = torch.randn(m, generator=g, device="cuda") * mag
+    return x[:n].to(dtype).contiguous()
+
+
+def invariance(rank):
+    """(label, elements that differ) per check, on this rank."""
+    out = []
+    for dt in DTYPES:
+        name = str(dt).replace("torch.", "")
+        res = {}
+        for b in BATCHES:
+            t = prefix_data(b * HIDDEN, rank, dt)
+            dist.all_reduce(t)
+            res[b] = t
+        torch.cuda.synchronize()
+        big = res[BATCHES[-1]]
+        for b in BATCHES[:-1]:
+            a = res[b].view(torch.int16 if res[b].element_size() == 2 else torch.int32)
+            c = big[: b * HIDDEN].view(a.dtype)
+            out.append(("%s batch %d vs %d rows of %d" % (name, b, BATCHES[-1], HIDDEN),
+                        int((a != c).sum())))
+        small = prefix_data(1024, rank, dt)
+        large = prefix_data(1 << 20, rank, dt)
+        dist.all_reduce(small)
+        dist.all_reduce(large)
+        torch.cuda.synchronize()
+        a = small.view(torch.int16 if small.element_size() == 2 else torch.int32)
+        c = large[:1024].view(a.dtype)
+        out.append(("%s 1024 vs first 1024 of 1Mi" % name, int((a != c).sum())))
+    return out
 
 
 def barrier():
@@ -79,6 +128,17 @@ def main():
                   % (str(dt).replace("torch.", ""), n, K, differ, wrong), flush=True)
             if differ or wrong:
                 status = 1
+    if "--invariance" in sys.argv:
+        checks = invariance(rank)
+        torch.save(checks, os.path.join(out, "inv_r%d.pt" % rank))
+        barrier()
+        if rank == 0:
+            for r in range(world):
+                for label, n in torch.load(os.path.join(out, "inv_r%d.pt" % r)):
+                    print("invariance rank %d: %s: %d elements differ" % (r, label, n), flush=True)
+                    if n and "--expect-invariant" in sys.argv:
+                        status = 1
+    if rank == 0:
         print("torch_bits: %d ranks on GPU 0: %s" % (world, "OK" if status == 0 else "FAILED"))
     barrier()
     dist.destroy_process_group()

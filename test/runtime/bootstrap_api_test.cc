@@ -6,6 +6,7 @@
 // cclCommAbort, cclGetVersion and cclCommGetAsyncError's out-parameter.
 // Jobs of separate processes: test/e2e/multiproc_faults_test.sh.
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <sys/wait.h>
@@ -430,6 +431,57 @@ void test_in_process() {
 
 } // namespace
 
+// Ranks that ask for different selection tables (cclConfig_t::
+// deterministic) would run different algorithms: both fail at creation,
+// naming the choice. A value other than -1, 0 or 1 is refused, and a
+// config of the header before the field (its size ends there) is taken.
+void test_deterministic_disagreement() {
+  cclUniqueId id;
+  CHECK_OK(cclGetUniqueId(&id));
+  std::vector<cclComm_t> comms(2, nullptr);
+  std::vector<cclResult_t> res(2, cclSuccess);
+  std::vector<std::string> why(2);
+  onEveryRank(2, [&](int r) {
+    cclConfig_t cfg = hostConfig();
+    cfg.bootstrap_timeout_ms = 20000;
+    cfg.deterministic = r == 0 ? 1 : 0;
+    res[r] = cclCommInitRankConfig(&comms[r], 2, id, r, &cfg);
+    why[r] = last();
+  });
+  for (int r = 0; r < 2; r++) {
+    CHECK(res[r] == cclBootstrapError);
+    CHECK_CONTAINS(why[r], "the ranks chose different selection tables: "
+                           "rank 0 asked for the deterministic one");
+    CHECK_CONTAINS(why[r], "every rank must choose alike");
+  }
+
+  cclConfig_t bad = hostConfig();
+  bad.deterministic = 2;
+  cclComm_t c = nullptr;
+  CHECK(cclCommInitRankConfig(&c, 1, id, 0, &bad) == cclInvalidArgument);
+  CHECK_CONTAINS(last(), "config deterministic is 2; it must be 1, 0 or -1");
+
+  // The same choice on both ranks, one of them through an old-size config
+  // (which reads CCL_DETERMINISTIC, unset here: off).
+  CHECK_OK(cclGetUniqueId(&id));
+  onEveryRank(2, [&](int r) {
+    cclConfig_t cfg = hostConfig();
+    cfg.bootstrap_timeout_ms = 20000;
+    cfg.deterministic = 0;
+    if (r == 1)
+      cfg.size = offsetof(cclConfig_t, deterministic);
+    res[r] = cclCommInitRankConfig(&comms[r], 2, id, r, &cfg);
+    why[r] = last();
+  });
+  for (int r = 0; r < 2; r++) {
+    if (res[r] != cclSuccess)
+      fprintf(stderr, "rank %d: %s\n", r, why[r].c_str());
+    CHECK(res[r] == cclSuccess);
+  }
+  for (int r = 0; r < 2; r++)
+    CHECK_OK(cclCommDestroy(comms[r]));
+}
+
 int main() {
   test_stale_unique_id(); // first: it forks
   test_version_and_ids();
@@ -438,6 +490,7 @@ int main() {
   test_launcher_variables();
   test_ranks_as_threads();
   test_rank_count_disagreement();
+  test_deterministic_disagreement();
   test_in_process();
   return test_result("bootstrap_api_test");
 }
