@@ -61,7 +61,7 @@ struct DispatchEvaluator::Code {
 };
 
 DispatchEvaluator::DispatchEvaluator(SymbolTable &symbols, TableLookup table)
-    : symbols(symbols), table(table) {}
+    : symbols(symbols), table(std::move(table)) {}
 DispatchEvaluator::~DispatchEvaluator() = default;
 
 /// Numbers `kernel`'s values and blocks and reads each operation into a

@@ -194,8 +194,7 @@ struct Dispatched {
 };
 
 /// A constant i32 table of the module by name, or null.
-using TableLookup =
-    llvm::function_ref<const std::vector<int32_t> *(StringRef name)>;
+using TableLookup = std::function<const std::vector<int32_t> *(StringRef name)>;
 
 /// Evaluates a kernel's dispatch for `rank` of `nranks` and block index
 /// `block`: the loads of the rank and rank count from the context, the
@@ -205,6 +204,7 @@ using TableLookup =
 /// for each block without a map of its values.
 class DispatchEvaluator {
 public:
+  /// `table` is kept: it owns its callable.
   DispatchEvaluator(SymbolTable &symbols, TableLookup table);
   ~DispatchEvaluator();
   FailureOr<Dispatched> eval(LLVM::LLVMFuncOp kernel, int64_t rank,
@@ -216,7 +216,7 @@ private:
   struct Code;
   const Code &compile(LLVM::LLVMFuncOp kernel);
   SymbolTable &symbols;
-  std::function<const std::vector<int32_t> *(StringRef)> table;
+  TableLookup table;
   llvm::DenseMap<Operation *, std::unique_ptr<Code>> codes;
   /// eval's values, kept between calls.
   std::vector<DVal> values;
