@@ -96,7 +96,7 @@ LogicalResult Evaluator::selections(const ast::File &main, ModuleOp module) {
           llvm::none_of(a->clauses, [](const ast::Clause &c) {
             return c.name == "bits" && c.value &&
                    c.value->kind == ast::Expr::Ident &&
-                   c.value->name == "deterministic";
+                   symbolizeBits(c.value->name) == Bits::Deterministic;
           })) {
         InFlightDiagnostic d =
             error(r.loc) << "algorithm '" << r.algorithm

@@ -156,6 +156,31 @@ template <typename Fn> void onEveryRank(int n, Fn fn) {
     t.join();
 }
 
+// What each thread's cclCommInitRankConfig returned, and its message.
+struct Joins {
+  std::vector<cclComm_t> comms;
+  std::vector<cclResult_t> res;
+  std::vector<std::string> why;
+};
+
+// `threads` threads join the job of `id` at once, each with a host config
+// and a 20 s bootstrap timeout that `call(t, cfg, nranks, rank)` adjusts.
+template <typename Fn>
+Joins joinAtOnce(int threads, const cclUniqueId &id, Fn call) {
+  Joins j{std::vector<cclComm_t>(threads, nullptr),
+          std::vector<cclResult_t>(threads, cclSuccess),
+          std::vector<std::string>(threads)};
+  onEveryRank(threads, [&](int t) {
+    cclConfig_t cfg = hostConfig();
+    cfg.bootstrap_timeout_ms = 20000;
+    int nranks = threads, rank = t;
+    call(t, cfg, nranks, rank);
+    j.res[t] = cclCommInitRankConfig(&j.comms[t], nranks, id, rank, &cfg);
+    j.why[t] = last();
+  });
+  return j;
+}
+
 // Ranks of one job as threads of this process (each its own communicator,
 // linked over the bootstrap as separate processes would be).
 void test_ranks_as_threads() {
@@ -322,45 +347,73 @@ void test_stale_unique_id() {
 void test_rank_count_disagreement() {
   cclUniqueId id;
   CHECK_OK(cclGetUniqueId(&id));
-  std::vector<cclComm_t> comms(2, nullptr);
-  std::vector<cclResult_t> res(2, cclSuccess);
-  std::vector<std::string> why(2);
   auto t0 = std::chrono::steady_clock::now();
-  onEveryRank(2, [&](int r) {
-    cclConfig_t cfg = hostConfig();
-    cfg.bootstrap_timeout_ms = 20000;
-    res[r] = cclCommInitRankConfig(&comms[r], 2 + r, id, r, &cfg);
-    why[r] = last();
+  Joins j = joinAtOnce(2, id, [](int r, cclConfig_t &, int &nranks, int &) {
+    nranks = 2 + r;
   });
   double secs = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - t0)
                     .count();
   for (int r = 0; r < 2; r++) {
-    CHECK(res[r] == cclBootstrapError);
-    CHECK_CONTAINS(why[r], "every rank must pass the same nranks");
+    CHECK(j.res[r] == cclBootstrapError);
+    CHECK_CONTAINS(j.why[r], "every rank must pass the same nranks");
   }
   CHECK(secs < 5.0);
 
   // Two threads claiming rank 0 of 3, and one rank 1: all three are told,
   // none waits the timeout.
   CHECK_OK(cclGetUniqueId(&id));
-  std::vector<cclResult_t> res3(3, cclSuccess);
-  std::vector<std::string> why3(3);
-  std::vector<cclComm_t> comms3(3, nullptr);
   t0 = std::chrono::steady_clock::now();
-  onEveryRank(3, [&](int t) {
-    cclConfig_t cfg = hostConfig();
-    cfg.bootstrap_timeout_ms = 20000;
-    res3[t] = cclCommInitRankConfig(&comms3[t], 3, id, t == 2 ? 1 : 0, &cfg);
-    why3[t] = last();
+  j = joinAtOnce(3, id, [](int t, cclConfig_t &, int &, int &rank) {
+    rank = t == 2 ? 1 : 0;
   });
   secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
              .count();
   for (int t = 0; t < 3; t++) {
-    CHECK(res3[t] == cclBootstrapError);
-    CHECK_CONTAINS(why3[t], "rank 0 joined twice");
+    CHECK(j.res[t] == cclBootstrapError);
+    CHECK_CONTAINS(j.why[t], "rank 0 joined twice");
   }
   CHECK(secs < 5.0);
+}
+
+// Ranks that ask for different selection tables (cclConfig_t::
+// deterministic) would run different algorithms: both fail at creation,
+// naming the choice. A value other than -1, 0 or 1 is refused, and a
+// config of the header before the field (its size ends there) is taken.
+void test_deterministic_disagreement() {
+  cclUniqueId id;
+  CHECK_OK(cclGetUniqueId(&id));
+  Joins j = joinAtOnce(2, id, [](int r, cclConfig_t &cfg, int &, int &) {
+    cfg.deterministic = r == 0 ? 1 : 0;
+  });
+  for (int r = 0; r < 2; r++) {
+    CHECK(j.res[r] == cclBootstrapError);
+    CHECK_CONTAINS(j.why[r], "the ranks chose different selection tables: "
+                             "rank 0 asked for the deterministic one");
+    CHECK_CONTAINS(j.why[r], "every rank must choose alike");
+  }
+
+  cclConfig_t bad = hostConfig();
+  bad.deterministic = 2;
+  cclComm_t c = nullptr;
+  CHECK(cclCommInitRankConfig(&c, 1, id, 0, &bad) == cclInvalidArgument);
+  CHECK_CONTAINS(last(), "config deterministic is 2; it must be 1, 0 or -1");
+
+  // The same choice on both ranks, one of them through an old-size config
+  // (which reads CCL_DETERMINISTIC, unset here: off).
+  CHECK_OK(cclGetUniqueId(&id));
+  j = joinAtOnce(2, id, [](int r, cclConfig_t &cfg, int &, int &) {
+    cfg.deterministic = 0;
+    if (r == 1)
+      cfg.size = offsetof(cclConfig_t, deterministic);
+  });
+  for (int r = 0; r < 2; r++) {
+    if (j.res[r] != cclSuccess)
+      fprintf(stderr, "rank %d: %s\n", r, j.why[r].c_str());
+    CHECK(j.res[r] == cclSuccess);
+  }
+  for (int r = 0; r < 2; r++)
+    CHECK_OK(cclCommDestroy(j.comms[r]));
 }
 
 void test_in_process() {
@@ -430,57 +483,6 @@ void test_in_process() {
 }
 
 } // namespace
-
-// Ranks that ask for different selection tables (cclConfig_t::
-// deterministic) would run different algorithms: both fail at creation,
-// naming the choice. A value other than -1, 0 or 1 is refused, and a
-// config of the header before the field (its size ends there) is taken.
-void test_deterministic_disagreement() {
-  cclUniqueId id;
-  CHECK_OK(cclGetUniqueId(&id));
-  std::vector<cclComm_t> comms(2, nullptr);
-  std::vector<cclResult_t> res(2, cclSuccess);
-  std::vector<std::string> why(2);
-  onEveryRank(2, [&](int r) {
-    cclConfig_t cfg = hostConfig();
-    cfg.bootstrap_timeout_ms = 20000;
-    cfg.deterministic = r == 0 ? 1 : 0;
-    res[r] = cclCommInitRankConfig(&comms[r], 2, id, r, &cfg);
-    why[r] = last();
-  });
-  for (int r = 0; r < 2; r++) {
-    CHECK(res[r] == cclBootstrapError);
-    CHECK_CONTAINS(why[r], "the ranks chose different selection tables: "
-                           "rank 0 asked for the deterministic one");
-    CHECK_CONTAINS(why[r], "every rank must choose alike");
-  }
-
-  cclConfig_t bad = hostConfig();
-  bad.deterministic = 2;
-  cclComm_t c = nullptr;
-  CHECK(cclCommInitRankConfig(&c, 1, id, 0, &bad) == cclInvalidArgument);
-  CHECK_CONTAINS(last(), "config deterministic is 2; it must be 1, 0 or -1");
-
-  // The same choice on both ranks, one of them through an old-size config
-  // (which reads CCL_DETERMINISTIC, unset here: off).
-  CHECK_OK(cclGetUniqueId(&id));
-  onEveryRank(2, [&](int r) {
-    cclConfig_t cfg = hostConfig();
-    cfg.bootstrap_timeout_ms = 20000;
-    cfg.deterministic = 0;
-    if (r == 1)
-      cfg.size = offsetof(cclConfig_t, deterministic);
-    res[r] = cclCommInitRankConfig(&comms[r], 2, id, r, &cfg);
-    why[r] = last();
-  });
-  for (int r = 0; r < 2; r++) {
-    if (res[r] != cclSuccess)
-      fprintf(stderr, "rank %d: %s\n", r, why[r].c_str());
-    CHECK(res[r] == cclSuccess);
-  }
-  for (int r = 0; r < 2; r++)
-    CHECK_OK(cclCommDestroy(comms[r]));
-}
 
 int main() {
   test_stale_unique_id(); // first: it forks
