@@ -130,6 +130,14 @@ std::map<std::string, std::string>
 kernelPrefixes(llvm::ArrayRef<AlgorithmOp> algos, bool perRankKernels,
                bool acrossRankCounts);
 
+/// The module attribute ccl-lower-to-llvm leaves on the lowered module: a
+/// dictionary of each variant's symbol to the kernel prefix its kernels were
+/// validated under (kernelPrefixes as the pass computed it). The driver
+/// moves it into the target's artifacts; the plan check reads the plans'
+/// kernel names against it.
+inline constexpr llvm::StringLiteral kKernelPrefixesAttr =
+    "cclc.kernel_prefixes";
+
 /// Whether the ranks of variant `algo` share one kernel (its block programs
 /// are rank-parametric, BlockPrograms, and not `perRankKernels`) rather
 /// than each rank having its own on GPU targets. Decided on the operations

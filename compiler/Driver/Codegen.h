@@ -11,6 +11,7 @@
 #include "llvm/IR/Module.h"
 
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,9 @@ struct TargetArtifacts {
   std::string ptx;    ///< NVPTX: PTX text
   std::string cubin;  ///< NVPTX: cubin from ptxas, empty without ptxas
   std::string hsaco;  ///< AMDGPU: code object (ELF shared object) from ld.lld
+  /// Variant symbol -> the kernel prefix the lowering's validation read its
+  /// kernels under (kKernelPrefixesAttr); the plan check's kernel names.
+  std::map<std::string, std::string> kernelPrefixes;
 };
 
 /// Links the target's device library into `module` (only what is needed),

@@ -376,6 +376,12 @@ static bool compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
     pm.addPass(createCclLowerToLLVM(lowerOptions(options, targetName)));
     if (failed(pm.run(*kernels)))
       return false;
+    std::map<std::string, std::string> validatedPrefixes;
+    if (auto d = (*kernels)->getAttrOfType<DictionaryAttr>(kKernelPrefixesAttr))
+      for (NamedAttribute a : d)
+        validatedPrefixes[a.getName().str()] =
+            cast<StringAttr>(a.getValue()).str();
+    (*kernels)->removeAttr(kKernelPrefixesAttr);
 
     times.begin("translate to LLVM IR " + targetName);
     auto llctx = std::make_unique<llvm::LLVMContext>();
@@ -389,6 +395,7 @@ static bool compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
     art.target = targetName;
     art.planTarget = target->planTarget();
     art.threadsPerBlock = target->threadsPerBlock();
+    art.kernelPrefixes = std::move(validatedPrefixes);
     kernels = nullptr;
     std::string error;
     times.begin("link and optimise " + targetName);

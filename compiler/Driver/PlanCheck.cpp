@@ -155,7 +155,7 @@ public:
   }
   /// The C string a pointer at `addr` points to; nullopt for a null or
   /// unreadable one.
-  std::optional<std::string> string(uint64_t addr) const {
+  std::optional<StringRef> string(uint64_t addr) const {
     std::optional<Pointer> p = pointer(addr);
     if (!p || !p->value)
       return std::nullopt;
@@ -170,7 +170,7 @@ public:
     size_t end = rest.find('\0');
     if (end == StringRef::npos)
       return std::nullopt;
-    return rest.take_front(end).str();
+    return rest.take_front(end);
   }
   std::optional<uint64_t> symbol(StringRef name) const {
     auto it = symbols.find(name);
@@ -232,11 +232,11 @@ public:
   }
   bool str(const std::string &where, const std::string &field, uint64_t addr,
            StringRef expected) {
-    std::optional<std::string> v = lib.string(addr);
+    std::optional<StringRef> v = lib.string(addr);
     if (!v)
       return unreadable(where, field);
     if (*v != expected)
-      return differs(where, field, "'" + *v + "'",
+      return differs(where, field, "'" + v->str() + "'",
                      "'" + expected.str() + "'");
     return true;
   }
@@ -426,7 +426,7 @@ bool checkOps(Checker &c, const std::string &where, uint64_t at,
     auto loc = op->getLoc()->findInstanceOf<mlir::FileLineColLoc>();
     // Equal fields first, without naming them (a file of many algorithms
     // has tens of thousands of operations); a difference is reported below.
-    std::optional<std::string> kind =
+    std::optional<StringRef> kind =
         c.lib.string(e + offsetof(ccl_op_info, kind));
     if (kind && *kind == op->getName().stripDialect() &&
         (!loc ||
@@ -525,7 +525,6 @@ bool ccl::checkLibraryPlans(StringRef library, mlir::ModuleOp scheduled,
   }
   auto limits =
       scheduled->getAttrOfType<mlir::DictionaryAttr>("cclc.max_bytes");
-  const bool perRank = options.kernels == "per-rank";
   std::map<std::string, uint64_t> planAt; // "name target" -> address
   std::map<int64_t, mlir::Operation *> opsById;
   scheduled.walk([&](mlir::Operation *op) {
@@ -539,8 +538,9 @@ bool ccl::checkLibraryPlans(StringRef library, mlir::ModuleOp scheduled,
   for (const auto &group : groups) {
     const std::string &targetName = group.front()->target;
     std::unique_ptr<TargetInfo> target = createTargetInfo(targetName);
-    const std::map<std::string, std::string> prefixes = kernelPrefixes(
-        algos, perRank, target->sharesKernelsAcrossRankCounts());
+    // The kernel names the lowering's validation read its kernels under.
+    const std::map<std::string, std::string> &prefixes =
+        group.front()->kernelPrefixes;
     for (const std::string &name : names) {
       const std::vector<AlgorithmOp> &vs = variants[name];
       AlgorithmOp first = vs.front();
@@ -589,11 +589,19 @@ bool ccl::checkLibraryPlans(StringRef library, mlir::ModuleOp scheduled,
                   *at + offsetof(ccl_plan, variants), vs.size());
       if (!va)
         return false;
-      for (auto [i, v] : llvm::enumerate(vs))
-        if (!checkVariant(c, where, *va + i * sizeof(ccl_variant), v, *target,
-                          prefixes.at(AlgorithmOp(v).getSymName().str()),
-                          options))
+      for (auto [i, v] : llvm::enumerate(vs)) {
+        auto prefix = prefixes.find(AlgorithmOp(v).getSymName().str());
+        if (prefix == prefixes.end()) {
+          error = "internal compiler error: the lowering for " + targetName +
+                  " recorded no validated kernel for variant '" +
+                  AlgorithmOp(v).getSymName().str() +
+                  "'; no library is written";
           return false;
+        }
+        if (!checkVariant(c, where, *va + i * sizeof(ccl_variant), v, *target,
+                          prefix->second, options))
+          return false;
+      }
       if (!checkOps(c, where, *at, opsById, opsChecked) ||
           !checkImages(c, where, *at, group))
         return false;

@@ -148,6 +148,13 @@ struct CclLowerToLLVMPass
                 std::chrono::duration<double>(validating).count());
     if (!valid)
       return signalPassFailure();
+    // Each variant's kernel prefix, as the validation read the kernels: the
+    // plan check compares the plans' kernel names with these (PlanCheck.cpp).
+    SmallVector<NamedAttribute> named;
+    for (const auto &[symbol, prefix] : prefixes)
+      named.push_back(b.getNamedAttr(symbol, b.getStringAttr(prefix)));
+    module->setAttr(kKernelPrefixesAttr,
+                    DictionaryAttr::get(module.getContext(), named));
   }
 };
 
