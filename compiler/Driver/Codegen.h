@@ -10,8 +10,8 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
-#include <memory>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 

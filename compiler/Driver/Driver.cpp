@@ -382,6 +382,14 @@ static bool compileSource(MLIRContext &ctx, const llvm::MemoryBuffer &source,
         validatedPrefixes[a.getName().str()] =
             cast<StringAttr>(a.getValue()).str();
     (*kernels)->removeAttr(kKernelPrefixesAttr);
+    // Test only: the last target's record damaged (with two targets of one
+    // plan, the two records then differ).
+    if (!validatedPrefixes.empty() && targetName == options.targets.back()) {
+      if (options.testCorrupt == "plan-kernel-record")
+        validatedPrefixes.begin()->second += "_other";
+      if (options.testCorrupt == "plan-kernel-record-missing")
+        validatedPrefixes.erase(validatedPrefixes.begin());
+    }
 
     times.begin("translate to LLVM IR " + targetName);
     auto llctx = std::make_unique<llvm::LLVMContext>();

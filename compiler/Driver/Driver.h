@@ -85,7 +85,11 @@ struct CompileOptions {
   /// (the first channel's destination rank), `plan-scratch-slots` (the
   /// first scratch buffer's slot count) or `plan-root` (the first
   /// variant's root_plus_one) written wrong into the plans,
-  /// which the check of the linked library (PlanCheck.cpp) must report.
+  /// which the check of the linked library (PlanCheck.cpp) must report;
+  /// `plan-kernel-record` (the first variant's validated kernel prefix
+  /// changed) or `plan-kernel-record-missing` (dropped) in the record the
+  /// last target's lowering leaves for that check, which it must report
+  /// too.
   std::string testCorrupt;
 };
 

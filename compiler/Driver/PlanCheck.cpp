@@ -538,9 +538,18 @@ bool ccl::checkLibraryPlans(StringRef library, mlir::ModuleOp scheduled,
   for (const auto &group : groups) {
     const std::string &targetName = group.front()->target;
     std::unique_ptr<TargetInfo> target = createTargetInfo(targetName);
-    // The kernel names the lowering's validation read its kernels under.
+    // The kernel names the lowering's validation read its kernels under:
+    // the same for every target of the group, whose images the plan shares.
     const std::map<std::string, std::string> &prefixes =
         group.front()->kernelPrefixes;
+    for (const TargetArtifacts *t : group)
+      if (t->kernelPrefixes != prefixes) {
+        error = "internal compiler error: the lowerings for " + targetName +
+                " and " + t->target +
+                " validated their kernels under different names, and one "
+                "plan serves both; no library is written";
+        return false;
+      }
     for (const std::string &name : names) {
       const std::vector<AlgorithmOp> &vs = variants[name];
       AlgorithmOp first = vs.front();

@@ -102,7 +102,8 @@ static cl::opt<std::string> testCorrupt(
     "test-corrupt",
     cl::desc("Testing only: damage one table or operand kind of the "
              "generated code (ccl-lower-to-llvm's test-corrupt values, "
-             "image-kernel, plan-peer, plan-scratch-slots or plan-root) to "
+             "image-kernel, plan-peer, plan-scratch-slots, plan-root, "
+             "plan-kernel-record or plan-kernel-record-missing) to "
              "show that cclc reports it instead of writing a library"),
     cl::init(""), cl::Hidden, cl::cat(cat));
 static cl::opt<std::string> kernels(
