@@ -78,32 +78,61 @@ public:
       }
       sections[s.getAddress()] = *contents;
     }
-    for (const object::SectionRef &s : file->dynamic_relocation_sections())
-      for (const object::ELFRelocationRef r : s.relocations()) {
-        Expected<int64_t> addend = r.getAddend();
-        if (!addend) {
-          consumeError(addend.takeError());
-          continue; // REL without addends: not what ld.lld writes on these
-        }
-        Pointer p{uint64_t(*addend), ""};
-        if (r.getType() == absolute) {
-          object::symbol_iterator sym = r.getSymbol();
-          if (sym == elf->symbol_end())
-            continue;
-          Expected<StringRef> name = sym->getName();
-          Expected<uint64_t> addr = sym->getAddress();
-          if (!name || !addr) {
-            consumeError(name.takeError());
-            consumeError(addr.takeError());
+    // The dynamic relocations, read as the ELF records they are (a bundle
+    // has hundreds of thousands; the generic relocation iterator and a map
+    // of them were most of this check).
+    const object::ELF64LEFile &ef = elf->getELFFile();
+    for (const object::SectionRef &s : file->dynamic_relocation_sections()) {
+      const object::ELF64LE::Shdr *shdr = elf->getSection(s.getRawDataRefImpl());
+      if (shdr->sh_type != ELF::SHT_RELA)
+        continue; // REL without addends: not what ld.lld writes on these
+      auto relas = ef.relas(*shdr);
+      if (!relas) {
+        error = "the written library's relocations cannot be read: " +
+                toString(relas.takeError());
+        return false;
+      }
+      auto symtab = ef.getSection(shdr->sh_link);
+      if (!symtab) {
+        error = "the written library's relocation symbols cannot be read: " +
+                toString(symtab.takeError());
+        return false;
+      }
+      Expected<StringRef> strtab = ef.getStringTableForSymtab(**symtab);
+      if (!strtab) {
+        error = "the written library's relocation symbol names cannot be read: " +
+                toString(strtab.takeError());
+        return false;
+      }
+      relocated.reserve(relocated.size() + relas->size());
+      for (const object::ELF64LE::Rela &r : *relas) {
+        const uint32_t type = r.getType(/*isMips64EL=*/false);
+        Reloc rel{r.r_offset, {uint64_t(r.r_addend), StringRef()}};
+        if (type == absolute) {
+          Expected<const object::ELF64LE::Sym *> sym =
+              ef.getRelocationSymbol(r, *symtab);
+          if (!sym || !*sym) {
+            if (!sym)
+              consumeError(sym.takeError());
             continue;
           }
-          p.symbol = name->str();
-          p.value += *addr;
-        } else if (r.getType() != relative) {
+          Expected<StringRef> name = (*sym)->getName(*strtab);
+          if (!name) {
+            consumeError(name.takeError());
+            continue;
+          }
+          rel.pointer.symbol = *name;
+          rel.pointer.value += (*sym)->st_value;
+        } else if (type != relative) {
           continue;
         }
-        relocated[r.getOffset()] = p;
+        relocated.push_back(rel);
       }
+    }
+    // By address; of two at one address the later one holds (the loader
+    // applies them in order).
+    std::stable_sort(relocated.begin(), relocated.end(),
+                     [](const Reloc &x, const Reloc &y) { return x.at < y.at; });
     for (const object::SymbolRef &sym : elf->symbols()) {
       Expected<StringRef> name = sym.getName();
       Expected<uint64_t> addr = sym.getAddress();
@@ -143,11 +172,14 @@ public:
   /// the stored bytes (0 for a null pointer).
   struct Pointer {
     uint64_t value = 0;
-    std::string symbol; ///< for a relocation against a symbol
+    StringRef symbol; ///< for a relocation against a symbol (in the file)
   };
   std::optional<Pointer> pointer(uint64_t addr) const {
-    if (auto it = relocated.find(addr); it != relocated.end())
-      return it->second;
+    auto it = std::upper_bound(
+        relocated.begin(), relocated.end(), addr,
+        [](uint64_t a, const Reloc &r) { return a < r.at; });
+    if (it != relocated.begin() && std::prev(it)->at == addr)
+      return std::prev(it)->pointer;
     std::optional<uint64_t> raw = read<uint64_t>(addr);
     if (!raw)
       return std::nullopt;
@@ -182,7 +214,11 @@ public:
 private:
   std::unique_ptr<object::ObjectFile> file;
   std::map<uint64_t, StringRef> sections;
-  llvm::DenseMap<uint64_t, Pointer> relocated;
+  struct Reloc {
+    uint64_t at;
+    Pointer pointer;
+  };
+  std::vector<Reloc> relocated; // by address
   StringMap<uint64_t> symbols;
 };
 
@@ -340,7 +376,7 @@ bool checkVariant(Checker &c, const std::string &where, uint64_t at,
       if (!def || fn->value != *def)
         return c.differs(w, f + "host_fn",
                          fn->symbol.empty() ? "another address"
-                                            : "'" + fn->symbol + "'",
+                                            : "'" + fn->symbol.str() + "'",
                          "'" + sym + "'");
     }
 
