@@ -302,15 +302,28 @@ uint32_t opCode(StringRef op) {
   return ccl::findRedOp(std::string_view(op.data(), op.size()))->code;
 }
 
+/// What the plan check reads of an algorithm's thread blocks, gathered in
+/// the one walk of the scheduled module.
+struct BlockSummary {
+  /// The declarations, in order (the kernels' indices).
+  SmallVector<ScratchOp> scratch;
+  SmallVector<ChannelOp> channels;
+  SmallVector<SemaphoreOp> semaphores;
+  int64_t nblocks = 1;
+  /// One barrier per (rank, set of blocks), in first-use order: (rank,
+  /// number of blocks).
+  std::vector<std::pair<int64_t, int64_t>> barriers;
+  std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
+};
+
 /// One variant against the scheduled algorithm `algo`.
 bool checkVariant(Checker &c, const std::string &where, uint64_t at,
-                  AlgorithmOp algo, const TargetInfo &target,
-                  const std::string &prefix, const CompileOptions &options) {
+                  AlgorithmOp algo, BlockSummary &blocks,
+                  const TargetInfo &target, const std::string &prefix,
+                  const CompileOptions &options) {
   const std::string w = where + ", " + std::to_string(algo.getNranks()) +
                         "-rank variant";
-  int64_t nblocks = 1;
-  for (auto tb : algo.getBody().getOps<ThreadBlockOp>())
-    nblocks = std::max<int64_t>(nblocks, tb.getTb() + 1);
+  const int64_t nblocks = blocks.nblocks;
   if (!c.u32(w, "nranks", at + offsetof(ccl_variant, nranks),
              algo.getNranks()) ||
       !c.u32(w, "nblocks", at + offsetof(ccl_variant, nblocks), nblocks) ||
@@ -325,7 +338,7 @@ bool checkVariant(Checker &c, const std::string &where, uint64_t at,
     return false;
 
   // Scratch buffers, in declaration order (the kernels' scratch indices).
-  SmallVector<ScratchOp> scratch(algo.getBody().getOps<ScratchOp>());
+  SmallVectorImpl<ScratchOp> &scratch = blocks.scratch;
   std::optional<uint64_t> s =
       c.array(w, "scratch buffers", at + offsetof(ccl_variant, num_scratch),
               at + offsetof(ccl_variant, scratch), scratch.size());
@@ -381,7 +394,7 @@ bool checkVariant(Checker &c, const std::string &where, uint64_t at,
     }
 
   // Channels, semaphores, barriers: indexed as the kernels index them.
-  SmallVector<ChannelOp> channels(algo.getBody().getOps<ChannelOp>());
+  SmallVectorImpl<ChannelOp> &channels = blocks.channels;
   std::optional<uint64_t> ch =
       c.array(w, "channels", at + offsetof(ccl_variant, num_channels),
               at + offsetof(ccl_variant, channels), channels.size());
@@ -402,7 +415,7 @@ bool checkVariant(Checker &c, const std::string &where, uint64_t at,
                op.getCreditOrZero()))
       return false;
   }
-  SmallVector<SemaphoreOp> sems(algo.getBody().getOps<SemaphoreOp>());
+  SmallVectorImpl<SemaphoreOp> &sems = blocks.semaphores;
   std::optional<uint64_t> sm =
       c.array(w, "semaphores", at + offsetof(ccl_variant, num_semaphores),
               at + offsetof(ccl_variant, semaphores), sems.size());
@@ -414,15 +427,7 @@ bool checkVariant(Checker &c, const std::string &where, uint64_t at,
                    offsetof(ccl_semaphore_info, rank),
                op.getRankAttr().getInt()))
       return false;
-  // One barrier per (rank, set of blocks), in first-use order.
-  std::vector<std::pair<int64_t, int64_t>> barriers;
-  std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
-  algo.walk([&](TbBarrierOp bar) {
-    int64_t rank = bar.getRankAttr().getInt();
-    std::vector<int64_t> tbs(bar.getTbs().begin(), bar.getTbs().end());
-    if (seen.insert({rank, tbs}).second)
-      barriers.push_back({rank, int64_t(tbs.size())});
-  });
+  const std::vector<std::pair<int64_t, int64_t>> &barriers = blocks.barriers;
   std::optional<uint64_t> br =
       c.array(w, "barriers", at + offsetof(ccl_variant, num_barriers),
               at + offsetof(ccl_variant, barriers), barriers.size());
@@ -442,22 +447,23 @@ bool checkVariant(Checker &c, const std::string &where, uint64_t at,
 /// The operations' source locations (error reports), by op id: one table
 /// that every plan of the library points to.
 bool checkOps(Checker &c, const std::string &where, uint64_t at,
-              const std::map<int64_t, mlir::Operation *> &byId,
+              ArrayRef<mlir::Operation *> byId,
               std::set<uint64_t> &checked) {
   std::optional<LoadedLibrary::Pointer> table =
       c.lib.pointer(at + offsetof(ccl_plan, ops));
   if (table && table->value && checked.count(table->value))
     return c.u32(where, "the number of operations",
-                 at + offsetof(ccl_plan, num_ops),
-                 byId.empty() ? 0 : uint64_t(byId.rbegin()->first + 1));
-  uint64_t n = byId.empty() ? 0 : uint64_t(byId.rbegin()->first + 1);
+                 at + offsetof(ccl_plan, num_ops), byId.size());
+  uint64_t n = byId.size();
   std::optional<uint64_t> ops =
       c.array(where, "operations", at + offsetof(ccl_plan, num_ops),
               at + offsetof(ccl_plan, ops), n);
   if (!ops)
     return false;
   checked.insert(*ops);
-  for (auto [id, op] : byId) {
+  for (auto [id, op] : llvm::enumerate(byId)) {
+    if (!op)
+      continue;
     uint64_t e = *ops + uint64_t(id) * sizeof(ccl_op_info);
     auto loc = op->getLoc()->findInstanceOf<mlir::FileLineColLoc>();
     // Equal fields first, without naming them (a file of many algorithms
@@ -562,12 +568,48 @@ bool ccl::checkLibraryPlans(StringRef library, mlir::ModuleOp scheduled,
   auto limits =
       scheduled->getAttrOfType<mlir::DictionaryAttr>("cclc.max_bytes");
   std::map<std::string, uint64_t> planAt; // "name target" -> address
-  std::map<int64_t, mlir::Operation *> opsById;
+  // One walk: the operations by op id (the first of an id; ids without
+  // one are null) and each algorithm's blocks and barriers.
+  std::vector<mlir::Operation *> opsById;
+  llvm::DenseMap<mlir::Operation *, BlockSummary> blocks;
+  for (AlgorithmOp a : algos)
+    blocks[a.getOperation()];
   scheduled.walk([&](mlir::Operation *op) {
+    if (isa<ThreadBlockOp, ScratchOp, ChannelOp, SemaphoreOp>(op)) {
+      auto it = blocks.find(op->getParentOp());
+      if (it == blocks.end())
+        return;
+      BlockSummary &b = it->second;
+      if (auto tb = dyn_cast<ThreadBlockOp>(op))
+        b.nblocks = std::max<int64_t>(b.nblocks, tb.getTb() + 1);
+      else if (auto s = dyn_cast<ScratchOp>(op))
+        b.scratch.push_back(s);
+      else if (auto ch = dyn_cast<ChannelOp>(op))
+        b.channels.push_back(ch);
+      else
+        b.semaphores.push_back(cast<SemaphoreOp>(op));
+      return;
+    }
     if (!isa<InstructionOp, TbBarrierOp>(op))
       return;
-    if (std::optional<int64_t> id = getOpId(op))
-      opsById.try_emplace(*id, op);
+    if (auto bar = dyn_cast<TbBarrierOp>(op))
+      if (auto a = op->getParentOfType<AlgorithmOp>()) {
+        auto it = blocks.find(a.getOperation());
+        if (it != blocks.end()) {
+          int64_t rank = bar.getRankAttr().getInt();
+          std::vector<int64_t> tbs(bar.getTbs().begin(), bar.getTbs().end());
+          if (it->second.seen.insert({rank, tbs}).second)
+            it->second.barriers.push_back({rank, int64_t(tbs.size())});
+        }
+      }
+    if (std::optional<int64_t> id = getOpId(op)) {
+      if (*id < 0)
+        return;
+      if (size_t(*id) >= opsById.size())
+        opsById.resize(size_t(*id) + 1, nullptr);
+      if (!opsById[*id])
+        opsById[*id] = op;
+    }
   });
   std::set<uint64_t> opsChecked;
 
@@ -643,8 +685,9 @@ bool ccl::checkLibraryPlans(StringRef library, mlir::ModuleOp scheduled,
                   "'; no library is written";
           return false;
         }
-        if (!checkVariant(c, where, *va + i * sizeof(ccl_variant), v, *target,
-                          prefix->second, options))
+        if (!checkVariant(c, where, *va + i * sizeof(ccl_variant), v,
+                          blocks[AlgorithmOp(v).getOperation()], *target, prefix->second,
+                          options))
           return false;
       }
       if (!checkOps(c, where, *at, opsById, opsChecked) ||

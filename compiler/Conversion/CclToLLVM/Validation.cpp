@@ -149,6 +149,9 @@ VariantRef captureVariant(AlgorithmOp algo, const std::string &prefix,
         int64_t(barriers.size()));
   });
 
+  MLIRContext *ctx = algo.getContext();
+  const StringAttr fwdChannelsName = StringAttr::get(ctx, "fwd_channels");
+  const StringAttr fwdSignalName = StringAttr::get(ctx, "fwd_signal");
   for (auto tb : algo.getBody().getOps<ThreadBlockOp>()) {
     v.nblocks = std::max<int64_t>(v.nblocks, tb.getTb() + 1);
     Expected &e = v.blocks[{tb.getRank(), tb.getTb()}];
@@ -158,7 +161,30 @@ VariantRef captureVariant(AlgorithmOp algo, const std::string &prefix,
       // Pointers: an operation over a range of scratch slots is run one
       // chunk at a time (splitSlotRanges).
       int64_t pieces = slotRangePieces(&op);
-      forEachChunkRef(&op, [&](ChunkRefAttr r) {
+      // The operation's attributes in one pass: its chunk references, its
+      // fused forwards' channels and whether they signal.
+      SmallVector<ChunkRefAttr, 4> refs;
+      SmallVector<StringRef> fwd;
+      bool fwdSignal = false;
+      forEachAttr(&op, [&](StringAttr name, Attribute a) {
+        if (!a)
+          return;
+        if (auto ref = dyn_cast<ChunkRefAttr>(a)) {
+          refs.push_back(ref);
+        } else if (auto list = dyn_cast<ArrayAttr>(a)) {
+          if (name == fwdChannelsName) {
+            for (Attribute c : list)
+              fwd.push_back(cast<FlatSymbolRefAttr>(c).getValue());
+            return;
+          }
+          for (Attribute x : list)
+            if (auto ref = dyn_cast<ChunkRefAttr>(x))
+              refs.push_back(ref);
+        } else if (name == fwdSignalName) {
+          fwdSignal = true;
+        }
+      });
+      for (ChunkRefAttr r : refs) {
         for (int64_t p = 0; p < pieces; ++p) {
           int64_t index = r.getIndex() + (pieces > 1 ? p : 0);
           int64_t n = pieces > 1 ? 1 : int64_t(r.getCount());
@@ -173,17 +199,13 @@ VariantRef captureVariant(AlgorithmOp algo, const std::string &prefix,
             e.pointers.push_back(key(kChunkElems, {index, n, v.chunks}));
           }
         }
-      });
+      }
       auto chan = [&](StringRef name) { return channels.lookup(name); };
       auto signals = [&](ArrayRef<StringRef> names) {
         llvm::SetVector<StringRef> once(names.begin(), names.end());
         for (StringRef c : once)
           e.sync.push_back(key(kSignal, {chan(c)}));
       };
-      SmallVector<StringRef> fwd;
-      if (auto list = op.getAttrOfType<ArrayAttr>("fwd_channels"))
-        for (Attribute a : list)
-          fwd.push_back(cast<FlatSymbolRefAttr>(a).getValue());
       if (auto s = dyn_cast<SignalOp>(op)) {
         if (ports.contains(s.getChannel()))
           e.sync.push_back(
@@ -225,7 +247,7 @@ VariantRef captureVariant(AlgorithmOp algo, const std::string &prefix,
           signals(all);
         }
       } else if (isa<CopyOp, ReduceOp, ReducePacketsOp, UnpackPacketsOp>(op) &&
-                 op.hasAttr("fwd_signal")) {
+                 fwdSignal) {
         signals(fwd);
       }
     }
@@ -248,12 +270,19 @@ struct LoweringValidator::Impl {
   llvm::DenseMap<std::pair<uint64_t, uint64_t>, size_t> before;
   /// Kernel names, numbered for `before`'s keys.
   llvm::StringMap<uint64_t> kernelIds;
-  std::pair<uint64_t, uint64_t> blockKey(StringRef kernel, int64_t nranks,
-                                         int64_t rank, int64_t tb) {
-    uint64_t id =
-        kernelIds.try_emplace(kernel, kernelIds.size()).first->second;
-    return {id << 32 | uint64_t(nranks), uint64_t(rank) << 32 | uint64_t(tb)};
+  uint64_t kernelId(StringRef kernel) {
+    return kernelIds.try_emplace(kernel, kernelIds.size()).first->second;
   }
+  /// `kernel` is a kernelId (looked up once per kernel, not per block).
+  static std::pair<uint64_t, uint64_t> blockKey(uint64_t kernel,
+                                                int64_t nranks, int64_t rank,
+                                                int64_t tb) {
+    return {kernel << 32 | uint64_t(nranks),
+            uint64_t(rank) << 32 | uint64_t(tb)};
+  }
+  /// What each callee a term names is (by the term's name key): the
+  /// check classifies every call of every block.
+  llvm::DenseMap<int64_t, int64_t> calleeKinds;
   /// Whether the block functions take the kind (type-generic).
   bool generic = false;
   llvm::StringMap<std::vector<int32_t>> tableCache;
@@ -298,8 +327,8 @@ struct LoweringValidator::Impl {
   /// `kernel` is kernelFor(kernelName, rank).
   LogicalResult checkBlock(ModuleOp module, const VariantRef &v,
                            StringRef kernelName, LLVM::LLVMFuncOp kernel,
-                           StringRef dtype, StringRef redop, int64_t rank,
-                           int64_t tb);
+                           uint64_t kernelKey, StringRef dtype,
+                           StringRef redop, int64_t rank, int64_t tb);
 };
 
 
@@ -307,6 +336,7 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
                                                   const VariantRef &v,
                                                   StringRef kernelName,
                                                   LLVM::LLVMFuncOp kernel,
+                                                  uint64_t kernelKey,
                                                   StringRef dtype,
                                                   StringRef redop,
                                                   int64_t rank, int64_t tb) {
@@ -371,7 +401,7 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
   const Trace &after = cached->second;
 
   // 2. The block's own function, before sharing.
-  auto b = before.find(blockKey(kernel.getName(), v.nranks, rank, tb));
+  auto b = before.find(blockKey(kernelKey, v.nranks, rank, tb));
   if (b == before.end())
     return report("no block function was lowered for it in kernel '" +
                   kernel.getName().str() + "'");
@@ -401,9 +431,32 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
   };
   std::string suffix = generic ? std::string("_any")
                                : ("_" + dtypeSuffix(dtype) + "_" + redop).str();
+  // What a callee is, by its name: kNone for data calls, kReduceCall for
+  // a reduction, kOtherCall for the rest.
+  constexpr int64_t kReduceCall = kNone + 1, kOtherCall = kNone + 2;
+  auto classify = [&](int64_t nameKey, StringRef callee) -> int64_t {
+    auto [it, fresh] = calleeKinds.try_emplace(nameKey, kOtherCall);
+    if (fresh) {
+      if (callee == "__ccl_chunk_ptr")
+        it->second = kChunkPtr;
+      else if (callee == "__ccl_chunk_elems")
+        it->second = kChunkElems;
+      else if (callee == "__ccl_scratch_ptr")
+        it->second = kScratchPtr;
+      else if (callee == "__ccl_scratch_elems")
+        it->second = kScratchElems;
+      else if (What w = whatOf(callee); w != kNone)
+        it->second = w;
+      else if (callee.starts_with("__ccl_reduce_") ||
+               callee.starts_with("__ccl_read_reduce_"))
+        it->second = kReduceCall;
+    }
+    return it->second;
+  };
   for (int32_t ev : after) {
     ArrayRef<int64_t> t = terms.at(ev);
     StringRef callee = terms.names.lookup(t[1]);
+    const int64_t kind = classify(t[1], callee);
     ArrayRef<int64_t> a(t.data() + Terms::kFirstOperand,
                         t.size() - Terms::kFirstOperand);
     auto arg = [&](size_t i) -> int32_t {
@@ -414,18 +467,18 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
       auto ai = i < a.size() ? terms.argIndex(arg(i)) : std::nullopt;
       return ai == 1 ? 1 : ai == 2 ? 2 : -1;
     };
-    if (callee == "__ccl_chunk_ptr") {
+    if (kind == kChunkPtr) {
       // (base, count, esize, index, nchunks)
       if (!c(3) || !c(4) || terms.argIndex(arg(1)) != 3)
         return report("a chunk pointer of unknown chunk: " + terms.render(ev));
       pointers.push_back(key(kChunkPtr, {whichBuffer(0), *c(3), *c(4)}));
-    } else if (callee == "__ccl_chunk_elems") {
+    } else if (kind == kChunkElems) {
       // (count, index, cnt, nchunks)
       if (!c(1) || !c(2) || !c(3) || terms.argIndex(arg(0)) != 3)
         return report("a chunk's element count of unknown range: " +
                       terms.render(ev));
       pointers.push_back(key(kChunkElems, {*c(1), *c(2), *c(3)}));
-    } else if (callee == "__ccl_scratch_ptr") {
+    } else if (kind == kScratchPtr) {
       // (ctx, buf, rank, index, slots, layoutCount, nchunks, esize, epoch, ll)
       if (!c(1) || !c(2) || !c(3) || !c(4) || !c(6) || !c(9))
         return report("a scratch pointer of unknown slot: " +
@@ -446,12 +499,13 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
       }
       pointers.push_back(
           key(kScratchPtr, {*c(1), *c(2), *c(3), *c(4), *c(6), *c(9)}));
-    } else if (callee == "__ccl_scratch_elems") {
+    } else if (kind == kScratchElems) {
       // (count, nchunks, cnt)
       if (!c(1) || !c(2))
         return report("a scratch range of unknown size: " + terms.render(ev));
       pointers.push_back(key(kScratchElems, {*c(1), *c(2)}));
-    } else if (What w = whatOf(callee); w != kNone) {
+    } else if (kind < kNone) {
+      What w = What(kind);
       // The integer operands each call carries (after the context).
       SmallVector<size_t, 3> at;
       switch (w) {
@@ -477,9 +531,7 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
         k[1 + i] = *x;
       }
       sync.push_back(k);
-    } else if ((callee.starts_with("__ccl_reduce_") ||
-                callee.starts_with("__ccl_read_reduce_")) &&
-               !callee.ends_with(suffix)) {
+    } else if (kind == kReduceCall && !callee.ends_with(suffix)) {
       return report("'" + callee.str() + "' reduces with another type or "
                                           "operator than '" +
                     suffix.substr(1) + "'");
@@ -541,6 +593,9 @@ void LoweringValidator::recordBlocks(ArrayRef<KernelSkeleton> skeletons) {
       names.push_back(skel.name);
     for (auto &k : skel.kinds)
       names.push_back(k.first);
+    SmallVector<uint64_t> ids;
+    for (const std::string &n : names)
+      ids.push_back(impl->kernelId(n));
     for (auto &[sel, func] : skel.blocks) {
       const KernelSkeleton::Variant *var = nullptr;
       for (const KernelSkeleton::Variant &v : skel.variants) {
@@ -562,8 +617,8 @@ void LoweringValidator::recordBlocks(ArrayRef<KernelSkeleton> skeletons) {
       if (failed(t))
         continue; // validate reports the block as not lowered
       impl->traces.push_back(std::move(*t));
-      for (const std::string &n : names)
-        impl->before[impl->blockKey(n, var->nranks, rank, tb)] =
+        for (uint64_t n : ids)
+        impl->before[Impl::blockKey(n, var->nranks, rank, tb)] =
             impl->traces.size() - 1;
     }
   }
@@ -602,8 +657,10 @@ LogicalResult LoweringValidator::validate(ModuleOp module) {
                 continue;
             }
           }
+          uint64_t kid = k ? impl->kernelId(k.getName()) : 0;
           for (int64_t tb = 0; tb < v.nblocks && ok; ++tb)
-            ok = succeeded(impl->checkBlock(module, v, name, k, d, o, r, tb));
+            ok = succeeded(
+                impl->checkBlock(module, v, name, k, kid, d, o, r, tb));
         }
       }
   }

@@ -129,7 +129,10 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
       }
       key.push_back(it->second);
     }
-    if (!callee.empty() || op.getNumResults() == 0) {
+    // An event: a call, or an operation without results. A call with
+    // results is its first result's term (which names the call and its
+    // operands, and more), so that it is interned once.
+    if (op.getNumResults() == 0) {
       key[0] = kEvent;
       trace.push_back(terms.intern(key));
       key[0] = kOp;
@@ -137,7 +140,10 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
     for (auto [i, r] : llvm::enumerate(op.getResults())) {
       key[4] = int64_t(i);
       key[5] = ptrKey(r.getType().getAsOpaquePointer());
-      term[r] = terms.intern(key);
+      int32_t id = terms.intern(key);
+      term[r] = id;
+      if (i == 0 && !callee.empty())
+        trace.push_back(id);
     }
   }
   return Trace(trace.begin(), trace.end());
