@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -24,7 +25,6 @@
 #include <array>
 #include <map>
 #include <optional>
-#include <set>
 
 using namespace mlir;
 using namespace ccl;
@@ -289,11 +289,23 @@ struct LoweringValidator::Impl {
   /// The module's symbols (ModuleOp::lookupSymbol scans the module).
   std::unique_ptr<SymbolTable> symbols;
   std::unique_ptr<DispatchEvaluator> dispatch;
-  /// (program, table, offset) -> trace, for the kernels of every kind.
-  std::map<std::tuple<Operation *, const void *, int64_t>, Trace> programCache;
+  /// (program, table, offset) -> index into programTraces, for the
+  /// kernels of every kind.
+  llvm::DenseMap<std::tuple<Operation *, const void *, int64_t>, size_t>
+      programIndex;
+  std::vector<Trace> programTraces;
   /// (program trace, own trace, expected) already compared: the kernels of
   /// every kind of a type-generic lowering run the same programs and rows.
-  std::set<std::tuple<const Trace *, size_t, const Expected *>> compared;
+  llvm::DenseSet<std::tuple<size_t, size_t, const Expected *>> compared;
+  /// The terms of a block function's arguments (ctx, input, output, count,
+  /// epoch [, kind]).
+  SmallVector<int32_t, 6> argTerms;
+  ArrayRef<int32_t> blockArgs() {
+    if (argTerms.empty())
+      for (int64_t i = 0; i < (generic ? 6 : 5); ++i)
+        argTerms.push_back(terms.arg(i));
+    return argTerms;
+  }
 
   const std::vector<int32_t> *table(ModuleOp module, StringRef name) {
     auto it = tableCache.find(name);
@@ -386,19 +398,18 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
   auto progKey =
       std::make_tuple(d->program.getOperation(),
                       static_cast<const void *>(rows), d->rowOffset);
-  auto cached = programCache.find(progKey);
-  if (cached == programCache.end()) {
-    SmallVector<int32_t> args;
-    for (int64_t i = 0; i < (generic ? 6 : 5); ++i)
-      args.push_back(terms.arg(i));
+  auto cached = programIndex.find(progKey);
+  if (cached == programIndex.end()) {
     RowBinding row{*rows, d->rowOffset};
-    FailureOr<Trace> t =
-        readTrace(d->program, args, &row, terms, why, /*cacheOps=*/true);
+    FailureOr<Trace> t = readTrace(d->program, blockArgs(), &row, terms, why,
+                                   /*cacheOps=*/true);
     if (failed(t))
       return report(why);
-    cached = programCache.emplace(progKey, std::move(*t)).first;
+    programTraces.push_back(std::move(*t));
+    cached = programIndex.try_emplace(progKey, programTraces.size() - 1).first;
   }
-  const Trace &after = cached->second;
+  const size_t afterIndex = cached->second;
+  const Trace &after = programTraces[afterIndex];
 
   // 2. The block's own function, before sharing.
   auto b = before.find(blockKey(kernelKey, v.nranks, rank, tb));
@@ -407,7 +418,7 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
                   kernel.getName().str() + "'");
   const Trace &own_ = traces[b->second];
   const Expected &e = exp->second;
-  if (!compared.insert({&after, b->second, &e}).second)
+  if (!compared.insert({afterIndex, b->second, &e}).second)
     return success();
   if (own_ != after) {
     size_t i = 0;
@@ -608,16 +619,13 @@ void LoweringValidator::recordBlocks(ArrayRef<KernelSkeleton> skeletons) {
       int64_t local = sel - var->base;
       int64_t rank = skel.rank ? *skel.rank : local / var->nblocks;
       int64_t tb = skel.rank ? local : local % var->nblocks;
-      SmallVector<int32_t> args;
-      for (int64_t i = 0; i < (impl->generic ? 6 : 5); ++i)
-        args.push_back(impl->terms.arg(i));
       std::string why;
-      FailureOr<Trace> t = readTrace(func, args, nullptr, impl->terms, why,
-                                     /*cacheOps=*/false);
+      FailureOr<Trace> t = readTrace(func, impl->blockArgs(), nullptr,
+                                     impl->terms, why, /*cacheOps=*/false);
       if (failed(t))
         continue; // validate reports the block as not lowered
       impl->traces.push_back(std::move(*t));
-        for (uint64_t n : ids)
+      for (uint64_t n : ids)
         impl->before[Impl::blockKey(n, var->nranks, rank, tb)] =
             impl->traces.size() - 1;
     }

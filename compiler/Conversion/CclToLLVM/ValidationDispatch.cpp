@@ -27,6 +27,14 @@ int64_t truncTo(int64_t v, unsigned w) {
   return int64_t(uint64_t(v) & mask);
 }
 
+/// The `w`-bit integer `v` (its upper bits clear) sign-extended.
+int64_t signExtend(uint64_t v, unsigned w) {
+  if (w >= 64 || w == 0)
+    return int64_t(v);
+  unsigned shift = 64 - w;
+  return int64_t(v << shift) >> shift;
+}
+
 } // namespace
 
 /// One operation of a kernel's dispatch, its operands and result numbered.
@@ -45,6 +53,10 @@ struct DispatchEvaluator::Step {
   Operation *source = nullptr;
   /// Address: the global (the attribute's storage).
   StringRef global;
+  /// Load: the table it read last, by its global's name (the lookup by
+  /// name was a tenth of a block's evaluation).
+  mutable StringRef lastGlobal;
+  mutable const std::vector<int32_t> *lastTable = nullptr;
   /// Call: the callee; Fail: the message.
   std::string text;
   /// Call: the program and its argument slots; Switch: the cases and the
@@ -268,7 +280,13 @@ FailureOr<Dispatched> DispatchEvaluator::eval(LLVM::LLVMFuncOp kernel,
                             "and rank count");
           val[st.out] = {DVal::Int, p.v == 0 ? rank : nranks, {}};
         } else if (p.kind == DVal::Table) {
-          const std::vector<int32_t> *t = table(p.global);
+          const std::vector<int32_t> *t = st.lastTable;
+          if (!t || st.lastGlobal.data() != p.global.data() ||
+              st.lastGlobal.size() != p.global.size()) {
+            t = table(p.global);
+            st.lastGlobal = p.global;
+            st.lastTable = t;
+          }
           if (!t)
             return fail(st, "a load from '" + p.global.str() +
                                 "', which is not a constant i32 table");
@@ -296,15 +314,18 @@ FailureOr<Dispatched> DispatchEvaluator::eval(LLVM::LLVMFuncOp kernel,
         DVal a = get(st.a), b = get(st.b);
         if (a.kind != DVal::Int || b.kind != DVal::Int)
           return fail(st, "a comparison of unknown values");
-        APInt x(st.width, uint64_t(a.v), true), y(st.width, uint64_t(b.v), true);
+        // The operands as `width`-bit integers, unsigned and signed.
+        uint64_t ux = uint64_t(truncTo(a.v, st.width)),
+                 uy = uint64_t(truncTo(b.v, st.width));
+        int64_t sx = signExtend(ux, st.width), sy = signExtend(uy, st.width);
         bool r;
         switch (LLVM::ICmpPredicate(st.imm)) {
-        case LLVM::ICmpPredicate::eq: r = x.eq(y); break;
-        case LLVM::ICmpPredicate::ne: r = x.ne(y); break;
-        case LLVM::ICmpPredicate::ult: r = x.ult(y); break;
-        case LLVM::ICmpPredicate::ule: r = x.ule(y); break;
-        case LLVM::ICmpPredicate::slt: r = x.slt(y); break;
-        case LLVM::ICmpPredicate::sle: r = x.sle(y); break;
+        case LLVM::ICmpPredicate::eq: r = ux == uy; break;
+        case LLVM::ICmpPredicate::ne: r = ux != uy; break;
+        case LLVM::ICmpPredicate::ult: r = ux < uy; break;
+        case LLVM::ICmpPredicate::ule: r = ux <= uy; break;
+        case LLVM::ICmpPredicate::slt: r = sx < sy; break;
+        case LLVM::ICmpPredicate::sle: r = sx <= sy; break;
         default:
           return fail(st, "a comparison it does not read");
         }
