@@ -75,24 +75,23 @@ static inline int valueAt(int nranks, uint64_t base, uint64_t prodBase,
   }
 }
 
-// Calls fn(std::integral_constant<Op, o>) for the operator `o`.
+// Calls fn(std::integral_constant<Op, o>) for the operator `o`, and
+// fn(std::integral_constant<DType, t>) for the type `t`: one case per
+// entry of ccl/types.def.
 template <typename Fn>
 static void withOp(Op o, Fn &&fn) {
   switch (o) {
-    case Op::Sum: fn(std::integral_constant<Op, Op::Sum>()); return;
-    case Op::Prod: fn(std::integral_constant<Op, Op::Prod>()); return;
-    case Op::Max: fn(std::integral_constant<Op, Op::Max>()); return;
-    case Op::Min: fn(std::integral_constant<Op, Op::Min>()); return;
+#define CCL_REDOP(ID, CName, ...) \
+    case Op::CName: fn(std::integral_constant<Op, Op::CName>()); return;
+#include "ccl/types.def"
   }
 }
-
-// Calls fn(std::integral_constant<DType, t>) for the type `t`.
 template <typename Fn>
 static void withDType(DType t, Fn &&fn) {
   switch (t) {
-    case DType::Float32: fn(std::integral_constant<DType, DType::Float32>()); return;
-    case DType::Float16: fn(std::integral_constant<DType, DType::Float16>()); return;
-    case DType::Bfloat16: fn(std::integral_constant<DType, DType::Bfloat16>()); return;
+#define CCL_DTYPE(ID, CName, ...) \
+    case DType::CName: fn(std::integral_constant<DType, DType::CName>()); return;
+#include "ccl/types.def"
   }
 }
 
