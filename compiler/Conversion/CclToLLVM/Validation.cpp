@@ -264,7 +264,7 @@ struct LoweringValidator::Impl {
   Options options;
   std::vector<VariantRef> variants;
   Terms terms;
-  std::vector<Trace> traces;
+  TracePool traces;
   /// (kernel name, nranks, rank, tb) -> index into traces, of the block's
   /// own function before sharing.
   llvm::DenseMap<std::pair<uint64_t, uint64_t>, size_t> before;
@@ -293,7 +293,7 @@ struct LoweringValidator::Impl {
   /// kernels of every kind.
   llvm::DenseMap<std::tuple<Operation *, const void *, int64_t>, size_t>
       programIndex;
-  std::vector<Trace> programTraces;
+  TracePool programTraces;
   /// (program trace, own trace, expected) already compared: the kernels of
   /// every kind of a type-generic lowering run the same programs and rows.
   llvm::DenseSet<std::tuple<size_t, size_t, const Expected *>> compared;
@@ -405,18 +405,17 @@ LogicalResult LoweringValidator::Impl::checkBlock(ModuleOp module,
                                    /*cacheOps=*/true);
     if (failed(t))
       return report(why);
-    programTraces.push_back(std::move(*t));
-    cached = programIndex.try_emplace(progKey, programTraces.size() - 1).first;
+    cached = programIndex.try_emplace(progKey, programTraces.add(*t)).first;
   }
   const size_t afterIndex = cached->second;
-  const Trace &after = programTraces[afterIndex];
+  const Trace after = programTraces[afterIndex];
 
   // 2. The block's own function, before sharing.
   auto b = before.find(blockKey(kernelKey, v.nranks, rank, tb));
   if (b == before.end())
     return report("no block function was lowered for it in kernel '" +
                   kernel.getName().str() + "'");
-  const Trace &own_ = traces[b->second];
+  const Trace own_ = traces[b->second];
   const Expected &e = exp->second;
   if (!compared.insert({afterIndex, b->second, &e}).second)
     return success();
@@ -596,7 +595,7 @@ void LoweringValidator::recordBlocks(ArrayRef<KernelSkeleton> skeletons) {
     blocks += skel.blocks.size();
     keys += skel.blocks.size() * std::max<size_t>(1, skel.kinds.size());
   }
-  impl->traces.reserve(impl->traces.size() + blocks);
+  impl->traces.reserve(blocks);
   impl->before.reserve(impl->before.size() + keys);
   for (const KernelSkeleton &skel : skeletons) {
     SmallVector<std::string> names;
@@ -624,10 +623,9 @@ void LoweringValidator::recordBlocks(ArrayRef<KernelSkeleton> skeletons) {
                                      impl->terms, why, /*cacheOps=*/false);
       if (failed(t))
         continue; // validate reports the block as not lowered
-      impl->traces.push_back(std::move(*t));
+      size_t at = impl->traces.add(*t);
       for (uint64_t n : ids)
-        impl->before[Impl::blockKey(n, var->nranks, rank, tb)] =
-            impl->traces.size() - 1;
+        impl->before[Impl::blockKey(n, var->nranks, rank, tb)] = at;
     }
   }
 }

@@ -107,7 +107,10 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
                                            ? op.getName().getStringRef()
                                            : callee);
       return std::array<int64_t, 3>{
-          nameKey, terms.propertiesKey(op),
+          nameKey,
+          terms.propertiesKey(op, callee.empty()
+                                      ? op.getName().getAsOpaquePointer()
+                                      : static_cast<const void *>(callee.data())),
           ptrKey(op.getDiscardableAttrDictionary().getAsOpaquePointer())};
     };
     std::array<int64_t, 3> keys;
@@ -146,7 +149,7 @@ FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
         trace.push_back(id);
     }
   }
-  return Trace(trace.begin(), trace.end());
+  return Trace(trace);
 }
 
 namespace {

@@ -73,17 +73,21 @@ public:
   /// A key of `op`'s properties, equal for equal properties: the attribute
   /// they read as, built once per distinct value among the operations of
   /// a phase (building one per operation was a fifth of the validation).
-  int64_t propertiesKey(Operation &op) {
+  /// `group` picks the short list of recent values searched first (the
+  /// callee of a call, whose properties are nearly always those of the
+  /// last call of it); it changes no key, only how fast one is found.
+  int64_t propertiesKey(Operation &op, const void *group) {
     OpaqueProperties props = op.getPropertiesStorage();
     if (!props)
       return 0;
     OperationName name = op.getName();
-    // The values seen last for this operation name first: comparing
-    // properties stops at the first field that differs, hashing reads all
-    // of them (a call's hash was a fifth of reading the blocks).
-    auto &recent = recentProperties[name.getAsOpaquePointer()];
+    // The values seen last for this group first: comparing properties
+    // stops at the first field that differs, hashing reads all of them (a
+    // call's hash was a fifth of reading the blocks).
+    auto &recent = recentProperties[group];
     for (auto &[rep, key] : recent)
-      if (name.compareOpProperties(rep->getPropertiesStorage(), props))
+      if (rep->getName() == name &&
+          name.compareOpProperties(rep->getPropertiesStorage(), props))
         return key;
     auto &reps = propertyClasses[{name.getAsOpaquePointer(),
                                   size_t(op.hashProperties())}];
@@ -136,15 +140,15 @@ public:
     return s + ")";
   }
 
-  /// readTrace's trace as it grows; the trace returned is a copy of its
-  /// own size.
+  /// readTrace's trace as it grows; what it returns is a view of it.
   std::vector<int32_t> traceScratch;
 
 private:
   llvm::DenseMap<std::pair<const void *, size_t>,
                  SmallVector<std::pair<Operation *, int64_t>, 1>>
       propertyClasses;
-  /// Per operation name, the last properties keyed (most recent last).
+  /// Per group (propertiesKey), the last properties keyed (most recent
+  /// last). An entry counts only for an operation of its own name.
   static constexpr size_t kRecent = 8;
   llvm::DenseMap<const void *,
                  SmallVector<std::pair<Operation *, int64_t>, kRecent>>
@@ -181,7 +185,27 @@ private:
 
 /// A block read as its calls (and other operations without results), in
 /// order.
-using Trace = std::vector<int32_t>;
+using Trace = ArrayRef<int32_t>;
+
+/// Traces kept end to end in one array (one allocation per block was a
+/// tenth of reading the blocks), each by the index `add` returns.
+class TracePool {
+public:
+  size_t add(Trace t) {
+    spans.push_back({words.size(), t.size()});
+    words.insert(words.end(), t.begin(), t.end());
+    return spans.size() - 1;
+  }
+  Trace operator[](size_t i) const {
+    return Trace(words.data() + spans[i].first, spans[i].second);
+  }
+  /// Room for `more` traces beyond those held.
+  void reserve(size_t more) { spans.reserve(spans.size() + more); }
+
+private:
+  std::vector<int32_t> words;
+  std::vector<std::pair<size_t, size_t>> spans;
+};
 
 /// What a program's table row holds: `table[offset ...]`.
 struct RowBinding {
@@ -194,7 +218,8 @@ StringRef calleeOf(Operation &op);
 
 /// Reads `func` (one block) as a trace: its arguments bound to `args`
 /// (the row argument, if `row` is set, is the last one). `cacheOps`: keep
-/// each operation's keys (a shared program is read once per row).
+/// each operation's keys (a shared program is read once per row). The
+/// trace is a view of `terms.traceScratch`, valid until the next read.
 FailureOr<Trace> readTrace(LLVM::LLVMFuncOp func, ArrayRef<int32_t> args,
                            const RowBinding *row, Terms &terms,
                            std::string &why, bool cacheOps);
