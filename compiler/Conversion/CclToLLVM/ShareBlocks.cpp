@@ -374,13 +374,15 @@ void buildKernel(OpBuilder &b, const TargetInfo &target,
   Value prog;
   if (direct)
     prog = LLVM::SelectOp::create(b, loc, inRange, sel, i32(b, loc, -1));
-  else
-    prog = LLVM::SelectOp::create(
-        b, loc, inRange,
-        loadEntry(b, loc,
-                  tables.address(b, loc, skel.name + "__programs", programOf),
-                  at),
-        i32(b, loc, -1));
+  else {
+    // One operation per statement: the order of a call's arguments is the
+    // host compiler's choice, and the output must not depend on it.
+    Value none = i32(b, loc, -1);
+    Value programAt = loadEntry(
+        b, loc, tables.address(b, loc, skel.name + "__programs", programOf),
+        at);
+    prog = LLVM::SelectOp::create(b, loc, inRange, programAt, none);
+  }
   Value offset = loadEntry(
       b, loc, tables.address(b, loc, skel.name + "__offsets", offsetOf), at);
   Value paramTable = tables.address(b, loc, skel.name + "__params", rows);
