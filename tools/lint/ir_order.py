@@ -5,8 +5,9 @@ C++ leaves the evaluation order of a call's arguments to the compiler, so
 in `f(b, loc, make(b, loc, x), i32(b, loc, -1))` gcc and clang may create
 the two operations in different orders, and cclc's output would then
 depend on the compiler that built it (d7b9634 fixed one such call). An
-argument "builds IR" when it calls something with a builder (`b`,
-`rewriter`, `builder`) as its first argument or calls `.create`.
+argument "builds IR" when it calls something with a builder as its first
+argument (`b`, `rewriter`, `builder`, and every name the file declares
+with a builder or rewriter type) or calls `.create`.
 Elements of a braced list are evaluated left to right and are not
 reported.
 
@@ -19,7 +20,10 @@ import re
 import subprocess
 import sys
 
-BUILDS = re.compile(r"\(\s*(b|rewriter|builder)\s*,|\.create\s*[<(]")
+BUILDERS = {"b", "rewriter", "builder"}
+# A parameter or variable of a builder type: `OpBuilder &b`,
+# `OpBuilder cb = ...`, `ConversionPatternRewriter &rewriter`.
+DECLARED = re.compile(r"\b\w*(?:Builder|Rewriter\w*)\s*&?\s*(\w+)\s*[,)=;({]")
 CALL = re.compile(r"\w+(<[^;(){}]*>)?\(")
 
 
@@ -50,16 +54,19 @@ def strip(text):
     """The text with comments and string literals blanked (lines kept)."""
     out = re.sub(r"//[^\n]*|/\*.*?\*/",
                  lambda m: re.sub(r"[^\n]", " ", m.group()), text, flags=re.S)
-    return re.sub(r'"(\\.|[^"\\\n])*"', lambda m: '"' + " " * (len(m.group()) - 2) + '"', out)
+    return re.sub(r"'(\\.|[^'\\\n])*'|\"(\\.|[^\"\\\n])*\"",
+                  lambda m: m.group()[0] + " " * (len(m.group()) - 2) + m.group()[0], out)
 
 
 def check(path, text):
     text = strip(text)
+    names = BUILDERS | set(DECLARED.findall(text))
+    builds = re.compile(r"\(\s*(" + "|".join(sorted(names)) + r")\s*,|\.create\s*[<(]")
     found = []
     for m in CALL.finditer(text):
         args = arguments(text, m.end())
         building = [a for a in args
-                    if BUILDS.search(a) and not a.lstrip().startswith(("{", "["))]
+                    if builds.search(a) and not a.lstrip().startswith(("{", "["))]
         if len(building) >= 2:
             line = text.count("\n", 0, m.start()) + 1
             call = " ".join(text[m.start():m.start() + 100].split())

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests that the tree's compiler has no call whose arguments build IR in an
 # order the host compiler picks (ir_order.py), and that the check reports a
-# planted one (the call d7b9634 fixed) and leaves braced lists, one
+# planted one (the call d7b9634 fixed, and one through a builder the file
+# declares under another name) and leaves braced lists, one
 # building argument and comments alone.
 set -euo pipefail
 script=$(readlink -f "$1")
@@ -21,6 +22,11 @@ Value f(OpBuilder &b, Location loc) {
       loadEntry(b, loc, tables.address(b, loc, name, programOf), at),
       i32(b, loc, -1));
 }
+void h(Block *entry) {
+  OpBuilder cb = OpBuilder::atBlockEnd(entry);
+  store(cb, loc, load(cb, loc, p), i32(cb, loc, 0));
+  char q = '"'; g(i32(cb, loc, 1), i32(cb, loc, 2)); char r = '"';
+}
 CPP
 cat > "$tree/good.cpp" <<'CPP'
 Value g(OpBuilder &b, Location loc) {
@@ -34,8 +40,12 @@ CPP
 if python3 "$script" "$tree" bad.cpp > "$tree/bad.txt"; then
   cat "$tree/bad.txt"; echo "FAILED: the planted call was not reported"; exit 1
 fi
-grep -q "bad.cpp:2: 2 arguments build IR" "$tree/bad.txt" ||
-  { cat "$tree/bad.txt"; echo "FAILED: the report does not name bad.cpp:2"; exit 1; }
+# The second and third through a builder named where the file declares
+# it, the third between quote characters (not a string).
+for at in 2 9 10; do
+  grep -q "bad.cpp:$at: 2 arguments build IR" "$tree/bad.txt" ||
+    { cat "$tree/bad.txt"; echo "FAILED: the report does not name bad.cpp:$at"; exit 1; }
+done
 python3 "$script" "$tree" good.cpp > "$tree/good.txt" ||
   { cat "$tree/good.txt"; echo "FAILED: a call with one building argument, or a braced list, was reported"; exit 1; }
 echo "ok: the tree, a planted call, and what is left alone"
