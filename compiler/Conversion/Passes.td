@@ -29,9 +29,9 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
     (kernel calling convention, how the block index is read, the tables'
     address space) come from the target's `TargetInfo`.
 
-    With `type-generic` (what cclc sets for the host target) every
-    algorithm is lowered once for all element types and operators: the
-    block programs take the kind (element type code * 4 + operator code,
+    With `type-generic` (what cclc sets for the host and NVPTX targets,
+    except NVPTX with `per-rank-kernels`) every algorithm is lowered once
+    for all element types and operators: the block programs take the kind (element type code * 4 + operator code,
     as in `ccl/types.def`) as an argument, compute the element size from
     it and call the device library's `_any` forms of the reductions
     (`__ccl_reduce_any`), which dispatch on it; each

@@ -201,6 +201,36 @@ static bool isBulkMover(StringRef name) {
           !name.starts_with("__ccl_reduce_packets_"));
 }
 
+/// 32-bit registers of an SM's register file (64 Ki on every NVIDIA GPU
+/// since sm_50, sm_90 included).
+constexpr unsigned kRegistersPerSM = 65536;
+
+/// A kernel that branches to more than kMaxInlinedPrograms block programs
+/// calls them rather than holding them all: ptxas compiles relocatable PTX
+/// function by function, and its time grows faster than a function's
+/// length (the wide tiled ring at 2..8 ranks, float32 sum, 41 programs in
+/// one kernel: 7.2 s inlined, 2.3 s out of line). The call is one per
+/// block and kernel launch. A kernel of a few programs keeps them inline.
+constexpr unsigned kMaxInlinedPrograms = 4;
+
+/// Whether a kernel that calls the block program `f` calls more than
+/// kMaxInlinedPrograms of them.
+static bool inManyWayKernel(const Function &f) {
+  for (const User *u : f.users()) {
+    const auto *call = dyn_cast<CallBase>(u);
+    if (!call)
+      continue;
+    unsigned programs = 0;
+    for (const Instruction &i : instructions(*call->getFunction()))
+      if (const auto *cb = dyn_cast<CallBase>(&i))
+        if (const Function *callee = cb->getCalledFunction())
+          programs += callee->hasFnAttribute(kBlockProgramAttr);
+    if (programs > kMaxInlinedPrograms)
+      return true;
+  }
+  return false;
+}
+
 /// On AMDGPU (kernelsMayCall() false) nothing stays out of line: a call
 /// there needs a stack in scratch memory and spills the registers the
 /// callee may clobber, so every kernel inlines everything, however often.
@@ -295,11 +325,13 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
         f.addFnAttr(Attribute::NoInline);
       continue;
     }
-    // A block program that kernels of several variants run (the same
-    // block shape at several rank counts) stays one function, on targets
-    // whose kernels may call.
+    // On targets whose kernels may call, a block program that kernels of
+    // several variants or kinds run stays one function, and so does every
+    // program of a kernel that branches to more than kMaxInlinedPrograms
+    // (an LL kernel's are inlined below, with everything else it calls).
     if (keepOutOfLine(f, target) ||
-        (target.kernelsMayCall() && f.hasFnAttribute(kSharedProgramAttr)))
+        (target.kernelsMayCall() &&
+         (f.hasFnAttribute(kSharedProgramAttr) || inManyWayKernel(f))))
       f.addFnAttr(Attribute::NoInline);
     else
       f.addFnAttr(Attribute::AlwaysInline);
@@ -508,18 +540,56 @@ bool ccl::finishTarget(Module &module, const TargetInfo &target,
       findTool({env ? env : "", "/usr/local/cuda/bin/ptxas"}, "ptxas");
   if (ptxas.empty())
     return true;
-  std::string ptxPath, cubinPath;
+  // ptxas in whole-program mode inlines every function into every kernel
+  // that calls it, whatever the PTX keeps out of line: 12 kernels of the
+  // wide tiled ring (one per element type and operator, 2..8 ranks) calling
+  // the same 41 programs took 155 s. Compiled as relocatable code (-c) each
+  // function is compiled once (3.4 s), and nvlink, beside ptxas in every
+  // CUDA toolkit, links the kernels into the executable cubin the runtime
+  // loads. Without an nvlink beside ptxas the cubin comes from ptxas alone.
+  std::string nvlink = (sys::path::parent_path(ptxas) + "/nvlink").str();
+  if (!sys::fs::can_execute(nvlink) || sys::fs::is_directory(nvlink))
+    nvlink.clear();
+  std::string ptxPath, objPath, cubinPath;
   if (!writeTemp("cclc", "ptx", art.ptx, ptxPath, error))
     return false;
-  SmallString<128> cubin;
-  sys::fs::createUniquePath("cclc-%%%%%%.cubin", cubin, /*MakeAbsolute=*/true);
-  cubinPath = cubin.str().str();
-  bool ok = runTool(ptxas, {"-arch=" + target.name().str(), "-O3", ptxPath,
-                            "-o", cubinPath},
-                    error);
+  // The tools' outputs: unique names in the temporary directory, removed
+  // if cclc is interrupted.
+  auto tempPath = [](StringRef model) {
+    SmallString<128> dir, path;
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, dir);
+    sys::path::append(dir, model);
+    sys::fs::createUniquePath(dir, path, /*MakeAbsolute=*/true);
+    sys::RemoveFileOnSignal(path);
+    return path.str().str();
+  };
+  cubinPath = tempPath("cclc-%%%%%%.cubin");
+  std::string arch = "-arch=" + target.name().str();
+  // Every block of a kernel must fit on an SM beside its peers' (they wait
+  // on each other): at most the register file over the block's threads
+  // (128 registers for 512 threads). Left to itself ptxas gave the wide
+  // tiled ring's kernel 152 registers (230 for its relocatable programs),
+  // and a kernel that no SM can hold does not launch.
+  std::string regs = "-maxrregcount=" +
+                     std::to_string(kRegistersPerSM / target.threadsPerBlock());
+  bool ok;
+  if (nvlink.empty()) {
+    ok = runTool(ptxas, {arch, "-O3", regs, ptxPath, "-o", cubinPath}, error);
+  } else {
+    objPath = tempPath("cclc-%%%%%%.o");
+    ok = runTool(ptxas, {arch, "-O3", regs, "-c", ptxPath, "-o", objPath},
+                 error);
+    if (ok) {
+      times.begin("nvlink " + name);
+      ok = runTool(nvlink, {arch, objPath, "-o", cubinPath}, error);
+    }
+    sys::fs::remove(objPath);
+  }
   sys::fs::remove(ptxPath);
-  if (!ok)
+  if (!ok) {
+    sys::fs::remove(cubinPath);
     return false;
+  }
   auto bin = MemoryBuffer::getFile(cubinPath);
   sys::fs::remove(cubinPath);
   if (!bin) {

@@ -47,7 +47,8 @@ static CclLowerToLLVMOptions lowerOptions(const CompileOptions &options,
       !StringRef(options.testCorrupt).starts_with("plan-"))
     lower.testCorrupt = options.testCorrupt;
   if (auto info = createTargetInfo(target))
-    lower.typeGeneric = info->typeGenericKernels();
+    lower.typeGeneric = info->typeGenericKernels() &&
+                        (!lower.perRankKernels || info->outlinesPrograms());
   return lower;
 }
 

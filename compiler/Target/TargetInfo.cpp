@@ -78,6 +78,7 @@ public:
   void markKernel(LLVM::LLVMFuncOp func) const override {
     func.setCConv(LLVM::CConv::PTX_Kernel);
   }
+  bool typeGenericKernels() const override { return true; }
   StringRef deviceLibrary() const override {
     return StringRef(reinterpret_cast<const char *>(ccl_device_bitcode_nvptx),
                      ccl_device_bitcode_nvptx_size);

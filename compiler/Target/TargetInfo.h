@@ -73,12 +73,15 @@ public:
   /// LL all-pairs at 8 ranks: programs of 25k lines).
   virtual bool outlinesPrograms() const { return false; }
   /// Whether cclc lowers each algorithm once for every element type and
-  /// operator (ccl-lower-to-llvm's type-generic): the host target, where
-  /// the element size read at run time and a switch per reduction cost
-  /// nothing next to a block's synchronisation, and the compile's work no
-  /// longer grows with the types and operators (12 pairs took 12 times
-  /// the lowering, optimisation and code generation). GPU kernels keep
-  /// their constants and their reductions inlined.
+  /// operator (ccl-lower-to-llvm's type-generic), so that the compile's
+  /// work no longer grows with the types and operators (12 pairs took 12
+  /// times the lowering, optimisation and code generation): the host and
+  /// NVPTX. A program then reads its element size at run time and switches
+  /// on the kind at each reduction, which costs nothing next to moving a
+  /// chunk; an LL kernel inlines its programs with its own kind, which
+  /// folds them back to the specialised code. Per-rank kernels on GPUs
+  /// (--kernels=per-rank) stay specialised. AMDGPU inlines every program
+  /// into every kernel, so lowering once would save nothing there.
   virtual bool typeGenericKernels() const { return false; }
   /// Optimisation level of the backend (the IR is optimised at O3 on every
   /// target).

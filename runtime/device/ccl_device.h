@@ -168,10 +168,11 @@ void __ccl_unpack_packets(const ccl_dev_ctx *ctx, char *dst, const char *pkts,
 CCL_FOR_EACH_DT_OP(CCL_DECLARE_REDUCE_PACKETS)
 CCL_FOR_EACH_DT_OP(CCL_DECLARE_REDUCE)
 
-/* Type-generic forms, defined for the host target only, whose kernels are
- * lowered once for every element type and operator (ccl-lower-to-llvm's
- * type-generic): `kind` is the element type's code * 4 + the operator's
- * code (ccl/types.def: f32 0, f16 1, bf16 2; sum 0, prod 1, max 2, min 3).
+/* Type-generic forms (host and NVPTX), for the programs that
+ * ccl-lower-to-llvm lowers once for every element type and operator (its
+ * type-generic option): `kind`
+ * is the element type's code * 4 + the operator's code (ccl/types.def:
+ * f32 0, f16 1, bf16 2; sum 0, prod 1, max 2, min 3).
  * __ccl_dtype_size gives the kind's element size; each reduction calls
  * the function of its kind with the other arguments (0 for an unknown
  * kind, for which reductions do nothing). */

@@ -558,9 +558,10 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
                     flat[rep.first][rep.second], grp.varying,
                     skeletons[rep.first].name + "__p" + std::to_string(g),
                     space[rep.first]);
-    bool shared = llvm::any_of(grp.members, [&](Member m) {
-      return m.first != rep.first;
-    });
+    bool shared = skeletons[rep.first].kinds.size() > 1 ||
+                  llvm::any_of(grp.members, [&](Member m) {
+                    return m.first != rep.first;
+                  });
     SmallVector<Attribute> marks{b.getStringAttr(kBlockProgramAttr)};
     if (shared)
       marks.push_back(b.getStringAttr(kSharedProgramAttr));

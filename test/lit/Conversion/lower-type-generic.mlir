@@ -1,5 +1,6 @@
 // RUN: %ccl-opt %s --ccl-schedule --ccl-lower-to-llvm='target=host dtypes=float32,float16 redops=sum,max type-generic=true' | FileCheck %s
 // RUN: %ccl-opt %s --ccl-schedule --ccl-lower-to-llvm='target=host dtypes=float32,float16 redops=sum,max' | FileCheck %s --check-prefix=TYPED
+// RUN: %ccl-opt %s --ccl-schedule --ccl-lower-to-llvm='target=sm_90 dtypes=float32 redops=sum type-generic=true' | FileCheck %s --check-prefix=ONE
 
 // Tests that type-generic lowering lowers the algorithm once for all four
 // (dtype, operator) pairs: two block programs (put, reduce) taking the kind
@@ -7,10 +8,12 @@
 // (the slot layout count max-bytes / size), the reduction through
 // __ccl_reduce_any(kind, ...); each pair's kernel calls the same programs
 // and tables with its own kind (dtype code * 4 + operator code: f32 sum 0,
-// f32 max 2, f16 sum 4, f16 max 6).
+// f32 max 2, f16 sum 4, f16 max 6). A program the kernels of several
+// kinds call is marked ccl-shared-program (the code generator keeps it one
+// function); with one pair it is not.
 
 // CHECK-LABEL: llvm.func internal @ccl_dt_nN_any__p0(
-// CHECK-SAME:    %arg5: i32, %arg6: !llvm.ptr) attributes {passthrough = ["ccl-block-program"]}
+// CHECK-SAME:    %arg5: i32, %arg6: !llvm.ptr) attributes {passthrough = ["ccl-block-program", "ccl-shared-program"]}
 // CHECK-NEXT:    %[[ES:.*]] = llvm.call @__ccl_dtype_size(%arg5) : (i32) -> i32
 // CHECK-NEXT:    %[[MAX:.*]] = llvm.mlir.constant(1048576 : i64) : i64
 // CHECK-NEXT:    %[[ES64:.*]] = llvm.zext %[[ES]] : i32 to i64
@@ -19,6 +22,11 @@
 // CHECK:         llvm.call @__ccl_scratch_ptr(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SLOTS]], %{{.*}}, %[[ES]], %arg4,
 // CHECK:         llvm.call @__ccl_put(
 // CHECK-LABEL: llvm.func internal @ccl_dt_nN_any__p1(
+// ONE-LABEL:   llvm.func internal @ccl_dt_nN_any__p0(
+// ONE-SAME:      attributes {passthrough = ["ccl-block-program"]}
+// ONE-LABEL:   llvm.func internal @ccl_dt_nN_any__p1(
+// ONE-SAME:      attributes {passthrough = ["ccl-block-program"]}
+// ONE-LABEL:   llvm.func ptx_kernelcc @ccl_dt_nN_f32_sum(
 // CHECK-NOT:     __ccl_reduce_f
 // CHECK:         llvm.call @__ccl_reduce_any(%arg5,
 // CHECK-LABEL: llvm.func @ccl_dt_nN_f32_sum(
