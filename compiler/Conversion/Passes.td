@@ -31,9 +31,10 @@ def CclLowerToLLVM : Pass<"ccl-lower-to-llvm", "mlir::ModuleOp"> {
 
     With `type-generic` (what cclc sets for the host and NVPTX targets,
     except NVPTX with `per-rank-kernels`) every algorithm is lowered once
-    for all element types and operators: the block programs take the kind (element type code * 4 + operator code,
-    as in `ccl/types.def`) as an argument, compute the element size from
-    it and call the device library's `_any` forms of the reductions
+    for all element types and operators: the block programs take the
+    kind (element type code * 4 + operator code, as in `ccl/types.def`)
+    as an argument, compute the element size from it and call the device
+    library's `_any` forms of the reductions
     (`__ccl_reduce_any`), which dispatch on it; each
     `ccl_<name>_..._<dtype>_<op>` kernel is then only its dispatch, calling
     the shared programs with its own kind.
