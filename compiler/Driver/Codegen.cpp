@@ -14,6 +14,7 @@
 #include "ccl/plan.h"
 #include "ccl/types.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -110,6 +111,15 @@ bool writeTemp(StringRef prefix, StringRef suffix, StringRef data,
 }
 
 /// Runs `program` with `args`; on failure `error` holds its output.
+std::string tempOutputPath(StringRef prefix, StringRef suffix) {
+  SmallString<128> dir, path;
+  sys::path::system_temp_directory(/*ErasedOnReboot=*/true, dir);
+  sys::path::append(dir, prefix + "-%%%%%%." + suffix);
+  sys::fs::createUniquePath(dir, path, /*MakeAbsolute=*/true);
+  sys::RemoveFileOnSignal(path);
+  return path.str().str();
+}
+
 bool runTool(StringRef program, ArrayRef<std::string> args, std::string &error) {
   SmallString<128> log;
   int fd;
@@ -213,22 +223,29 @@ constexpr unsigned kRegistersPerSM = 65536;
 /// block and kernel launch. A kernel of a few programs keeps them inline.
 constexpr unsigned kMaxInlinedPrograms = 4;
 
-/// Whether a kernel that calls the block program `f` calls more than
-/// kMaxInlinedPrograms of them.
-static bool inManyWayKernel(const Function &f) {
-  for (const User *u : f.users()) {
-    const auto *call = dyn_cast<CallBase>(u);
-    if (!call)
-      continue;
+/// The functions of `module` that call more than kMaxInlinedPrograms
+/// block programs (counted once, before the attributes are set).
+static DenseSet<const Function *> manyWayKernels(const Module &module) {
+  DenseSet<const Function *> many;
+  for (const Function &f : module) {
     unsigned programs = 0;
-    for (const Instruction &i : instructions(*call->getFunction()))
+    for (const Instruction &i : instructions(f))
       if (const auto *cb = dyn_cast<CallBase>(&i))
         if (const Function *callee = cb->getCalledFunction())
           programs += callee->hasFnAttribute(kBlockProgramAttr);
     if (programs > kMaxInlinedPrograms)
-      return true;
+      many.insert(&f);
   }
-  return false;
+  return many;
+}
+
+/// Whether a caller of the block program `f` is in `many`.
+static bool calledFrom(const Function &f,
+                       const DenseSet<const Function *> &many) {
+  return llvm::any_of(f.users(), [&](const User *u) {
+    const auto *call = dyn_cast<CallBase>(u);
+    return call && many.contains(call->getFunction());
+  });
 }
 
 /// On AMDGPU (kernelsMayCall() false) nothing stays out of line: a call
@@ -295,6 +312,7 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
     return false;
   }
 
+  const DenseSet<const Function *> many = manyWayKernels(module);
   // Clang's -ffreestanding marks the library "no-builtins", and its
   // functions carry target attributes the generated kernels lack; either
   // makes the inliner refuse. Give every function the same attributes, then
@@ -331,7 +349,7 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
     // (an LL kernel's are inlined below, with everything else it calls).
     if (keepOutOfLine(f, target) ||
         (target.kernelsMayCall() &&
-         (f.hasFnAttribute(kSharedProgramAttr) || inManyWayKernel(f))))
+         (f.hasFnAttribute(kSharedProgramAttr) || calledFrom(f, many))))
       f.addFnAttr(Attribute::NoInline);
     else
       f.addFnAttr(Attribute::AlwaysInline);
@@ -495,11 +513,9 @@ bool finishAMDGPU(Module &module, const TargetInfo &target,
   std::string objPath;
   if (!writeTemp("cclc-" + target.name().str(), "o", object, objPath, error))
     return false;
-  SmallString<128> hsaco;
-  sys::fs::createUniquePath("cclc-%%%%%%.hsaco", hsaco, /*MakeAbsolute=*/true);
-  bool ok = runTool(
-      lld, {"-shared", "--no-undefined", "-o", hsaco.str().str(), objPath},
-      error);
+  std::string hsaco = tempOutputPath("cclc", "hsaco");
+  bool ok = runTool(lld, {"-shared", "--no-undefined", "-o", hsaco, objPath},
+                    error);
   sys::fs::remove(objPath);
   if (!ok) {
     sys::fs::remove(hsaco);
@@ -553,17 +569,7 @@ bool ccl::finishTarget(Module &module, const TargetInfo &target,
   std::string ptxPath, objPath, cubinPath;
   if (!writeTemp("cclc", "ptx", art.ptx, ptxPath, error))
     return false;
-  // The tools' outputs: unique names in the temporary directory, removed
-  // if cclc is interrupted.
-  auto tempPath = [](StringRef model) {
-    SmallString<128> dir, path;
-    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, dir);
-    sys::path::append(dir, model);
-    sys::fs::createUniquePath(dir, path, /*MakeAbsolute=*/true);
-    sys::RemoveFileOnSignal(path);
-    return path.str().str();
-  };
-  cubinPath = tempPath("cclc-%%%%%%.cubin");
+  cubinPath = tempOutputPath("cclc", "cubin");
   std::string arch = "-arch=" + target.name().str();
   // Every block of a kernel must fit on an SM beside its peers' (they wait
   // on each other): at most the register file over the block's threads
@@ -576,7 +582,7 @@ bool ccl::finishTarget(Module &module, const TargetInfo &target,
   if (nvlink.empty()) {
     ok = runTool(ptxas, {arch, "-O3", regs, ptxPath, "-o", cubinPath}, error);
   } else {
-    objPath = tempPath("cclc-%%%%%%.o");
+    objPath = tempOutputPath("cclc", "o");
     ok = runTool(ptxas, {arch, "-O3", regs, "-c", ptxPath, "-o", objPath},
                  error);
     if (ok) {

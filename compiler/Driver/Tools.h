@@ -28,6 +28,9 @@ makeMachine(llvm::StringRef triple, llvm::StringRef cpu,
 /// `path`.
 bool writeTemp(llvm::StringRef prefix, llvm::StringRef suffix,
                llvm::StringRef data, std::string &path, std::string &error);
+/// A new unique path $TMPDIR/PREFIX-XXXXXX.SUFFIX for a tool to write
+/// (nothing is created), removed if cclc is interrupted.
+std::string tempOutputPath(llvm::StringRef prefix, llvm::StringRef suffix);
 /// Runs `program` with `args`; on failure `error` holds the command line
 /// and its output.
 bool runTool(llvm::StringRef program, llvm::ArrayRef<std::string> args,
