@@ -116,7 +116,6 @@ std::string tempOutputPath(StringRef prefix, StringRef suffix) {
   sys::path::system_temp_directory(/*ErasedOnReboot=*/true, dir);
   sys::path::append(dir, prefix + "-%%%%%%." + suffix);
   sys::fs::createUniquePath(dir, path, /*MakeAbsolute=*/true);
-  sys::RemoveFileOnSignal(path);
   return path.str().str();
 }
 
