@@ -278,22 +278,26 @@ size_t Machine::deliveryThread(int b, unsigned channel, bool isSwitch) {
 /// Starts the remote write of a put/broadcast issued by block `b`: after
 /// everything `b` did so far and after the earlier deliveries of the same
 /// (block, channel). Fills `a` with the delivery's epoch.
-VClock &Machine::deliver(int b, unsigned channel, bool isSwitch, Access &a,
-                         Operation *op) {
+const VClock &Machine::deliver(int b, unsigned channel, bool isSwitch,
+                               Access &a, Operation *op) {
   size_t t = deliveryThread(b, channel, isSwitch);
-  VClock &vc = deliveryClocks[t];
-  vc.join(clocks[b]);
-  vc.tick(t);
+  uint32_t k = ++deliveryCount[t];
+  lastDelivery = clocks[b];
+  lastDelivery.raise(t, k);
   a.op = op;
   a.thread = t;
-  a.clock = vc.get(t);
+  a.clock = k;
   a.block = b;
   a.call = callOf[b];
   a.delivery = true;
-  if (!opDelivery)
-    opDelivery = VClock();
-  opDelivery->join(vc);
-  return vc;
+  opDeliveries.push_back({t, k});
+  return lastDelivery;
+}
+
+void Machine::joinDeliveries(VClock &vc, int b) const {
+  for (auto it = deliveries.lower_bound({b, 0u});
+       it != deliveries.end() && it->first.first == b; ++it)
+    vc.raise(it->second, deliveryCount.at(it->second));
 }
 
 void Machine::signal(int b, StringRef channel, bool relaxed, Operation *op) {
@@ -306,10 +310,10 @@ void Machine::signal(int b, StringRef channel, bool relaxed, Operation *op) {
     VClock vc = clocks[b];
     auto it = deliveries.find({b, id});
     if (it != deliveries.end())
-      vc.join(deliveryClocks[it->second]);
+      vc.raise(it->second, deliveryCount[it->second]);
     for (size_t t : switchDeliveries[b])
-      vc.join(deliveryClocks[t]);
-    ch.signals.push_back(vc);
+      vc.raise(t, deliveryCount[t]);
+    ch.signals.push_back(std::move(vc));
   }
   wake(WaitOn::Signal, id);
 }
@@ -563,15 +567,15 @@ LogicalResult Machine::exec(int b, const Step &s) {
     for (int64_t q : startDeps[id])
       clocks[b].join(boundaryClock[q]);
   }
-  opDelivery.reset();
+  opDeliveries.clear();
   if (failed(execOp(b, s.op)) || failed(execForwards(b, s.op)))
     return failure();
   size_t inst = instance(s.op, call);
   executed[inst] = true;
   if (needDone[id]) {
     VClock vc = clocks[b];
-    if (opDelivery)
-      vc.join(*opDelivery);
+    for (auto [t, k] : opDeliveries)
+      vc.raise(t, k);
     done[inst] = std::move(vc);
   }
   recordEvent(b, s.op);
@@ -620,9 +624,7 @@ LogicalResult Machine::execBoundary(int64_t rank) {
   VClock &j = boundaryClock[rank];
   for (int b : rankBlocks[rank]) {
     j.join(clocks[b]);
-    for (auto it = deliveries.lower_bound({b, 0u});
-         it != deliveries.end() && it->first.first == b; ++it)
-      j.join(deliveryClocks[it->second]);
+    joinDeliveries(j, b);
   }
   for (unsigned dep : boundaryDeps[rank])
     j.join(done[size_t(dep) * calls + call]);

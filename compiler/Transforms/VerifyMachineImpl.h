@@ -31,6 +31,12 @@ public:
       c.resize(i + 1, 0);
     ++c[i];
   }
+  /// Component i becomes at least v.
+  void raise(size_t i, uint32_t v) {
+    if (i >= c.size())
+      c.resize(i + 1, 0);
+    c[i] = std::max(c[i], v);
+  }
   void join(const VClock &o) {
     if (o.c.size() > c.size())
       c.resize(o.c.size(), 0);
@@ -190,8 +196,11 @@ private:
   // Events and accesses.
   Access event(int b, mlir::Operation *op);
   size_t deliveryThread(int b, unsigned channel, bool isSwitch);
-  VClock &deliver(int b, unsigned channel, bool isSwitch, Access &a,
-                  mlir::Operation *op);
+  const VClock &deliver(int b, unsigned channel, bool isSwitch, Access &a,
+                        mlir::Operation *op);
+  /// Joins the clocks of all of block b's deliveries so far into `vc`
+  /// (which is at least b's clock).
+  void joinDeliveries(VClock &vc, int b) const;
   bool hb(const Access &a, const VClock &vc) const {
     return vc.get(a.thread) >= a.clock;
   }
@@ -287,9 +296,20 @@ private:
   std::vector<int> callOf;
   std::vector<std::deque<std::pair<mlir::Operation *, int>>> history;
   std::vector<size_t> boundaryThread;
-  /// Delivery threads: (block, channel) -> thread, and their clocks.
+  /// Delivery threads: (block, channel) -> thread, and the deliveries
+  /// each has made. A delivery thread's clock is never stored: the clock of
+  /// its k-th delivery is its block's clock when the block issued it with
+  /// component k for the thread (the delivery before it on the same thread
+  /// was issued earlier by the same block), and every use of it (the next
+  /// delivery, the block's signal, its call's end, the op's `done`) joins
+  /// the block's clock of that moment or later. A clock per delivery
+  /// thread, one component per thread, made memory grow as the square of
+  /// the channels (the ring at 32 ranks with 16 tiles: 16k channels, 1.9
+  /// GB of delivery clocks).
   std::map<std::pair<int, unsigned>, size_t> deliveries;
-  std::map<size_t, VClock> deliveryClocks;
+  std::map<size_t, uint32_t> deliveryCount;
+  /// The clock of the delivery deliver() made last.
+  VClock lastDelivery;
   std::map<int, std::vector<size_t>> switchDeliveries;
   size_t nextThread = 0;
 
@@ -303,8 +323,9 @@ private:
   std::vector<bool> executed;
   std::vector<VClock> done;
   std::vector<bool> needDone;
-  /// Delivery clock of the op being executed (for its `done` clock).
-  std::optional<VClock> opDelivery;
+  /// The deliveries of the op being executed, (thread, count), for its
+  /// `done` clock.
+  std::vector<std::pair<size_t, uint32_t>> opDeliveries;
 
   // Call boundaries, per rank.
   std::vector<std::vector<int>> rankBlocks;

@@ -43,7 +43,7 @@ LogicalResult Machine::execForwards(int b, Operation *op) {
     SmallVector<Loc> members;
     addOnMembers(op, mr.getChannelAttr(), dst, members);
     Access wa;
-    VClock &dvc = deliver(b, channelId(mr.getChannel()), true, wa, op);
+    const VClock &dvc = deliver(b, channelId(mr.getChannel()), true, wa, op);
     for (size_t k = 0; k < members.size(); ++k)
       if (members[k].rank != dst.getRank() &&
           failed(write(slots[slotId(members[k], call)], wa, dvc,
@@ -73,7 +73,7 @@ LogicalResult Machine::execForwards(int b, Operation *op) {
     auto dst = cast<ChunkRefAttr>(d);
     StringRef channel = cast<FlatSymbolRefAttr>(c).getValue();
     Access wa;
-    VClock &dvc = deliver(b, channelId(channel), false, wa, op);
+    const VClock &dvc = deliver(b, channelId(channel), false, wa, op);
     for (int64_t i = 0; i < dst.getCount(); ++i) {
       Slot &s = slotAt(dst, i, call);
       if (failed(write(s, wa, dvc, vals[i], false)))
@@ -149,7 +149,7 @@ LogicalResult Machine::execOp(int b, Operation *op) {
           vals.push_back(*v);
         }
         Access wa;
-        VClock &dvc = deliver(b, ch, false, wa, op);
+        const VClock &dvc = deliver(b, ch, false, wa, op);
         for (int64_t i = 0; i < dst.getCount(); ++i)
           if (failed(write(slotAt(dst, i, call), wa, dvc, vals[i], false)))
             return failure();
@@ -168,7 +168,7 @@ LogicalResult Machine::execOp(int b, Operation *op) {
           vals.push_back(*v);
         }
         Access wa;
-        VClock &dvc = deliver(b, channelId(put.getChannel()), false, wa, op);
+        const VClock &dvc = deliver(b, channelId(put.getChannel()), false, wa, op);
         for (int64_t i = 0; i < dst.getCount(); ++i) {
           Slot &s = slotAt(dst, i, call);
           if (failed(write(s, wa, dvc, vals[i], false)))
@@ -268,7 +268,7 @@ LogicalResult Machine::execOp(int b, Operation *op) {
         SmallVector<Loc> reads, writes;
         footprint(op, reads, writes);
         Access wa;
-        VClock &dvc = deliver(b, channelId(o.getChannel()), true, wa, op);
+        const VClock &dvc = deliver(b, channelId(o.getChannel()), true, wa, op);
         for (size_t k = 0; k < writes.size(); ++k)
           if (failed(write(slots[slotId(writes[k], call)], wa, dvc,
                            vals[k % n], false)))
@@ -284,9 +284,13 @@ LogicalResult Machine::execOp(int b, Operation *op) {
         ChannelState &ch = channels[channelId(w.getChannel())];
         int64_t match = int64_t(ch.waits++) - ch.credit;
         if (match >= 0) {
-          const std::optional<VClock> &sig = ch.signals[match];
+          // Each signal is matched by one wait: its clock is not needed
+          // after this (only the count of signals is), so it is dropped
+          // (a long pipeline issues a signal per step and tile).
+          std::optional<VClock> &sig = ch.signals[match];
           if (sig && !w.getRelaxed())
             clocks[b].join(*sig);
+          sig.reset();
         }
         event(b, op);
         return success();
@@ -307,7 +311,9 @@ LogicalResult Machine::execOp(int b, Operation *op) {
       .Case<AcquireOp>([&](AcquireOp acq) {
         SemaphoreState &sem =
             semaphores[semaphoreIds.lookup(acq.getSemaphore())];
-        clocks[b].join(sem.releases[sem.acquires++]);
+        // As for signals: each release is taken by one acquire.
+        clocks[b].join(sem.releases[sem.acquires]);
+        sem.releases[sem.acquires++] = VClock();
         event(b, op);
         return success();
       })
