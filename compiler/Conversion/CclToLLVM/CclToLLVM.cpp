@@ -10,10 +10,12 @@
 //      copies of the block's ops and records its environment
 //      (KernelBuilder.h);
 //   3. the patterns (Patterns.h) rewrite the copies into calls to the
-//      device library, reading the environment of their kernel;
-//   4. shareBlockPrograms merges the blocks whose code is the same up to
-//      integer constants into one function reading those from a table, and
-//      builds each kernel around them (ShareBlocks.cpp).
+//      device library, reading the environment of their kernel, one
+//      kernel's blocks at a time;
+//   4. BlockSharing merges the blocks whose code is the same up to integer
+//      constants into one function reading those from a table, as each
+//      kernel's blocks are lowered, and builds each kernel around them
+//      (ShareBlocks.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,14 +134,35 @@ struct CclLowerToLLVMPass
     RewritePatternSet patterns(&getContext());
     populateDataMovementPatterns(envs, patterns);
     populateSynchronizationPatterns(envs, patterns);
-    if (failed(applyPartialConversion(module, conv, std::move(patterns))))
-      return signalPassFailure();
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // One kernel at a time: its blocks are lowered, read by the
+    // validation, and merged with the blocks of their shape before the
+    // next kernel's are lowered (BlockSharing), so that the module never
+    // holds a lowered function per block.
     using Stage = LoweringValidator::Stage;
-    LoweringValidator::corrupt(corruption, Stage::Patterns, module, skeletons);
-    timed([&] { validator->recordBlocks(skeletons); });
+    timed([&] { validator->reserveBlocks(skeletons); });
+    BlockSharing blockSharing(skeletons);
+    bool corrupted = false;
+    for (size_t k = 0; k < skeletons.size(); ++k) {
+      SmallVector<Operation *> funcs;
+      for (auto &entry : skeletons[k].blocks)
+        funcs.push_back(entry.second);
+      if (failed(applyPartialConversion(funcs, conv, frozen)))
+        return signalPassFailure();
+      MutableArrayRef<KernelSkeleton> one =
+          MutableArrayRef<KernelSkeleton>(skeletons).slice(k, 1);
+      if (!corrupted)
+        corrupted =
+            LoweringValidator::corrupt(corruption, Stage::Patterns, module, one);
+      timed([&] { validator->recordBlocks(one); });
+      blockSharing.add(k);
+    }
+    // Whatever of the dialect is left outside the kernels' blocks.
+    if (failed(applyPartialConversion(module, conv, frozen)))
+      return signalPassFailure();
     LoweringValidator::corrupt(corruption, Stage::Skeletons, module,
                                skeletons);
-    shareBlockPrograms(b, module, *target, skeletons);
+    blockSharing.finish(b, module, *target);
     LoweringValidator::corrupt(corruption, Stage::Module, module, {});
     // The module against the schedule, always (Validation.h).
     bool valid = false;

@@ -125,7 +125,7 @@ private:
 int32_t kindCode(llvm::StringRef dtype, llvm::StringRef redop);
 
 /// The thread blocks of one kernel, each lowered into its own function
-/// (ctx, input, output, count, epoch), before shareBlockPrograms merges
+/// (ctx, input, output, count, epoch), before BlockSharing merges
 /// the blocks of one shape and builds the kernel around them.
 struct KernelSkeleton {
   /// The algorithm variants (rank counts) the kernel serves; their blocks'
@@ -178,7 +178,7 @@ void buildKernels(mlir::OpBuilder &b, llvm::ArrayRef<AlgorithmOp> algos,
                   KernelEnvs &envs,
                   llvm::SmallVectorImpl<KernelSkeleton> &skeletons);
 
-/// Once the block functions are lowered: groups the blocks of all kernels
+/// Block sharing: groups the blocks of all kernels
 /// whose functions are the same up to integer constants, emits one function
 /// per group that reads the constants that differ from a table row, and
 /// builds the kernel
@@ -191,10 +191,26 @@ void buildKernels(mlir::OpBuilder &b, llvm::ArrayRef<AlgorithmOp> algos,
 ///       case p: program_p(ctx, input, output, count, epoch, &params[offsets[sel]])
 ///     __ccl_end(ctx, epoch)
 ///
-/// The block functions are erased (ShareBlocks.cpp).
-void shareBlockPrograms(mlir::OpBuilder &b, mlir::ModuleOp module,
-                        const TargetInfo &target,
-                        llvm::ArrayRef<KernelSkeleton> skeletons);
+/// Done in two steps: `add(k)` once kernel k's block functions are lowered
+/// (each block joins the group of its shape; the functions of all but the
+/// first block of a shape are erased there), `finish` once all are. The
+/// block functions are all gone after it (ShareBlocks.cpp).
+class BlockSharing {
+public:
+  /// `skeletons` must outlive this.
+  explicit BlockSharing(llvm::ArrayRef<KernelSkeleton> skeletons);
+  ~BlockSharing();
+  BlockSharing(const BlockSharing &) = delete;
+  BlockSharing &operator=(const BlockSharing &) = delete;
+
+  void add(size_t kernel);
+  void finish(mlir::OpBuilder &b, mlir::ModuleOp module,
+              const TargetInfo &target);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
 
 } // namespace ccl
 

@@ -12,6 +12,13 @@
 // program and row in two more tables: the generated code branches on the
 // program, never on the instance, tile or rank.
 //
+// The merging starts as each kernel's blocks are lowered (BlockSharing::
+// add): a block whose shape an earlier block has keeps only its constants,
+// and its function is erased at once, so that the module holds one function
+// per shape rather than one per block (the LL all-pairs at 2..64 ranks has
+// 2k blocks of up to 64 steps: 1.4 GB of LLVM dialect when every block
+// function lived until the end).
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Conversion/CclToLLVM.h"
@@ -183,75 +190,38 @@ LLVM::LLVMFuncOp makeProgram(OpBuilder &b, LLVM::LLVMFuncOp rep,
 using Member = std::pair<size_t, size_t>;
 
 /// Blocks of one shape, from any kernel of the module, and the constants
-/// that differ between them.
+/// that differ between them; `shape` indexes BlockSharing's shapes, whose
+/// function the group's program is made from.
 struct Group {
   SmallVector<Member> members;
-  SmallVector<size_t> varying; // positions in Flattened::values
+  SmallVector<size_t> varying; // positions in the members' values
+  size_t shape = 0;
   LLVM::LLVMFuncOp program;
 };
 
-/// Groups the blocks of all kernels by shape (blocks of different element
-/// types or operators call different library functions, so they never
-/// share; the blocks of a per-rank or LL-packet kernel share only with each
-/// other); splits a group whose differing constants do not fit the i32
-/// table into single blocks.
-SmallVector<Group> groupBlocks(ArrayRef<KernelSkeleton> skeletons,
-                               ArrayRef<SmallVector<Flattened>> flat) {
-  SmallVector<Group> groups;
-  std::map<std::vector<uintptr_t>, size_t> byShape;
-  for (size_t k = 0; k < skeletons.size(); ++k)
-    for (size_t i = 0; i < flat[k].size(); ++i) {
-      if (!flat[k][i].shareable) {
-        groups.push_back({{{k, i}}, {}, {}});
-        continue;
-      }
-      // A per-rank kernel keeps its own code: its blocks share programs only
-      // with each other (a GPU loads only its rank's kernel, and a program
-      // shared with other kernels would be a call and table loads). So does
-      // an LL-packet kernel, which serves one rank count (kernelPrefixes):
-      // shared with another rank count, or with the instances of another
-      // algorithm (allpairs_ll with allpairs_ll_wide), its chunk counts
-      // became table values and every chunk offset a 64-bit division at
-      // run time (22 of them: 4.6 us against 2.7 per 1 KiB AllReduce on 2
-      // x H200, docs/perf-history.md "LL kernels with code of their own").
-      std::vector<uintptr_t> key = flat[k][i].shape;
-      if (skeletons[k].rank || skeletons[k].packets) {
-        assert((skeletons[k].rank || skeletons[k].variants.size() == 1) &&
-               "an LL kernel serves one rank count");
-        key.push_back(~uintptr_t(k));
-      }
-      auto [it, fresh] = byShape.try_emplace(std::move(key), groups.size());
-      if (fresh)
-        groups.push_back({});
-      groups[it->second].members.push_back({k, i});
-    }
-  SmallVector<Group> result;
-  for (Group &grp : groups) {
-    auto valueOf = [&](Member m, size_t pos) {
-      return flat[m.first][m.second].values[pos];
-    };
-    Member first = grp.members.front();
-    bool fits = true;
-    for (size_t pos = 0; pos < flat[first.first][first.second].values.size();
-         ++pos) {
-      bool differs = false;
-      for (Member m : grp.members) {
-        differs |= valueOf(m, pos) != valueOf(first, pos);
-        fits &= fitsI32(valueOf(m, pos));
-      }
-      if (differs)
-        grp.varying.push_back(pos);
-    }
-    if (fits || grp.varying.empty()) {
-      result.push_back(std::move(grp));
-      continue;
-    }
-    for (Member m : grp.members)
-      result.push_back({{m}, {}, {}});
-  }
-  return result;
-}
+} // namespace
 
+/// The shapes seen so far, each with the function of its first block, and
+/// every block's shape and constants.
+struct BlockSharing::Impl {
+  ArrayRef<KernelSkeleton> skeletons;
+  struct Shape {
+    LLVM::LLVMFuncOp func; // null once its body became a program
+    SmallVector<Member> members;
+    bool shareable = true;
+  };
+  std::vector<Shape> shapes;
+  std::map<std::vector<uintptr_t>, size_t> byShape;
+  /// Per kernel and block: its shape and its constants' values.
+  SmallVector<SmallVector<std::pair<size_t, std::vector<int64_t>>>> blocks;
+
+  int64_t valueOf(Member m, size_t pos) const {
+    return blocks[m.first][m.second].second[pos];
+  }
+  SmallVector<Group> groups() const;
+};
+
+namespace {
 /// Base entry and block count of the variant for the communicator's rank
 /// count (ctx->nranks) in a kernel serving several: selects for a few rank
 /// counts (no memory access on the way to the block's entry: each
@@ -487,8 +457,10 @@ SmallVector<Group> splitBySpace(SmallVector<Group> groups,
     std::map<unsigned, Group> parts;
     for (Member m : grp.members) {
       Group &part = parts[space[m.first]];
-      if (part.members.empty())
+      if (part.members.empty()) {
         part.varying = grp.varying;
+        part.shape = grp.shape;
+      }
       part.members.push_back(m);
     }
     for (auto &entry : parts)
@@ -497,18 +469,116 @@ SmallVector<Group> splitBySpace(SmallVector<Group> groups,
   return out;
 }
 
+/// `func` with the constants of positions other than `varying` set to
+/// `values` (a function made from another block of its shape holds that
+/// block's constants); returns `func`'s flattened form after.
+Flattened setConstants(LLVM::LLVMFuncOp func, ArrayRef<int64_t> values,
+                       ArrayRef<size_t> varying) {
+  Flattened f = flatten(func);
+  assert(f.shareable && f.values.size() == values.size() &&
+         "a block of another shape");
+  size_t next = 0;
+  for (size_t pos = 0; pos < values.size(); ++pos) {
+    if (next < varying.size() && varying[next] == pos) {
+      ++next;
+      continue;
+    }
+    if (f.values[pos] == values[pos])
+      continue;
+    LLVM::ConstantOp cst = f.constants[pos];
+    cst.setValueAttr(IntegerAttr::get(cst.getType(), values[pos]));
+    f.values[pos] = values[pos];
+  }
+  return f;
+}
+
 } // namespace
 
-void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
-                             const TargetInfo &target,
-                             ArrayRef<KernelSkeleton> skeletons) {
-  SmallVector<SmallVector<Flattened>> flat;
-  for (const KernelSkeleton &skel : skeletons) {
-    flat.emplace_back();
-    for (auto &entry : skel.blocks)
-      flat.back().push_back(flatten(entry.second));
+BlockSharing::BlockSharing(ArrayRef<KernelSkeleton> skeletons)
+    : impl(std::make_unique<Impl>()) {
+  impl->skeletons = skeletons;
+  impl->blocks.resize(skeletons.size());
+}
+
+BlockSharing::~BlockSharing() = default;
+
+void BlockSharing::add(size_t k) {
+  const KernelSkeleton &skel = impl->skeletons[k];
+  auto &mine = impl->blocks[k];
+  mine.reserve(skel.blocks.size());
+  for (size_t i = 0; i < skel.blocks.size(); ++i) {
+    LLVM::LLVMFuncOp func = skel.blocks[i].second;
+    Flattened flat = flatten(func);
+    if (!flat.shareable) {
+      mine.push_back({impl->shapes.size(), {}});
+      impl->shapes.push_back({func, {{k, i}}, false});
+      continue;
+    }
+    // A per-rank kernel keeps its own code: its blocks share programs only
+    // with each other (a GPU loads only its rank's kernel, and a program
+    // shared with other kernels would be a call and table loads). So does
+    // an LL-packet kernel, which serves one rank count (kernelPrefixes):
+    // shared with another rank count, or with the instances of another
+    // algorithm (allpairs_ll with allpairs_ll_wide), its chunk counts
+    // became table values and every chunk offset a 64-bit division at
+    // run time (22 of them: 4.6 us against 2.7 per 1 KiB AllReduce on 2
+    // x H200, docs/perf-history.md "LL kernels with code of their own").
+    std::vector<uintptr_t> key = std::move(flat.shape);
+    if (skel.rank || skel.packets) {
+      assert((skel.rank || skel.variants.size() == 1) &&
+             "an LL kernel serves one rank count");
+      key.push_back(~uintptr_t(k));
+    }
+    auto [it, fresh] =
+        impl->byShape.try_emplace(std::move(key), impl->shapes.size());
+    if (fresh)
+      impl->shapes.push_back({func, {}, true});
+    else
+      func.erase(); // its shape's first block stands for it
+    impl->shapes[it->second].members.push_back({k, i});
+    mine.push_back({it->second, std::move(flat.values)});
   }
-  SmallVector<Group> groups = groupBlocks(skeletons, flat);
+}
+
+/// Groups the blocks by shape (blocks of different element types or
+/// operators call different library functions, so they never share; the
+/// blocks of a per-rank or LL-packet kernel share only with each other);
+/// splits a group whose differing constants do not fit the i32 table into
+/// single blocks.
+SmallVector<Group> BlockSharing::Impl::groups() const {
+  SmallVector<Group> result;
+  for (auto [index, shape] : llvm::enumerate(shapes)) {
+    Group grp{shape.members, {}, index, {}};
+    if (!shape.shareable) {
+      result.push_back(std::move(grp));
+      continue;
+    }
+    Member first = grp.members.front();
+    bool fits = true;
+    for (size_t pos = 0; pos < blocks[first.first][first.second].second.size();
+         ++pos) {
+      bool differs = false;
+      for (Member m : grp.members) {
+        differs |= valueOf(m, pos) != valueOf(first, pos);
+        fits &= fitsI32(valueOf(m, pos));
+      }
+      if (differs)
+        grp.varying.push_back(pos);
+    }
+    if (fits || grp.varying.empty()) {
+      result.push_back(std::move(grp));
+      continue;
+    }
+    for (Member m : grp.members)
+      result.push_back({{m}, {}, index, {}});
+  }
+  return result;
+}
+
+void BlockSharing::finish(OpBuilder &b, ModuleOp module,
+                          const TargetInfo &target) {
+  ArrayRef<KernelSkeleton> skeletons = impl->skeletons;
+  SmallVector<Group> groups = impl->groups();
 
   // Every block reads its entries before it does anything: in the constant
   // space (a cache made for values every thread reads) where they fit, else
@@ -535,8 +605,7 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
       programOf[k][sel] = static_cast<int32_t>(g);
       offsetOf[k][sel] = static_cast<int32_t>(rows[k].size());
       for (size_t pos : grp.varying)
-        rows[k].push_back(
-            static_cast<int32_t>(flat[k][m.second].values[pos]));
+        rows[k].push_back(static_cast<int32_t>(impl->valueOf(m, pos)));
     }
   Tables constTables(b, module, target.constantAddressSpace());
   Tables globalTables(b, module, target.tableAddressSpace());
@@ -550,14 +619,34 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
   // counts, or a block that only moves bytes, for several element types)
   // is marked for the code generator, which keeps it out of line rather
   // than inlining a copy into every kernel.
+  // The first group of a shape takes its function; another (split by
+  // address space, or a block of its own where the values do not fit the
+  // table) takes a copy.
   SmallVector<SmallVector<LLVM::LLVMFuncOp>> called(skeletons.size());
+  SmallVector<unsigned> uses(impl->shapes.size(), 0);
+  for (const Group &grp : groups)
+    ++uses[grp.shape];
   for (auto [g, grp] : llvm::enumerate(groups)) {
     Member rep = grp.members.front();
-    grp.program =
-        makeProgram(b, skeletons[rep.first].blocks[rep.second].second,
-                    flat[rep.first][rep.second], grp.varying,
-                    skeletons[rep.first].name + "__p" + std::to_string(g),
-                    space[rep.first]);
+    Impl::Shape &shape = impl->shapes[grp.shape];
+    LLVM::LLVMFuncOp source = shape.func;
+    if (--uses[grp.shape] > 0) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(shape.func);
+      source = cast<LLVM::LLVMFuncOp>(b.clone(*shape.func));
+    } else {
+      shape.func = {};
+    }
+    Flattened flat = shape.shareable
+                         ? setConstants(source,
+                                        impl->blocks[rep.first][rep.second].second,
+                                        grp.varying)
+                         : Flattened();
+    grp.program = makeProgram(
+        b, source, flat, grp.varying,
+        skeletons[rep.first].name + "__p" + std::to_string(g),
+        space[rep.first]);
+    source.erase();
     bool shared = skeletons[rep.first].kinds.size() > 1 ||
                   llvm::any_of(grp.members, [&](Member m) {
                     return m.first != rep.first;
@@ -572,9 +661,6 @@ void ccl::shareBlockPrograms(OpBuilder &b, ModuleOp module,
       called[m.first][g] = grp.program;
     }
   }
-  for (const KernelSkeleton &skel : skeletons)
-    for (auto &entry : skel.blocks)
-      LLVM::LLVMFuncOp(entry.second).erase();
 
   // A type-generic skeleton makes one kernel per kind, each calling the
   // same programs and reading the same tables.

@@ -82,19 +82,23 @@ public:
   LoweringValidator(llvm::ArrayRef<AlgorithmOp> algos, Options options);
   ~LoweringValidator();
 
+  /// Room for the blocks of all of `skeletons`, once, before the first
+  /// recordBlocks.
+  void reserveBlocks(llvm::ArrayRef<KernelSkeleton> skeletons);
   /// After the patterns, before blocks are merged: reads every block
-  /// function of `skeletons` as its stream of calls.
+  /// function of `skeletons` (some of the kernels: called once per kernel
+  /// as each is lowered) as its stream of calls.
   void recordBlocks(llvm::ArrayRef<KernelSkeleton> skeletons);
 
-  /// After shareBlockPrograms: checks every (variant, type, operator, rank,
+  /// After BlockSharing::finish: checks every (variant, type, operator, rank,
   /// block); emits an internal compiler error and fails on a difference.
   mlir::LogicalResult validate(mlir::ModuleOp module);
 
   /// Applies a test-only corruption at the stage it belongs to: `Patterns`
   /// (block functions, before recordBlocks), `Skeletons` (before sharing)
-  /// or `Module` (after sharing).
+  /// or `Module` (after sharing); true if it changed something.
   enum class Stage { Patterns, Skeletons, Module };
-  static void corrupt(Corruption c, Stage stage, mlir::ModuleOp module,
+  static bool corrupt(Corruption c, Stage stage, mlir::ModuleOp module,
                       llvm::MutableArrayRef<KernelSkeleton> skeletons);
 
 private:

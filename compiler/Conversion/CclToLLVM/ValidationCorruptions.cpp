@@ -46,7 +46,7 @@ namespace {
 
 /// The first call of `callee` in a block function of `skeletons`: its
 /// operand `index` replaced by that constant plus one.
-void bumpOperand(ArrayRef<KernelSkeleton> skeletons, StringRef callee,
+bool bumpOperand(ArrayRef<KernelSkeleton> skeletons, StringRef callee,
                  unsigned index) {
   for (const KernelSkeleton &skel : skeletons)
     for (auto &entry : skel.blocks) {
@@ -68,13 +68,14 @@ void bumpOperand(ArrayRef<KernelSkeleton> skeletons, StringRef callee,
           b, found.getLoc(), cst.getType(),
           b.getIntegerAttr(cst.getType(), v + 1));
       found->setOperand(index, bumped);
-      return;
+      return true;
     }
+  return false;
 }
 
 /// Adds one to entry `at` of the first constant i32 table whose name ends
 /// with `suffix` and that has more than `at` entries.
-void bumpTable(ModuleOp module, StringRef suffix, size_t at) {
+bool bumpTable(ModuleOp module, StringRef suffix, size_t at) {
   for (auto g : module.getOps<LLVM::GlobalOp>()) {
     if (!g.getSymName().ends_with(suffix))
       continue;
@@ -87,15 +88,16 @@ void bumpTable(ModuleOp module, StringRef suffix, size_t at) {
     values[at] += 1;
     g.setValueAttr(DenseElementsAttr::get(data.getType(),
                                           ArrayRef<int32_t>(values)));
-    return;
+    return true;
   }
+  return false;
 }
 
 /// In the last kernel that calls a type-generic block program (operands
 /// ctx, input, output, count, epoch, kind, row), the first such call's
 /// operand `index` (a constant, or a pointer into the row table) moved on
 /// by one: the kind becomes another, the row the next entry.
-void bumpLastKernelCall(ModuleOp module, unsigned index) {
+bool bumpLastKernelCall(ModuleOp module, unsigned index) {
   LLVM::CallOp found;
   for (auto f : module.getOps<LLVM::LLVMFuncOp>()) {
     if (f.isExternal() || f.getLinkage() == LLVM::Linkage::Internal)
@@ -109,7 +111,7 @@ void bumpLastKernelCall(ModuleOp module, unsigned index) {
       found = first;
   }
   if (!found)
-    return;
+    return false;
   OpBuilder b(found);
   Value old = found.getArgOperands()[index];
   Value bumped;
@@ -124,63 +126,52 @@ void bumpLastKernelCall(ModuleOp module, unsigned index) {
   }
   found->setOperand(found.getArgOperands().getBeginOperandIndex() + index,
                     bumped);
+  return true;
 }
 
 } // namespace
 
-void LoweringValidator::corrupt(Corruption c, Stage stage, ModuleOp module,
+bool LoweringValidator::corrupt(Corruption c, Stage stage, ModuleOp module,
                                 MutableArrayRef<KernelSkeleton> skeletons) {
   switch (c) {
   case Corruption::None:
-    return;
+    return false;
   case Corruption::ChunkIndex:
-    if (stage == Stage::Patterns)
-      bumpOperand(skeletons, "__ccl_chunk_ptr", 3);
-    return;
+    return stage == Stage::Patterns &&
+           bumpOperand(skeletons, "__ccl_chunk_ptr", 3);
   case Corruption::ScratchSlots:
-    if (stage == Stage::Patterns)
-      bumpOperand(skeletons, "__ccl_scratch_ptr", 4);
-    return;
+    return stage == Stage::Patterns &&
+           bumpOperand(skeletons, "__ccl_scratch_ptr", 4);
   case Corruption::ChannelIndex:
-    if (stage == Stage::Patterns)
-      bumpOperand(skeletons, "__ccl_signal", 1);
-    return;
+    return stage == Stage::Patterns &&
+           bumpOperand(skeletons, "__ccl_signal", 1);
   case Corruption::WaitOrdinal:
-    if (stage == Stage::Patterns)
-      bumpOperand(skeletons, "__ccl_wait", 2);
-    return;
+    return stage == Stage::Patterns && bumpOperand(skeletons, "__ccl_wait", 2);
   case Corruption::RankCountSelect:
     // The kernel picks the variant of another rank count.
     if (stage == Stage::Skeletons)
       for (KernelSkeleton &skel : skeletons)
         if (skel.variants.size() > 1) {
           std::swap(skel.variants[0].nranks, skel.variants[1].nranks);
-          return;
+          return true;
         }
-    return;
+    return false;
   case Corruption::RowEntry:
-    if (stage == Stage::Module)
-      bumpTable(module, "__params", 0);
-    return;
+    return stage == Stage::Module && bumpTable(module, "__params", 0);
   case Corruption::ProgramIndex:
-    if (stage == Stage::Module)
-      bumpTable(module, "__programs", 0);
-    return;
+    return stage == Stage::Module && bumpTable(module, "__programs", 0);
   case Corruption::Kind:
-    if (stage == Stage::Module)
-      bumpLastKernelCall(module, 5);
-    return;
+    return stage == Stage::Module && bumpLastKernelCall(module, 5);
   case Corruption::KindRow:
-    if (stage == Stage::Module)
-      bumpLastKernelCall(module, 6);
-    return;
+    return stage == Stage::Module && bumpLastKernelCall(module, 6);
   case Corruption::KernelName:
     if (stage == Stage::Module)
       for (auto f : module.getOps<LLVM::LLVMFuncOp>())
         if (!f.isExternal() && f.getLinkage() != LLVM::Linkage::Internal) {
           f.setSymName((f.getSymName() + "_renamed").str());
-          return;
+          return true;
         }
-    return;
+    return false;
   }
+  return false;
 }

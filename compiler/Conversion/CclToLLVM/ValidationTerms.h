@@ -266,7 +266,7 @@ private:
 /// operations, attributes, operands and branches, except that every block
 /// program call passes `kindB` where `a`'s passes `kindA` (a constant that
 /// is used as nothing else). A type-generic lowering makes one kernel per
-/// element type and operator this way (shareBlockPrograms), so that what
+/// element type and operator this way (BlockSharing), so that what
 /// the dispatch of `a` was shown to do, `b` does for its own kind.
 bool sameUpToKind(LLVM::LLVMFuncOp a, int64_t kindA, LLVM::LLVMFuncOp b,
                   int64_t kindB);

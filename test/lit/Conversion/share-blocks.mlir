@@ -1,6 +1,7 @@
 // RUN: %ccl-opt %s --split-input-file --ccl-schedule --ccl-lower-to-llvm='target=host dtypes=float32 redops=sum' | FileCheck %s
 // RUN: %ccl-opt %s --split-input-file --ccl-schedule --ccl-lower-to-llvm='target=host dtypes=float32,float16 redops=sum' | FileCheck %s --check-prefix=DT
 // RUN: %ccl-opt %s --split-input-file --ccl-schedule --ccl-lower-to-llvm='target=sm_90 dtypes=float32 redops=sum' | FileCheck %s --check-prefix=SM90
+// RUN: %ccl-opt %s --split-input-file --ccl-schedule --ccl-lower-to-llvm='target=host dtypes=float32 redops=sum max-bytes=68719476736' | FileCheck %s --check-prefix=BIG
 //
 // Thread blocks whose lowered code is the same up to the values of integer
 // constants share one block program KERNEL__pG(ctx, input, output, count,
@@ -339,4 +340,45 @@ ccl.algorithm @rot_n3 attributes {chunks = 3 : i64, collective = #ccl.collective
   ccl.put @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [0 : 1]> signal
   ccl.put @mem_1_2 tb 0 <"recv"[2] [0 : 1]> = <"input"[1] [1 : 1]> signal
   ccl.put @mem_2_0 tb 0 <"recv"[0] [0 : 1]> = <"input"[2] [2 : 1]> signal
+}
+
+// -----
+
+// Tests that blocks of one shape whose constants do not all fit the i32
+// table (a 16 GiB scratch slot with --max-bytes=64G) are not merged: each
+// gets a program of its own holding its own constants as immediates (rank
+// 0: peer 1 and channel 0; rank 1: peer 0 and channel 1), with no table
+// loads, although the blocks were merged while they were lowered.
+
+// BIG-LABEL:  llvm.func internal @ccl_big_nN_f32_sum__p0(
+// BIG:          llvm.mlir.constant(17179869184 : i64) : i64
+// BIG-NEXT:     %[[B0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// BIG-NEXT:     %[[P0:.*]] = llvm.mlir.constant(1 : i32) : i32
+// BIG-NEXT:     llvm.mlir.constant(2 : i32) : i32
+// BIG-NEXT:     llvm.mlir.constant(0 : i32) : i32
+// BIG-NEXT:     llvm.call @__ccl_scratch_ptr(%arg0, %[[B0]], %[[P0]],
+// BIG-NOT:      invariant
+// BIG:          llvm.call @__ccl_put(
+// BIG-NEXT:     %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// BIG-NEXT:     llvm.call @__ccl_signal(%arg0, %[[C0]])
+// BIG-LABEL:  llvm.func internal @ccl_big_nN_f32_sum__p1(
+// BIG:          llvm.mlir.constant(17179869184 : i64) : i64
+// BIG-NEXT:     %[[B1:.*]] = llvm.mlir.constant(0 : i32) : i32
+// BIG-NEXT:     %[[P1:.*]] = llvm.mlir.constant(0 : i32) : i32
+// BIG-NEXT:     llvm.mlir.constant(2 : i32) : i32
+// BIG-NEXT:     llvm.mlir.constant(0 : i32) : i32
+// BIG-NEXT:     llvm.call @__ccl_scratch_ptr(%arg0, %[[B1]], %[[P1]],
+// BIG-NOT:      invariant
+// BIG:          llvm.call @__ccl_put(
+// BIG-NEXT:     %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// BIG-NEXT:     llvm.call @__ccl_signal(%arg0, %[[C1]])
+// BIG-LABEL:  llvm.func @ccl_big_nN_f32_sum(
+// BIG:          llvm.call @ccl_big_nN_f32_sum__p0(
+// BIG:          llvm.call @ccl_big_nN_f32_sum__p1(
+ccl.algorithm @big_n2 attributes {chunks = 2 : i64, collective = #ccl.collective<AllReduce>, name = "big", nranks = 2 : i64, protocol = #ccl.protocol<Simple>} {
+  ccl.scratch @recv slots 2
+  ccl.channel @mem_0_1 memory 0 -> 1
+  ccl.channel @mem_1_0 memory 1 -> 0
+  ccl.put @mem_0_1 tb 0 <"recv"[1] [0 : 1]> = <"input"[0] [1 : 1]> signal
+  ccl.put @mem_1_0 tb 0 <"recv"[0] [1 : 1]> = <"input"[1] [0 : 1]> signal
 }
