@@ -201,8 +201,8 @@ struct Group {
 
 } // namespace
 
-/// The shapes seen so far, each with the function of its first block, and
-/// every block's shape and constants.
+/// The shapes seen so far, each with the function of its first block and
+/// its members, and every block's constants.
 struct BlockSharing::Impl {
   ArrayRef<KernelSkeleton> skeletons;
   struct Shape {
@@ -212,11 +212,12 @@ struct BlockSharing::Impl {
   };
   std::vector<Shape> shapes;
   std::map<std::vector<uintptr_t>, size_t> byShape;
-  /// Per kernel and block: its shape and its constants' values.
-  SmallVector<SmallVector<std::pair<size_t, std::vector<int64_t>>>> blocks;
+  /// Per kernel and block: its constants' values (none for a block that
+  /// is not shareable).
+  SmallVector<SmallVector<std::vector<int64_t>>> values;
 
   int64_t valueOf(Member m, size_t pos) const {
-    return blocks[m.first][m.second].second[pos];
+    return values[m.first][m.second][pos];
   }
   SmallVector<Group> groups() const;
 };
@@ -497,20 +498,20 @@ Flattened setConstants(LLVM::LLVMFuncOp func, ArrayRef<int64_t> values,
 BlockSharing::BlockSharing(ArrayRef<KernelSkeleton> skeletons)
     : impl(std::make_unique<Impl>()) {
   impl->skeletons = skeletons;
-  impl->blocks.resize(skeletons.size());
+  impl->values.resize(skeletons.size());
 }
 
 BlockSharing::~BlockSharing() = default;
 
 void BlockSharing::add(size_t k) {
   const KernelSkeleton &skel = impl->skeletons[k];
-  auto &mine = impl->blocks[k];
+  auto &mine = impl->values[k];
   mine.reserve(skel.blocks.size());
   for (size_t i = 0; i < skel.blocks.size(); ++i) {
     LLVM::LLVMFuncOp func = skel.blocks[i].second;
     Flattened flat = flatten(func);
     if (!flat.shareable) {
-      mine.push_back({impl->shapes.size(), {}});
+      mine.emplace_back();
       impl->shapes.push_back({func, {{k, i}}, false});
       continue;
     }
@@ -536,7 +537,7 @@ void BlockSharing::add(size_t k) {
     else
       func.erase(); // its shape's first block stands for it
     impl->shapes[it->second].members.push_back({k, i});
-    mine.push_back({it->second, std::move(flat.values)});
+    mine.push_back(std::move(flat.values));
   }
 }
 
@@ -555,7 +556,7 @@ SmallVector<Group> BlockSharing::Impl::groups() const {
     }
     Member first = grp.members.front();
     bool fits = true;
-    for (size_t pos = 0; pos < blocks[first.first][first.second].second.size();
+    for (size_t pos = 0; pos < values[first.first][first.second].size();
          ++pos) {
       bool differs = false;
       for (Member m : grp.members) {
@@ -619,9 +620,9 @@ void BlockSharing::finish(OpBuilder &b, ModuleOp module,
   // counts, or a block that only moves bytes, for several element types)
   // is marked for the code generator, which keeps it out of line rather
   // than inlining a copy into every kernel.
-  // The first group of a shape takes its function; another (split by
-  // address space, or a block of its own where the values do not fit the
-  // table) takes a copy.
+  // The last group of a shape takes its function; the others (split by
+  // address space, or blocks of their own where the values do not fit the
+  // table) take copies of it, made before.
   SmallVector<SmallVector<LLVM::LLVMFuncOp>> called(skeletons.size());
   SmallVector<unsigned> uses(impl->shapes.size(), 0);
   for (const Group &grp : groups)
@@ -639,7 +640,7 @@ void BlockSharing::finish(OpBuilder &b, ModuleOp module,
     }
     Flattened flat = shape.shareable
                          ? setConstants(source,
-                                        impl->blocks[rep.first][rep.second].second,
+                                        impl->values[rep.first][rep.second],
                                         grp.varying)
                          : Flattened();
     grp.program = makeProgram(
