@@ -96,13 +96,10 @@ inline constexpr const char *kBlockProgramAttr = "ccl-block-program";
 
 /// Function attribute (LLVM "passthrough") of a kernel of an LL-packet
 /// algorithm, whose time is latency: the code generator inlines every call
-/// in it and in the shared block programs it calls, the device library's
-/// movers included, even those other kernels keep out of line; a shared
-/// program (kSharedProgramAttr) stays one function that the kernels of
-/// every kind and rank count call. In the stdlib bundle on 2 x H200 the
-/// inlined movers took 0.15 us off the LL all-pairs AllReduce at 1 KiB and
-/// 1 us at 1 MiB (docs/perf.md, "LL kernels with code of their own,
-/// 2026-11-27e").
+/// in it, its block programs and the device library's movers, even those
+/// other kernels keep out of line. In the stdlib bundle on 2 x H200 that
+/// took 0.15 us off the LL all-pairs AllReduce at 1 KiB and 1 us at 1 MiB
+/// (docs/perf.md, "LL kernels with code of their own, 2026-11-27e").
 inline constexpr const char *kInlineAllAttr = "ccl-inline-all";
 
 /// Replaces every operation of `algo` that moves several chunks from or

@@ -15,7 +15,6 @@
 #include "ccl/types.h"
 
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -261,23 +260,17 @@ static bool keepOutOfLine(const Function &f, const TargetInfo &target) {
   return calls > kMaxInlinedBulkCalls;
 }
 
-/// Inlines every call of `fn` to a function of the module, and the calls
-/// those bring in, whatever the callees' attributes say, except calls of a
-/// block program that kernels of several kinds or rank counts share
-/// (kSharedProgramAttr) where `keepShared` (targets whose kernels may
-/// call; on the others every call is inlined): a kernel marked kInlineAllAttr (an LL-packet
-/// algorithm's) and each shared program it calls get the straight-line
-/// code they would have in a library of their own, and a shared program
-/// stays one function (one per shape rather than one per kind: allpairs_ll
-/// at 2..8 ranks, 3 types x 4 operators for sm_90, 45.8 s -> 9.7 s).
-static void inlineAllCalls(Function &fn, bool keepShared) {
-  auto defined = [&](CallBase *cb) {
+/// Inlines every call of `kernel` to a function of the module, and the
+/// calls those bring in, whatever the callees' attributes say: a kernel
+/// marked kInlineAllAttr (an LL-packet algorithm's) gets the straight-line
+/// code it would have in a library of its own.
+static void inlineAllCalls(Function &kernel) {
+  auto defined = [](CallBase *cb) {
     Function *callee = cb->getCalledFunction();
-    return callee && !callee->isDeclaration() && !callee->isIntrinsic() &&
-           !(keepShared && callee->hasFnAttribute(kSharedProgramAttr));
+    return callee && !callee->isDeclaration() && !callee->isIntrinsic();
   };
   SmallVector<CallBase *> work;
-  for (Instruction &i : instructions(fn))
+  for (Instruction &i : instructions(kernel))
     if (auto *cb = dyn_cast<CallBase>(&i); cb && defined(cb))
       work.push_back(cb);
   while (!work.empty()) {
@@ -352,8 +345,7 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
     // On targets whose kernels may call, a block program that kernels of
     // several variants or kinds run stays one function, and so does every
     // program of a kernel that branches to more than kMaxInlinedPrograms
-    // (an LL kernel's others are inlined below, with everything else it
-    // and its shared programs call).
+    // (an LL kernel's are inlined below, with everything else it calls).
     if (keepOutOfLine(f, target) ||
         (target.kernelsMayCall() &&
          (f.hasFnAttribute(kSharedProgramAttr) || calledFrom(f, many))))
@@ -364,32 +356,10 @@ bool ccl::linkAndOptimize(Module &module, const TargetInfo &target,
   for (GlobalVariable &g : module.globals())
     if (!g.isDeclaration())
       g.setLinkage(GlobalValue::InternalLinkage);
-  if (target.planTarget() != CCL_TARGET_HOST) {
-    // The shared programs of LL kernels first, so that a kernel inlining a
-    // program of its own also gets that program's movers inlined.
-    const bool keepShared = target.kernelsMayCall();
-    SetVector<Function *> llKernels, llShared;
-    for (Function &f : module)
-      if (isKernel(f) && f.hasFnAttribute(kInlineAllAttr))
-        llKernels.insert(&f);
-    for (Function *k : llKernels)
-      for (Instruction &i : instructions(*k))
-        if (auto *cb = dyn_cast<CallBase>(&i))
-          if (Function *callee = cb->getCalledFunction();
-              keepShared && callee &&
-              callee->hasFnAttribute(kSharedProgramAttr))
-            llShared.insert(callee);
-    // noduplicate keeps O3's function specialization from cloning a
-    // shared program per constant kind its kernels pass (34 clones of the
-    // 7 programs of allpairs_ll at 2..8 ranks, 3 types x 4 operators:
-    // 4.0 MB of library instead of 1.5).
-    for (Function *f : llShared) {
-      inlineAllCalls(*f, keepShared);
-      f->addFnAttr(Attribute::NoDuplicate);
-    }
-    for (Function *k : llKernels)
-      inlineAllCalls(*k, keepShared);
-  }
+  for (Function &f : module)
+    if (isKernel(f) && f.hasFnAttribute(kInlineAllAttr) &&
+        target.planTarget() != CCL_TARGET_HOST)
+      inlineAllCalls(f);
 
   if (verifyModule(module, &errs())) {
     error = "internal error: the linked kernel module is invalid";
