@@ -9,9 +9,10 @@
 # per-rank forms), each with the 32-byte kernel signature, 256 threads,
 # no scratch memory, no stack and no spills. Last, one library for gfx942,
 # gfx90a, sm_90 and host: one plan per plan target, and its host plan runs
-# (ccl-perf, 2 ranks). No AMD GPU runs anything here. About 2.5 minutes
-# of CPU on one core (2026-11-27: 90 s the bundle, 55 s
-# ring_rs_overlap.ccl).
+# (ccl-perf, 2 ranks). No AMD GPU runs anything here. About 5.5 minutes
+# of CPU on one core (cold CI run of 2026-12-07, two cores busy: 253 s the
+# bundle, 39 s ring_rs_overlap.ccl, 31 s ring_wide_tiled.ccl; almost all
+# of it LLVM's O3 and AMDGPU code generation, once per architecture).
 # Bazel runs it in shards (test/shard.sh): the bundle, each algorithm it
 # leaves out and the library for every target are one shard's each.
 # Usage: amdgpu_stdlib_test.sh [NRANKS]   (default 2..8)
