@@ -229,7 +229,8 @@ size_t countFloatMismatches(const InputGen &g, size_t base, DType t,
   return wrong.load();
 }
 
-void InputGen::fill(int rank, DType t, void *dst, size_t count) const {
+void InputGen::fill(int rank, DType t, void *dst, size_t count,
+                    int32_t *acc) const {
   parallelFor(count, [&](size_t b, size_t e) {
     if (floats && !bits) {
       for (size_t i = b; i < e; i++) storeFromFloat(t, dst, i, floatAt(*this, rank, i, t));
@@ -243,9 +244,39 @@ void InputGen::fill(int rank, DType t, void *dst, size_t count) const {
     const int n = nranks;
     withOp(op, [&](auto o) {
       withDType(t, [&](auto ty) {
-        for (size_t i = b; i < e; i++)
-          storeInt<decltype(ty)::value>(dst, i, valueAt<decltype(o)::value>(n, base, pb, rank, i));
+        if (!acc) {
+          for (size_t i = b; i < e; i++)
+            storeInt<decltype(ty)::value>(dst, i, valueAt<decltype(o)::value>(n, base, pb, rank, i));
+          return;
+        }
+        for (size_t i = b; i < e; i++) {
+          const int v = valueAt<decltype(o)::value>(n, base, pb, rank, i);
+          storeInt<decltype(ty)::value>(dst, i, v);
+          acc[i] = applyOp(decltype(o)::value, acc[i], (int32_t)v);
+        }
       });
+    });
+  });
+}
+
+void InputGen::startReduction(int32_t *acc, size_t count) const {
+  // The exact-integer scheme's values and partial results are small
+  // integers (sums of |x| <= 100 per rank, products +-2^k with k <= 8), so
+  // any order of the ranks gives the reference's reduction exactly.
+  int32_t id = 0;
+  switch (op) {
+    case Op::Sum: id = 0; break;
+    case Op::Prod: id = 1; break;
+    case Op::Max: id = INT32_MIN; break;
+    case Op::Min: id = INT32_MAX; break;
+  }
+  std::fill(acc, acc + count, id);
+}
+
+void storeReduction(const int32_t *acc, size_t count, DType t, void *out) {
+  parallelFor(count, [&](size_t b, size_t e) {
+    withDType(t, [&](auto ty) {
+      for (size_t i = b; i < e; i++) storeInt<decltype(ty)::value>(out, i, acc[i]);
     });
   });
 }

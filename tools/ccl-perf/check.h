@@ -51,9 +51,21 @@ struct InputGen {
   // type's poison pattern).
   uint64_t bitsBase(int rank) const;
   // Writes `count` elements of `rank`'s input (elements 0 .. count-1) as `t`
-  // into dst, in the scheme `bits` selects.
-  void fill(int rank, DType t, void *dst, size_t count) const;
+  // into dst, in the scheme `bits` selects. With acc (the exact-integer
+  // scheme only): also acc[i] = acc[i] op element i, so that once every
+  // rank's input is filled into an accumulator that started at
+  // startReduction, acc holds the exact reduction of the call's inputs
+  // (storeReduction) without generating them again.
+  void fill(int rank, DType t, void *dst, size_t count,
+            int32_t *acc = nullptr) const;
+  // Sets acc[0 .. count-1] to the identity of `op`.
+  void startReduction(int32_t *acc, size_t count) const;
 };
+
+// Writes acc[0 .. count-1] (an exact-integer reduction, InputGen::fill) as
+// `t` into out: the same bits as the reference the collective's own
+// reference function computes from the generator.
+void storeReduction(const int32_t *acc, size_t count, DType t, void *out);
 
 // Element i of `rank`'s input in the float scheme (InputGen::floats), as
 // type t holds it: sum x * 2^e with x in [-1, 1) and e in -3..3; max and
