@@ -308,14 +308,13 @@ bool checkedRun(Env &env, Backend &b, const RowSpec &row, bool inplace,
           const size_t base = coll.kind == CollKind::ReduceScatter ? count * (size_t)r : 0;
           w = countFloatMismatches(gens[k], base, t, host, oc, &first, &want);
         } else {
-          if (accs.empty()) {
-            if (!haveRef || !coll.sameOutput) coll.reference(gens[k], r, count, t, ref);
-          } else if (!haveRef || !coll.sameOutput) {
-            // What reduceRef writes: elements base .. base + oc - 1 of the
-            // reduction of the inputs.
+          if (!haveRef || !coll.sameOutput) {
+            // From the accumulated reduction: what reduceRef writes,
+            // elements base .. base + oc - 1 of the inputs' reduction.
             const size_t base =
                 coll.kind == CollKind::ReduceScatter ? count * (size_t)r : 0;
-            storeReduction(accs[k].data() + base, oc, t, ref);
+            if (accs.empty()) coll.reference(gens[k], r, count, t, ref);
+            else storeReduction(accs[k].data() + base, oc, t, ref);
           }
           haveRef = true;
           w = countMismatches(t, bits, host, ref, oc, &first);
